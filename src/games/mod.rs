@@ -1,0 +1,285 @@
+//! The seam between the protocol and the rules of each game.
+//!
+//! A rules engine is pure: state + action (+ explicit random values) → new
+//! state or a typed rule error. It never touches files, keys, clocks or an
+//! RNG. The protocol layer (`log`, `crypto`) knows nothing about any game's
+//! rules and talks to a game only through [`Game`].
+//!
+//! Vocabulary shared by all games:
+//! - a **seat** is a player's index in the genesis' seat list, which is also
+//!   the turn order;
+//! - a **hidden value** (a Starry Sky token placed face down) enters the log
+//!   as a commitment; the engine only ever sees a [`HiddenRef`] to it until it
+//!   is revealed;
+//! - a **random event** (a replacement board, a disc draw) is requested by an
+//!   action and resolved later by the protocol with a [`Draw`] that nobody
+//!   could foresee;
+//! - an **intent** is what a player says ("10 leo:3"), including their own
+//!   secrets; [`Game::seal`] splits it into the public action that goes into
+//!   the log, the values to commit to and the values to reveal.
+
+pub mod starry_sky;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Serialize, de::DeserializeOwned};
+
+pub use crate::draw::Draw;
+
+/// A player's index in the seat list (and in turn order).
+pub type Seat = usize;
+
+/// Where a hidden value lives in the log: the entry that holds its commitment
+/// and its slot within that entry.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+    JsonSchema,
+)]
+pub struct HiddenRef {
+    pub entry: u64,
+    pub slot: u32,
+}
+
+impl fmt::Display for HiddenRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "entry {} slot {}", self.entry, self.slot)
+    }
+}
+
+/// A random event that an action asked for and that is not resolved yet.
+/// `id` is chosen by the game and must be unique within a game; `causer` is
+/// the seat whose entry caused it (the protocol resolves it with the beacon
+/// link of the next entry written by a *different* seat).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingEvent {
+    pub id: u64,
+    pub causer: Seat,
+}
+
+/// Who must write the next entry, as far as the rules are concerned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Turn {
+    /// This seat must make a move.
+    Move(Seat),
+    /// This seat must reveal exactly these hidden values, in this order.
+    Reveal(Seat, Vec<HiddenRef>),
+    /// Nobody: the game has ended.
+    Over,
+}
+
+/// What the engine is told about the entry it applies.
+#[derive(Clone, Debug)]
+pub struct Context<H> {
+    /// The author of the entry.
+    pub seat: Seat,
+    /// The entry's position in the log; new commitments get
+    /// `HiddenRef { entry: at, slot }`.
+    pub at: u64,
+    /// How many commitments the entry carries.
+    pub commitments: u32,
+    /// Hidden values the entry reveals, already checked by the protocol
+    /// against their commitments and their author.
+    pub reveals: Vec<(HiddenRef, H)>,
+}
+
+/// What a player knows that the log does not show: the values of their own
+/// unrevealed hidden things. Their program re-derives it from the log and
+/// their identity.
+#[derive(Clone, Debug)]
+pub struct Own<H> {
+    pub hidden: BTreeMap<HiddenRef, H>,
+}
+
+impl<H> Default for Own<H> {
+    fn default() -> Self {
+        Own {
+            hidden: BTreeMap::new(),
+        }
+    }
+}
+
+/// An intent split into what the log records.
+#[derive(Clone, Debug)]
+pub struct Sealed<A, H> {
+    /// The public part of the move.
+    pub action: A,
+    /// Values to commit to, one slot each, in slot order.
+    pub hidden: Vec<H>,
+    /// Own hidden values this entry must reveal (e.g. on completing a board).
+    pub reveals: Vec<HiddenRef>,
+}
+
+/// One line of the final result.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, JsonSchema)]
+pub struct Standing {
+    pub seat: Seat,
+    /// 1 is best; equal scores share a rank.
+    pub rank: u32,
+    /// The game's score (coins, points, seas).
+    pub score: i64,
+}
+
+/// A rule was broken. `rule` is a short stable name (used in errors and
+/// docs), `detail` says what exactly happened, in the game's own words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{detail} (rule: {rule})")]
+pub struct RuleError {
+    pub kind: RuleErrorKind,
+    pub rule: &'static str,
+    pub detail: String,
+}
+
+/// The classes of rule errors; the CLI maps each to its exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleErrorKind {
+    /// The action is not allowed in this position.
+    Illegal,
+    /// It is not this seat's turn (or not their turn to do this).
+    OutOfTurn,
+    /// A revealed value is impossible: the player could not have held it.
+    ImpossibleReveal,
+    /// The game options or setup data are invalid.
+    BadSetup,
+}
+
+impl RuleError {
+    pub fn illegal(rule: &'static str, detail: impl Into<String>) -> Self {
+        RuleError {
+            kind: RuleErrorKind::Illegal,
+            rule,
+            detail: detail.into(),
+        }
+    }
+    pub fn out_of_turn(rule: &'static str, detail: impl Into<String>) -> Self {
+        RuleError {
+            kind: RuleErrorKind::OutOfTurn,
+            rule,
+            detail: detail.into(),
+        }
+    }
+    pub fn impossible(rule: &'static str, detail: impl Into<String>) -> Self {
+        RuleError {
+            kind: RuleErrorKind::ImpossibleReveal,
+            rule,
+            detail: detail.into(),
+        }
+    }
+    pub fn bad_setup(rule: &'static str, detail: impl Into<String>) -> Self {
+        RuleError {
+            kind: RuleErrorKind::BadSetup,
+            rule,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// A game's rules. Implementations are pure and deterministic.
+///
+/// Everything that enters the log (options, actions, hidden values) is
+/// serialised with serde to JSON and must use integers only, never floats.
+pub trait Game: Sized {
+    /// Name in the genesis and on the command line, e.g. `starry-sky`.
+    const NAME: &'static str;
+    /// Rules version in the genesis; bump it whenever replaying an old log
+    /// could give a different result.
+    const RULES_VERSION: u32;
+    /// Allowed seat counts.
+    const SEATS: std::ops::RangeInclusive<usize>;
+
+    /// Game options, stored in the genesis.
+    type Options: Clone + fmt::Debug + Serialize + DeserializeOwned + JsonSchema;
+    /// The whole public state.
+    type State: Clone + fmt::Debug;
+    /// The public part of a move, stored in the log.
+    type Action: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + JsonSchema;
+    /// A value that can be placed hidden and revealed later.
+    type Hidden: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + JsonSchema;
+    /// What a player says, including their own secrets; parsed from notation.
+    type Intent: Clone + fmt::Debug + PartialEq + fmt::Display;
+    /// A seat's (or a spectator's) view of the state.
+    type View: Serialize + JsonSchema;
+
+    /// Builds options from `KEY=VALUE` pairs given on the command line
+    /// (`extra` holds game-specific data such as a custom board file's
+    /// contents). Errors name the key and the accepted values.
+    fn options(pairs: &[(String, String)], extra: Option<&str>) -> Result<Self::Options, RuleError>;
+
+    /// Lists the variants: (key, accepted values with the default first, help).
+    fn variants() -> Vec<(&'static str, Vec<&'static str>, &'static str)>;
+
+    /// The starting position, drawn with the setup randomness.
+    fn setup(options: &Self::Options, seats: usize, draw: &mut Draw) -> Result<Self::State, RuleError>;
+
+    /// Who must act next.
+    fn turn(state: &Self::State) -> Turn;
+
+    /// Random events requested and not yet resolved, oldest first.
+    fn pending(state: &Self::State) -> Vec<PendingEvent>;
+
+    /// Resolves a pending event with a fresh, unforeseeable draw.
+    fn resolve(state: &mut Self::State, event: u64, draw: &mut Draw) -> Result<(), RuleError>;
+
+    /// Every legal intent for `seat`, who must move, given what they alone
+    /// know. Deterministic order (the protocol picks uniformly among them).
+    fn intents(state: &Self::State, seat: Seat, own: &Own<Self::Hidden>) -> Vec<Self::Intent>;
+
+    /// Parses move notation (e.g. `10 leo:3`).
+    fn parse_intent(state: &Self::State, text: &str) -> Result<Self::Intent, RuleError>;
+
+    /// Checks an intent and splits it into what the log records.
+    fn seal(
+        state: &Self::State,
+        seat: Seat,
+        intent: &Self::Intent,
+        own: &Own<Self::Hidden>,
+    ) -> Result<Sealed<Self::Action, Self::Hidden>, RuleError>;
+
+    /// Applies a move entry.
+    fn play(state: &mut Self::State, ctx: &Context<Self::Hidden>, action: &Self::Action) -> Result<(), RuleError>;
+
+    /// Applies a reveal entry (the seat was asked for [`Turn::Reveal`]).
+    fn reveal(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError>;
+
+    /// Every value a hidden slot could hold; the owner's program finds its own
+    /// values by trying each against its commitment.
+    fn hidden_values() -> Vec<Self::Hidden>;
+
+    /// Current scores (final once [`Turn::Over`]).
+    fn standings(state: &Self::State) -> Vec<Standing>;
+
+    /// A view for `viewer` (None: a spectator). `own` adds the viewer's
+    /// secrets; it is only ever passed for the viewer's own seat.
+    fn view(state: &Self::State, viewer: Option<Seat>, own: Option<&Own<Self::Hidden>>) -> Self::View;
+
+    /// Renders a view as text for a terminal.
+    fn render_text(view: &Self::View) -> String;
+
+    /// Describes a logged action for humans (e.g. `face-down token on leo:3`).
+    fn describe(action: &Self::Action) -> String;
+}
+
+/// Ranks scores: higher is better, equal scores share a rank.
+pub fn rank_by_score(scores: &[i64]) -> Vec<Standing> {
+    let mut rows: Vec<Standing> = scores
+        .iter()
+        .enumerate()
+        .map(|(seat, &score)| Standing {
+            seat,
+            rank: 1 + scores.iter().filter(|&&s| s > score).count() as u32,
+            score,
+        })
+        .collect();
+    rows.sort_by_key(|r| (r.rank, r.seat));
+    rows
+}

@@ -1,0 +1,1 @@
+//! Starry Sky (placeholder until the engine lands).
