@@ -27,11 +27,8 @@ impl Draw {
 
     fn next_u64(&mut self) -> u64 {
         if self.used + 8 > 32 {
-            self.block = crate::crypto::lp_hash(&[
-                STREAM_TAG,
-                &self.seed,
-                &self.counter.to_be_bytes(),
-            ]);
+            self.block =
+                crate::crypto::lp_hash(&[STREAM_TAG, &self.seed, &self.counter.to_be_bytes()]);
             self.counter += 1;
             self.used = 0;
         }

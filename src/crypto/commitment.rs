@@ -34,7 +34,10 @@ pub fn commit(at: Slot<'_>, value: &[u8], salt: &Hash) -> Hash {
 
 /// The salt for a slot, from the author's per-game secret.
 pub fn salt(game_secret: &Hash, entry: u64, slot: u32) -> Hash {
-    lp_hmac(game_secret, &[SALT_TAG, &entry.to_be_bytes(), &slot.to_be_bytes()])
+    lp_hmac(
+        game_secret,
+        &[SALT_TAG, &entry.to_be_bytes(), &slot.to_be_bytes()],
+    )
 }
 
 #[cfg(test)]
@@ -45,14 +48,26 @@ mod tests {
     fn commitment_binds_every_field() {
         let g = [1u8; 32];
         let k = [2u8; 32];
-        let base = Slot { game: &g, author_key: &k, entry: 5, slot: 0 };
+        let base = Slot {
+            game: &g,
+            author_key: &k,
+            entry: 5,
+            slot: 0,
+        };
         let s = salt(&[3u8; 32], 5, 0);
         let c = commit(base, b"\"10\"", &s);
         let g2 = [9u8; 32];
         let k2 = [8u8; 32];
         for other in [
             commit(Slot { game: &g2, ..base }, b"\"10\"", &s),
-            commit(Slot { author_key: &k2, ..base }, b"\"10\"", &s),
+            commit(
+                Slot {
+                    author_key: &k2,
+                    ..base
+                },
+                b"\"10\"",
+                &s,
+            ),
             commit(Slot { entry: 6, ..base }, b"\"10\"", &s),
             commit(Slot { slot: 1, ..base }, b"\"10\"", &s),
             commit(base, b"\"7\"", &s),

@@ -1,1 +1,283 @@
-//! Identity file.
+//! A person's identity: one secret file from which their signing key and all
+//! per-game secrets are derived. Back up this one file; play any number of
+//! games.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as B64;
+use ed25519_dalek::{Signer, SigningKey, VerifyingKey};
+use serde::{Deserialize, Serialize};
+
+use super::{Hash, lp_hmac, os_random};
+
+const KEY_LABEL: &[u8] = b"starry/1 ed25519";
+const GAME_LABEL: &[u8] = b"starry/1 game secret";
+/// Format tag inside the identity file.
+pub const FORMAT: &str = "starry-identity/1";
+/// File name inside the starry home directory.
+pub const FILE_NAME: &str = "identity.json";
+
+/// Why an identity could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum IdentityError {
+    #[error(
+        "no identity at {path}: create one with `starry id new --name NAME --email EMAIL` \
+         (or point STARRY_HOME at the directory that holds yours)"
+    )]
+    Missing { path: PathBuf },
+    #[error("cannot read the identity at {path}: {source}")]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "the identity at {path} is corrupt ({why}); restore it from your backup — \
+         without it you cannot sign for your games"
+    )]
+    Corrupt { path: PathBuf, why: String },
+    #[error(
+        "an identity already exists at {path} ({email}); starry never overwrites one. \
+         Use another STARRY_HOME for a second identity"
+    )]
+    Exists { path: PathBuf, email: String },
+    #[error("cannot write the identity at {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IdentityFile {
+    format: String,
+    name: String,
+    email: String,
+    secret: String,
+}
+
+/// A loaded identity. The master secret never leaves this struct except
+/// through derivations.
+pub struct Identity {
+    pub name: String,
+    pub email: String,
+    secret: [u8; 32],
+    signing: SigningKey,
+}
+
+impl std::fmt::Debug for Identity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print the secret, not even in a debug dump.
+        f.debug_struct("Identity")
+            .field("name", &self.name)
+            .field("email", &self.email)
+            .field("key", &hex::encode(self.public_key()))
+            .finish()
+    }
+}
+
+/// The directory holding the identity: `STARRY_HOME` or the platform's
+/// config directory.
+pub fn home_dir() -> Result<PathBuf, IdentityError> {
+    if let Some(dir) = std::env::var_os("STARRY_HOME") {
+        return Ok(PathBuf::from(dir));
+    }
+    dirs::config_dir().map(|d| d.join("starry")).ok_or_else(|| {
+        IdentityError::Invalid("no config directory on this platform; set STARRY_HOME".into())
+    })
+}
+
+/// Checks that an e-mail address is plausible: one `@`, something on both
+/// sides, no spaces or commas (commas separate seats on the command line).
+pub fn check_email(email: &str) -> Result<(), IdentityError> {
+    let ok = email.split('@').count() == 2
+        && !email.starts_with('@')
+        && !email.ends_with('@')
+        && !email
+            .chars()
+            .any(|c| c.is_whitespace() || c == ',' || c.is_control() || c == '<' || c == '>');
+    if ok {
+        Ok(())
+    } else {
+        Err(IdentityError::Invalid(format!(
+            "`{email}` is not an e-mail address (expected name@host, without spaces or commas)"
+        )))
+    }
+}
+
+impl Identity {
+    fn from_secret(name: String, email: String, secret: [u8; 32]) -> Self {
+        let signing = SigningKey::from_bytes(&lp_hmac(&secret, &[KEY_LABEL]));
+        Identity {
+            name,
+            email,
+            secret,
+            signing,
+        }
+    }
+
+    /// Creates a new identity file in `dir`; refuses to overwrite one.
+    pub fn create(dir: &Path, name: &str, email: &str) -> Result<Identity, IdentityError> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().any(|c| c.is_control()) {
+            return Err(IdentityError::Invalid(
+                "a name must be non-empty and printable".into(),
+            ));
+        }
+        check_email(email)?;
+        let path = dir.join(FILE_NAME);
+        if path.exists() {
+            let email = Identity::load(dir)
+                .map(|i| i.email)
+                .unwrap_or_else(|_| "unreadable".into());
+            return Err(IdentityError::Exists { path, email });
+        }
+        let write_err = |source| IdentityError::Write {
+            path: path.clone(),
+            source,
+        };
+        fs::create_dir_all(dir).map_err(write_err)?;
+        let id = Identity::from_secret(name.to_string(), email.to_string(), os_random());
+        let file = IdentityFile {
+            format: FORMAT.into(),
+            name: id.name.clone(),
+            email: id.email.clone(),
+            secret: B64.encode(id.secret),
+        };
+        let mut text = serde_json::to_string_pretty(&file).expect("identity serialises");
+        text.push('\n');
+        let mut opts = fs::OpenOptions::new();
+        opts.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        let mut f = opts.open(&path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                IdentityError::Exists {
+                    path: path.clone(),
+                    email: "unknown".into(),
+                }
+            } else {
+                write_err(e)
+            }
+        })?;
+        let written = f.write_all(text.as_bytes()).and_then(|_| f.sync_all());
+        if let Err(e) = written {
+            // A half-written identity is worse than none: it would be refused
+            // as corrupt and block `id new`.
+            let _ = fs::remove_file(&path);
+            return Err(write_err(e));
+        }
+        Ok(id)
+    }
+
+    /// Loads the identity in `dir`.
+    pub fn load(dir: &Path) -> Result<Identity, IdentityError> {
+        let path = dir.join(FILE_NAME);
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(IdentityError::Missing { path });
+            }
+            Err(source) => return Err(IdentityError::Unreadable { path, source }),
+        };
+        let corrupt = |why: String| IdentityError::Corrupt {
+            path: path.clone(),
+            why,
+        };
+        let file: IdentityFile = serde_json::from_slice(&bytes)
+            .map_err(|e| corrupt(format!("not a starry identity: {}", e.classify_name())))?;
+        if file.format != FORMAT {
+            return Err(corrupt(format!(
+                "unknown format `{}`, expected `{FORMAT}`",
+                file.format
+            )));
+        }
+        let secret: [u8; 32] = B64
+            .decode(file.secret.trim())
+            .ok()
+            .and_then(|v| v.try_into().ok())
+            .ok_or_else(|| corrupt("the secret is not 32 bytes of base64".into()))?;
+        check_email(&file.email).map_err(|e| corrupt(e.to_string()))?;
+        Ok(Identity::from_secret(file.name, file.email, secret))
+    }
+
+    /// The Ed25519 public key that signs this person's entries.
+    pub fn public_key(&self) -> [u8; 32] {
+        self.signing.verifying_key().to_bytes()
+    }
+
+    pub fn verifying_key(&self) -> VerifyingKey {
+        self.signing.verifying_key()
+    }
+
+    pub fn sign(&self, message: &[u8]) -> [u8; 64] {
+        self.signing.sign(message).to_bytes()
+    }
+
+    /// The per-game secret: salts and beacon links come from it. The nonce is
+    /// the one the player published in their join entry, so a reused game id
+    /// never reproduces old values.
+    pub fn game_secret(&self, game: &Hash, nonce: &Hash) -> Hash {
+        lp_hmac(&self.secret, &[GAME_LABEL, game, nonce])
+    }
+}
+
+/// Describes a serde_json error without quoting the input (which could hold
+/// the secret).
+trait Classify {
+    fn classify_name(&self) -> String;
+}
+
+impl Classify for serde_json::Error {
+    fn classify_name(&self) -> String {
+        match self.classify() {
+            serde_json::error::Category::Io => "read error".into(),
+            serde_json::error::Category::Syntax => format!("bad JSON at line {}", self.line()),
+            serde_json::error::Category::Data => format!("wrong fields near line {}", self.line()),
+            serde_json::error::Category::Eof => "the file ends too early".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn create_load_and_refuse_overwrite() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = Identity::create(dir.path(), "Anna", "anna@example.org").unwrap();
+        let b = Identity::load(dir.path()).unwrap();
+        assert_eq!(a.public_key(), b.public_key());
+        assert!(matches!(
+            Identity::create(dir.path(), "Anna", "anna@example.org"),
+            Err(IdentityError::Exists { .. })
+        ));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(dir.path().join(FILE_NAME))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+
+    #[test]
+    fn corrupt_identity_is_named_and_secret_not_quoted() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(FILE_NAME), "{\"format\":\"starry-identity/1\",\"name\":\"A\",\"email\":\"a@b\",\"secret\":\"SECRETSECRET\"}").unwrap();
+        let e = Identity::load(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("corrupt"), "{e}");
+        assert!(!e.contains("SECRETSECRET"), "{e}");
+    }
+}

@@ -213,13 +213,18 @@ pub trait Game: Sized {
     /// Builds options from `KEY=VALUE` pairs given on the command line
     /// (`extra` holds game-specific data such as a custom board file's
     /// contents). Errors name the key and the accepted values.
-    fn options(pairs: &[(String, String)], extra: Option<&str>) -> Result<Self::Options, RuleError>;
+    fn options(pairs: &[(String, String)], extra: Option<&str>)
+    -> Result<Self::Options, RuleError>;
 
     /// Lists the variants: (key, accepted values with the default first, help).
     fn variants() -> Vec<(&'static str, Vec<&'static str>, &'static str)>;
 
     /// The starting position, drawn with the setup randomness.
-    fn setup(options: &Self::Options, seats: usize, draw: &mut Draw) -> Result<Self::State, RuleError>;
+    fn setup(
+        options: &Self::Options,
+        seats: usize,
+        draw: &mut Draw,
+    ) -> Result<Self::State, RuleError>;
 
     /// Who must act next.
     fn turn(state: &Self::State) -> Turn;
@@ -246,7 +251,11 @@ pub trait Game: Sized {
     ) -> Result<Sealed<Self::Action, Self::Hidden>, RuleError>;
 
     /// Applies a move entry.
-    fn play(state: &mut Self::State, ctx: &Context<Self::Hidden>, action: &Self::Action) -> Result<(), RuleError>;
+    fn play(
+        state: &mut Self::State,
+        ctx: &Context<Self::Hidden>,
+        action: &Self::Action,
+    ) -> Result<(), RuleError>;
 
     /// Applies a reveal entry (the seat was asked for [`Turn::Reveal`]).
     fn reveal(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError>;
@@ -260,7 +269,11 @@ pub trait Game: Sized {
 
     /// A view for `viewer` (None: a spectator). `own` adds the viewer's
     /// secrets; it is only ever passed for the viewer's own seat.
-    fn view(state: &Self::State, viewer: Option<Seat>, own: Option<&Own<Self::Hidden>>) -> Self::View;
+    fn view(
+        state: &Self::State,
+        viewer: Option<Seat>,
+        own: Option<&Own<Self::Hidden>>,
+    ) -> Self::View;
 
     /// Renders a view as text for a terminal.
     fn render_text(view: &Self::View) -> String;

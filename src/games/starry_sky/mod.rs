@@ -1,1 +1,1122 @@
-//! Starry Sky (placeholder until the engine lands).
+//! Starry Sky (Sternenhimmel, Tom Schoeps): seats place tokens on the stars
+//! of constellation boards, face down on large stars; a full board is scored
+//! and its prizes paid; the richest seat after the last board wins.
+//!
+//! The rulings where the seed texts disagree or are silent are in
+//! `DESIGN.md` ("Rules decisions — Starry Sky"); the ones this engine adds
+//! are marked "Our ruling" where they are implemented.
+
+pub mod board;
+pub mod referee;
+pub mod scoring;
+pub mod token;
+pub mod view;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::games::{
+    Context, Draw, Game, HiddenRef, Own, PendingEvent, RuleError, Sealed, Seat, Standing, Turn,
+    rank_by_score,
+};
+
+pub use board::{Board, BoardId, StarLabel, StarNo};
+pub use scoring::{BoardScore, Doubling, Tie};
+pub use token::{Token, Tokens};
+pub use view::View;
+
+/// The game, for the [`Game`] trait.
+pub struct StarrySky;
+
+/// Game options, stored in the genesis.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    #[serde(default)]
+    pub doubling: Doubling,
+    #[serde(default)]
+    pub tie: Tie,
+    /// A custom board set, kept whole so that an audit needs nothing but the
+    /// log; absent means the 12 shipped zodiac boards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boards: Option<Vec<Board>>,
+}
+
+/// A move as the log records it: the star, and the token unless it lies
+/// face down.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Action {
+    pub star: StarLabel,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<Token>,
+}
+
+/// What a player says: which token goes on which star (`10 leo:3`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Intent {
+    pub token: Token,
+    pub star: StarLabel,
+}
+
+impl fmt::Display for Intent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.token, self.star)
+    }
+}
+
+/// Why the game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ending {
+    /// Every board of the set has been scored.
+    AllBoardsScored,
+    /// Nobody could place a token any more (possible with custom boards, or
+    /// when three seats spread 27 tokens over 30 stars): the game ends with
+    /// the coins as they stand.
+    Stalled,
+}
+
+/// An index into the game's board set.
+type BoardIdx = usize;
+
+/// A token on a star.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Placement {
+    seat: Seat,
+    face: Face,
+    /// The entry that placed it.
+    at: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Face {
+    /// Placed on a small star (or completing a board).
+    Up(Token),
+    /// Placed on a large star; the log holds its commitment.
+    Down(HiddenRef),
+    /// Placed face down and revealed when the board was completed.
+    Revealed(Token),
+}
+
+impl Face {
+    fn known(self) -> Option<Token> {
+        match self {
+            Face::Up(t) | Face::Revealed(t) => Some(t),
+            Face::Down(_) => None,
+        }
+    }
+}
+
+/// A board on the table and what lies on its stars.
+#[derive(Clone, Debug)]
+struct InPlay {
+    board: BoardIdx,
+    /// Index 0 is star 1.
+    stars: Vec<Option<Placement>>,
+}
+
+impl InPlay {
+    fn new(board: BoardIdx, boards: &[Board]) -> Self {
+        InPlay {
+            board,
+            stars: vec![None; boards[board].star_count()],
+        }
+    }
+
+    fn free(&self) -> usize {
+        self.stars.iter().filter(|p| p.is_none()).count()
+    }
+
+    /// A seat's face-down tokens here, in placement order (log order).
+    fn face_down(&self, seat: Seat) -> Vec<HiddenRef> {
+        let mut refs: Vec<HiddenRef> = self
+            .stars
+            .iter()
+            .flatten()
+            .filter(|p| p.seat == seat)
+            .filter_map(|p| match p.face {
+                Face::Down(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        refs.sort();
+        refs
+    }
+}
+
+/// What will replace a board being scored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Next {
+    /// The draw is requested and not resolved yet.
+    Event { id: u64, causer: Seat },
+    /// Drawn while the reveals were still going on.
+    Drawn(BoardIdx),
+    /// The stack had nothing left (that was not promised already).
+    Nothing,
+}
+
+/// One place on the table; there is one per seat.
+#[derive(Clone, Debug)]
+enum Slot {
+    /// A board being played.
+    Open(InPlay),
+    /// A full board waiting for its reveals.
+    Scoring { board: InPlay, next: Next },
+    /// Cleared; its replacement is a random event not resolved yet, so
+    /// nothing can be played here.
+    Waiting { event: u64, causer: Seat },
+    /// Cleared with no board left to draw.
+    Empty,
+}
+
+impl Slot {
+    fn in_play(&self) -> Option<&InPlay> {
+        match self {
+            Slot::Open(b) | Slot::Scoring { board: b, .. } => Some(b),
+            _ => None,
+        }
+    }
+
+    fn in_play_mut(&mut self) -> Option<&mut InPlay> {
+        match self {
+            Slot::Open(b) | Slot::Scoring { board: b, .. } => Some(b),
+            _ => None,
+        }
+    }
+
+    fn event(&self) -> Option<PendingEvent> {
+        match *self {
+            Slot::Scoring {
+                next: Next::Event { id, causer },
+                ..
+            }
+            | Slot::Waiting { event: id, causer } => Some(PendingEvent { id, causer }),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Move(Seat),
+    /// Play is interrupted until the face-down tokens of this slot's board
+    /// are revealed; there is always a reveal due in this phase.
+    Scoring {
+        slot: usize,
+        completer: Seat,
+    },
+    Over(Ending),
+}
+
+/// A scored board, for the history.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Scored {
+    pub board: BoardId,
+    pub name: String,
+    pub slot: usize,
+    pub completer: Seat,
+    pub score: BoardScore,
+}
+
+/// The whole public state.
+#[derive(Clone, Debug)]
+pub struct State {
+    doubling: Doubling,
+    tie: Tie,
+    /// Shared: the set never changes, and states are cloned on every move.
+    boards: Arc<[Board]>,
+    /// Coins per seat; the reserve is unlimited.
+    coins: Vec<i64>,
+    slots: Vec<Slot>,
+    /// Undealt boards, in listed order: each draw picks from what remains,
+    /// so the order must be canonical for replays to agree.
+    stack: Vec<BoardIdx>,
+    next_event: u64,
+    phase: Phase,
+    scored: Vec<Scored>,
+    /// Every token that has left a board, with when it lay there.
+    past: Vec<Past>,
+}
+
+/// A token that lay on a board from entry `from` until the board was
+/// cleared by entry `to`. Kept so that a later reveal can be checked against
+/// everything the seat had out at the same time: two face-down 10s on two
+/// boards are a cheat even if one went home before the other is revealed.
+#[derive(Clone, Debug)]
+struct Past {
+    seat: Seat,
+    token: Token,
+    star: StarLabel,
+    from: u64,
+    to: u64,
+}
+
+fn tag(seat: Seat) -> String {
+    format!("P{}", seat + 1)
+}
+
+impl State {
+    pub fn seats(&self) -> usize {
+        self.coins.len()
+    }
+
+    pub fn coins(&self) -> &[i64] {
+        &self.coins
+    }
+
+    pub fn boards(&self) -> &[Board] {
+        &self.boards
+    }
+
+    pub fn doubling(&self) -> Doubling {
+        self.doubling
+    }
+
+    pub fn tie(&self) -> Tie {
+        self.tie
+    }
+
+    pub fn ended(&self) -> Option<Ending> {
+        match self.phase {
+            Phase::Over(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Boards scored so far, oldest first.
+    pub fn history(&self) -> &[Scored] {
+        &self.scored
+    }
+
+    /// Boards not dealt yet (including ones promised to pending draws).
+    pub fn stack_len(&self) -> usize {
+        self.stack.len()
+    }
+
+    fn boards_in_play(&self) -> impl Iterator<Item = &InPlay> {
+        self.slots.iter().filter_map(Slot::in_play)
+    }
+
+    fn placements(&self, seat: Seat) -> impl Iterator<Item = Placement> + '_ {
+        self.boards_in_play()
+            .flat_map(|b| b.stars.iter().flatten().copied())
+            .filter(move |p| p.seat == seat)
+    }
+
+    /// Tokens the seat has in hand (public: everyone counts them).
+    pub fn hand_size(&self, seat: Seat) -> u32 {
+        Token::SET_SIZE - self.placements(seat).count() as u32
+    }
+
+    /// The seat's tokens on boards whose values are public.
+    pub fn known_on_boards(&self, seat: Seat) -> Tokens {
+        let mut t = Tokens::default();
+        for p in self.placements(seat) {
+            if let Some(token) = p.face.known() {
+                t.add(token);
+            }
+        }
+        t
+    }
+
+    /// How many of the seat's tokens lie face down.
+    pub fn face_down_count(&self, seat: Seat) -> u32 {
+        self.placements(seat)
+            .filter(|p| matches!(p.face, Face::Down(_)))
+            .count() as u32
+    }
+
+    /// The seat's exact hand, from what only they know. Errors if `own`
+    /// lacks one of their face-down tokens (their program must know them
+    /// all to know its hand).
+    pub fn hand(&self, seat: Seat, own: &Own<Token>) -> Result<Tokens, RuleError> {
+        let mut hand = Tokens::full_set();
+        let on_boards = self.placements(seat).map(|p| match p.face {
+            Face::Up(t) | Face::Revealed(t) => Ok(t),
+            Face::Down(r) => own.hidden.get(&r).copied().ok_or(r),
+        });
+        for t in on_boards {
+            let t = t.map_err(|r| {
+                RuleError::illegal(
+                    "own-secrets",
+                    format!(
+                        "the value of your face-down token at {r} is not known to this program"
+                    ),
+                )
+            })?;
+            if !hand.take(t) {
+                return Err(RuleError::illegal(
+                    "own-secrets",
+                    format!("your tokens on the boards include more `{t}` than a set holds"),
+                ));
+            }
+        }
+        Ok(hand)
+    }
+
+    fn board_of(&self, b: &InPlay) -> &Board {
+        &self.boards[b.board]
+    }
+
+    /// Events requested and not resolved, oldest first.
+    fn events(&self) -> Vec<PendingEvent> {
+        let mut v: Vec<PendingEvent> = self.slots.iter().filter_map(Slot::event).collect();
+        v.sort_by_key(|e| e.id);
+        v
+    }
+
+    /// Whether `seat` could place a token now or once the draws that its
+    /// own entry resolves are in: a pending slot caused by another seat is
+    /// resolved by the protocol before `seat`'s entry applies.
+    fn can_move(&self, seat: Seat) -> bool {
+        self.hand_size(seat) > 0
+            && self.slots.iter().any(|s| match s {
+                Slot::Open(b) => b.free() > 0,
+                Slot::Waiting { causer, .. } => *causer != seat,
+                _ => false,
+            })
+    }
+
+    /// Hands the turn to the first seat after `after` (ending with `after`
+    /// itself) that can move; if none can, the game has stalled.
+    fn pass_turn(&mut self, after: Seat) {
+        if self.scored.len() == self.boards.len() {
+            self.phase = Phase::Over(Ending::AllBoardsScored);
+            return;
+        }
+        let n = self.seats();
+        self.phase = match (1..=n).map(|i| (after + i) % n).find(|&s| self.can_move(s)) {
+            Some(s) => Phase::Move(s),
+            None => Phase::Over(Ending::Stalled),
+        };
+    }
+
+    /// Who must reveal next for the board in `slot`: seat order from the
+    /// completer's left, skipping owners with nothing face down there.
+    fn revealer(&self, slot: usize, completer: Seat) -> Option<(Seat, Vec<HiddenRef>)> {
+        let b = self.slots[slot].in_play()?;
+        let n = self.seats();
+        (1..n).map(|i| (completer + i) % n).find_map(|s| {
+            let refs = b.face_down(s);
+            (!refs.is_empty()).then_some((s, refs))
+        })
+    }
+
+    /// Finds an open board's star, with an error naming what is wrong.
+    fn locate(&self, label: &StarLabel) -> Result<(usize, StarNo), RuleError> {
+        let Some(idx) = self.boards.iter().position(|b| b.id == label.board) else {
+            return Err(RuleError::illegal(
+                "no-such-board",
+                format!("there is no board `{}` in this game", label.board),
+            ));
+        };
+        let slot = self
+            .slots
+            .iter()
+            .position(|s| matches!(s, Slot::Open(b) if b.board == idx))
+            .ok_or_else(|| {
+                let why = if self.scored.iter().any(|s| s.board == label.board) {
+                    "has been scored already"
+                } else if self
+                    .slots
+                    .iter()
+                    .any(|s| s.in_play().is_some_and(|b| b.board == idx))
+                {
+                    "is being scored"
+                } else {
+                    "is not on the table"
+                };
+                RuleError::illegal(
+                    "board-not-in-play",
+                    format!("board `{}` {why}", label.board),
+                )
+            })?;
+        let board = &self.boards[idx];
+        if board.star(label.star).is_none() {
+            return Err(RuleError::illegal(
+                "no-such-star",
+                format!(
+                    "board `{}` has stars 1 to {}; there is no star {}",
+                    board.id,
+                    board.star_count(),
+                    label.star
+                ),
+            ));
+        }
+        let Slot::Open(b) = &self.slots[slot] else {
+            unreachable!("found as open")
+        };
+        if let Some(p) = b.stars[label.star as usize - 1] {
+            return Err(RuleError::illegal(
+                "star-occupied",
+                format!("{label} already holds a token of {}", tag(p.seat)),
+            ));
+        }
+        Ok((slot, label.star))
+    }
+
+    fn check_mover(&self, seat: Seat) -> Result<(), RuleError> {
+        match self.phase {
+            Phase::Move(s) if s == seat => Ok(()),
+            Phase::Move(s) => Err(RuleError::out_of_turn(
+                "not-your-turn",
+                format!(
+                    "it is {}'s turn to place a token, not {}'s",
+                    tag(s),
+                    tag(seat)
+                ),
+            )),
+            Phase::Scoring { .. } => Err(RuleError::out_of_turn(
+                "reveal-due",
+                "play is interrupted until the completed board's face-down tokens are revealed",
+            )),
+            Phase::Over(_) => Err(RuleError::illegal("game-over", "the game is over")),
+        }
+    }
+
+    /// Whether a token placed on this open star lies face down. A token that
+    /// completes its board is always face up (our ruling): scoring turns
+    /// every token over at once, so hiding it would only cost a reveal.
+    fn face_down_here(&self, slot: usize, star: StarNo) -> bool {
+        let b = self.slots[slot].in_play().expect("open slot");
+        self.board_of(b).stars[star as usize - 1].large && b.free() > 1
+    }
+
+    /// Applies `reveals` by `seat` and checks that the seat could have
+    /// held every revealed token: at no time since it was placed may more of
+    /// that token have lain on the boards than one set holds.
+    fn apply_reveals(
+        &mut self,
+        seat: Seat,
+        reveals: &[(HiddenRef, Token)],
+    ) -> Result<(), RuleError> {
+        for &(r, t) in reveals {
+            let spot = self
+                .slots
+                .iter_mut()
+                .filter_map(Slot::in_play_mut)
+                .flat_map(|b| b.stars.iter_mut().flatten())
+                .find(|p| p.face == Face::Down(r))
+                .expect("reveal refs were checked");
+            spot.face = Face::Revealed(t);
+        }
+        let mut tokens: Vec<Token> = reveals.iter().map(|&(_, t)| t).collect();
+        tokens.sort();
+        tokens.dedup();
+        for t in tokens {
+            // (from, to, star) for every known `t` of this seat, past and present.
+            let mut spans: Vec<(u64, u64, StarLabel)> = self
+                .past
+                .iter()
+                .filter(|p| p.seat == seat && p.token == t)
+                .map(|p| (p.from, p.to, p.star.clone()))
+                .collect();
+            for b in self.boards_in_play() {
+                let def = self.board_of(b);
+                for (i, p) in b.stars.iter().enumerate() {
+                    if let Some(p) = p.filter(|p| p.seat == seat && p.face.known() == Some(t)) {
+                        spans.push((p.at, u64::MAX, def.label(i as StarNo + 1)));
+                    }
+                }
+            }
+            // A token lies out from the entry that placed it through the
+            // entry that cleared its board (inclusive: a token placed by the
+            // completing entry was out at that entry too); it is back in hand
+            // for the next entry, so at equal times leaving sorts first.
+            let mut edges: Vec<(u64, i32)> = spans
+                .iter()
+                .flat_map(|s| [(s.0, 1), (s.1.saturating_add(1), -1)])
+                .collect();
+            edges.sort();
+            let mut out = 0;
+            let most = edges
+                .iter()
+                .map(|&(_, d)| {
+                    out += d;
+                    out
+                })
+                .max()
+                .unwrap_or(0);
+            if most > t.in_set() as i32 {
+                spans.sort_by_key(|s| s.0);
+                let wheres: Vec<String> = spans
+                    .iter()
+                    .map(|(from, to, star)| match *to {
+                        u64::MAX => format!("{star} (since entry {from})"),
+                        to => format!("{star} (entries {from} to {to})"),
+                    })
+                    .collect();
+                return Err(RuleError::impossible(
+                    "could-not-hold",
+                    format!(
+                        "{} reveals `{t}`, but a set holds {} and {most} of theirs lay on the boards at once ({}): they could not have held it",
+                        tag(seat),
+                        t.in_set(),
+                        wheres.join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_reveal_set(expected: &[HiddenRef], ctx: &Context<Token>) -> Result<(), RuleError> {
+        let given: Vec<HiddenRef> = ctx.reveals.iter().map(|(r, _)| *r).collect();
+        if given != expected {
+            let list = |v: &[HiddenRef]| {
+                if v.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    v.iter()
+                        .map(|r| r.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            };
+            return Err(RuleError::illegal(
+                "reveal-set",
+                format!(
+                    "this entry must reveal {}, in that order; it reveals {}",
+                    list(expected),
+                    list(&given)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn place(&mut self, ctx: &Context<Token>, action: &Action) -> Result<(), RuleError> {
+        let seat = ctx.seat;
+        self.check_mover(seat)?;
+        let (slot, star) = self.locate(&action.star)?;
+        if self.hand_size(seat) == 0 {
+            return Err(RuleError::illegal(
+                "token-not-in-hand",
+                format!("{} has no tokens in hand", tag(seat)),
+            ));
+        }
+        let down = self.face_down_here(slot, star);
+        let face = match (down, action.token) {
+            (true, None) => {
+                if ctx.commitments != 1 {
+                    return Err(RuleError::illegal(
+                        "commitments",
+                        format!(
+                            "a face-down token on {} needs exactly one commitment; the entry has {}",
+                            action.star, ctx.commitments
+                        ),
+                    ));
+                }
+                Face::Down(HiddenRef {
+                    entry: ctx.at,
+                    slot: 0,
+                })
+            }
+            (true, Some(t)) => {
+                return Err(RuleError::illegal(
+                    "token-must-hide",
+                    format!(
+                        "{} is a large star: the token goes face down, so the move must not show `{t}`",
+                        action.star
+                    ),
+                ));
+            }
+            (false, None) => {
+                return Err(RuleError::illegal(
+                    "token-must-show",
+                    format!(
+                        "a token on {} lies face up: the move must name it",
+                        action.star
+                    ),
+                ));
+            }
+            (false, Some(t)) => {
+                if ctx.commitments != 0 {
+                    return Err(RuleError::illegal(
+                        "commitments",
+                        format!(
+                            "a face-up token needs no commitment; the entry has {}",
+                            ctx.commitments
+                        ),
+                    ));
+                }
+                if self.known_on_boards(seat).count(t) >= t.in_set() {
+                    return Err(RuleError::illegal(
+                        "token-not-in-hand",
+                        format!(
+                            "{} has no `{t}` in hand: their set holds {} and it already shows on the boards",
+                            tag(seat),
+                            t.in_set()
+                        ),
+                    ));
+                }
+                Face::Up(t)
+            }
+        };
+        let completes = self.slots[slot].in_play().expect("open").free() == 1;
+        let expected = if completes {
+            self.slots[slot].in_play().expect("open").face_down(seat)
+        } else {
+            Vec::new()
+        };
+        Self::check_reveal_set(&expected, ctx)?;
+
+        let Slot::Open(b) = &mut self.slots[slot] else {
+            unreachable!("located an open board")
+        };
+        b.stars[star as usize - 1] = Some(Placement {
+            seat,
+            face,
+            at: ctx.at,
+        });
+        self.apply_reveals(seat, &ctx.reveals)?;
+
+        if !completes {
+            self.pass_turn(seat);
+            return Ok(());
+        }
+        // The replacement is drawn as a random event at once, so that the
+        // next seat's entry can resolve it even while reveals are due.
+        let promised = self.events().len();
+        let next = if self.stack.len() > promised {
+            let id = self.next_event;
+            self.next_event += 1;
+            Next::Event { id, causer: seat }
+        } else {
+            Next::Nothing
+        };
+        let Slot::Open(board) = std::mem::replace(&mut self.slots[slot], Slot::Empty) else {
+            unreachable!("located an open board")
+        };
+        self.slots[slot] = Slot::Scoring { board, next };
+        self.phase = Phase::Scoring {
+            slot,
+            completer: seat,
+        };
+        self.continue_scoring(ctx.at);
+        Ok(())
+    }
+
+    fn take_reveal(&mut self, ctx: &Context<Token>) -> Result<(), RuleError> {
+        let (slot, completer) = match self.phase {
+            Phase::Scoring { slot, completer } => (slot, completer),
+            Phase::Move(s) => {
+                return Err(RuleError::out_of_turn(
+                    "no-reveal-due",
+                    format!("no reveal is due: it is {}'s turn to place a token", tag(s)),
+                ));
+            }
+            Phase::Over(_) => return Err(RuleError::illegal("game-over", "the game is over")),
+        };
+        let (seat, refs) = self
+            .revealer(slot, completer)
+            .expect("scoring waits for a reveal");
+        if ctx.seat != seat {
+            return Err(RuleError::out_of_turn(
+                "not-your-turn",
+                format!("{} must reveal now, not {}", tag(seat), tag(ctx.seat)),
+            ));
+        }
+        if ctx.commitments != 0 {
+            return Err(RuleError::illegal(
+                "commitments",
+                format!(
+                    "a reveal carries no commitment; the entry has {}",
+                    ctx.commitments
+                ),
+            ));
+        }
+        Self::check_reveal_set(&refs, ctx)?;
+        self.apply_reveals(seat, &ctx.reveals)?;
+        self.continue_scoring(ctx.at);
+        Ok(())
+    }
+
+    /// Scores the board once no reveal is due any more; `now` is the entry
+    /// being applied.
+    fn continue_scoring(&mut self, now: u64) {
+        let Phase::Scoring { slot, completer } = self.phase else {
+            return;
+        };
+        if self.revealer(slot, completer).is_some() {
+            return;
+        }
+        let Slot::Scoring { board, next } = std::mem::replace(&mut self.slots[slot], Slot::Empty)
+        else {
+            unreachable!("the scoring slot holds the board")
+        };
+        let def = &self.boards[board.board];
+        let placed: Vec<scoring::Placed> = board
+            .stars
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| {
+                let p = (*p)?;
+                Some(scoring::Placed {
+                    star: i as StarNo + 1,
+                    seat: p.seat,
+                    token: p
+                        .face
+                        .known()
+                        .expect("every token is revealed before scoring"),
+                })
+            })
+            .collect();
+        let score = scoring::score_board(def, &placed, self.doubling, self.tie, &self.coins);
+        for (i, p) in board.stars.iter().enumerate() {
+            let Some(p) = p else { continue };
+            self.past.push(Past {
+                seat: p.seat,
+                token: p.face.known().expect("revealed"),
+                star: def.label(i as StarNo + 1),
+                from: p.at,
+                to: now,
+            });
+        }
+        for s in &score.seats {
+            self.coins[s.seat] += s.coins;
+        }
+        self.scored.push(Scored {
+            board: def.id.clone(),
+            name: def.name.clone(),
+            slot,
+            completer,
+            score,
+        });
+        // The board's tokens go back to their owners by leaving the table:
+        // hands are counted from what lies on boards.
+        self.slots[slot] = match next {
+            Next::Event { id, causer } => Slot::Waiting { event: id, causer },
+            Next::Drawn(idx) => Slot::Open(InPlay::new(idx, &self.boards)),
+            Next::Nothing => Slot::Empty,
+        };
+        self.pass_turn(completer);
+    }
+
+    fn resolve_event(&mut self, event: u64, draw: &mut Draw) -> Result<(), RuleError> {
+        let slot = self
+            .slots
+            .iter()
+            .position(|s| s.event().is_some_and(|e| e.id == event))
+            .ok_or_else(|| {
+                RuleError::illegal("no-such-event", format!("no draw {event} is pending"))
+            })?;
+        let idx = draw.pick(&mut self.stack);
+        match &mut self.slots[slot] {
+            Slot::Scoring { next, .. } => *next = Next::Drawn(idx),
+            s => *s = Slot::Open(InPlay::new(idx, &self.boards)),
+        }
+        Ok(())
+    }
+}
+
+fn parse_choice<T: Copy>(
+    key: &str,
+    value: &str,
+    names: [&str; 2],
+    values: [T; 2],
+) -> Result<T, RuleError> {
+    names
+        .iter()
+        .position(|n| *n == value)
+        .map(|i| values[i])
+        .ok_or_else(|| {
+            RuleError::bad_setup(
+                "option-value",
+                format!("{key}={value}: {key} is {} or {}", names[0], names[1]),
+            )
+        })
+}
+
+impl Game for StarrySky {
+    const NAME: &'static str = "starry-sky";
+    const RULES_VERSION: u32 = 1;
+    const SEATS: std::ops::RangeInclusive<usize> = 3..=5;
+
+    type Options = Options;
+    type State = State;
+    type Action = Action;
+    type Hidden = Token;
+    type Intent = Intent;
+    type View = View;
+
+    fn options(pairs: &[(String, String)], extra: Option<&str>) -> Result<Options, RuleError> {
+        let mut options = Options::default();
+        let mut seen = BTreeSet::new();
+        for (key, value) in pairs {
+            if !seen.insert(key.as_str()) {
+                return Err(RuleError::bad_setup(
+                    "option",
+                    format!("option `{key}` is given twice"),
+                ));
+            }
+            match key.as_str() {
+                "doubling" => {
+                    options.doubling = parse_choice(
+                        key,
+                        value,
+                        Doubling::NAMES,
+                        [Doubling::Additive, Doubling::Compound],
+                    )?
+                }
+                "tie" => {
+                    options.tie = parse_choice(key, value, Tie::NAMES, [Tie::Coins, Tie::Nothing])?
+                }
+                _ => {
+                    return Err(RuleError::bad_setup(
+                        "option",
+                        format!(
+                            "unknown option `{key}`; Starry Sky knows doubling=additive|compound and tie=coins|nothing (and --boards FILE)"
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some(text) = extra {
+            options.boards = Some(board::parse_board_set(text)?);
+        }
+        Ok(options)
+    }
+
+    fn variants() -> Vec<(&'static str, Vec<&'static str>, &'static str)> {
+        vec![
+            (
+                "doubling",
+                Doubling::NAMES.to_vec(),
+                "a number next to k double stars counts ×2k (additive) or ×2^k (compound)",
+            ),
+            (
+                "tie",
+                Tie::NAMES.to_vec(),
+                "an unbroken tie for first pays 1 coin per token left (coins) or nothing",
+            ),
+        ]
+    }
+
+    fn setup(options: &Options, seats: usize, draw: &mut Draw) -> Result<State, RuleError> {
+        if !Self::SEATS.contains(&seats) {
+            return Err(RuleError::bad_setup(
+                "seats",
+                format!("Starry Sky is for 3 to 5 players, not {seats}"),
+            ));
+        }
+        let boards = match &options.boards {
+            Some(b) => {
+                board::validate_set(b)?;
+                b.clone()
+            }
+            None => board::default_boards(),
+        };
+        if boards.len() < seats {
+            return Err(RuleError::bad_setup(
+                "board-count",
+                format!(
+                    "{seats} players need at least {seats} boards; the set has {}",
+                    boards.len()
+                ),
+            ));
+        }
+        let mut stack: Vec<BoardIdx> = (0..boards.len()).collect();
+        let slots = (0..seats)
+            .map(|_| Slot::Open(InPlay::new(draw.pick(&mut stack), &boards)))
+            .collect();
+        Ok(State {
+            doubling: options.doubling,
+            tie: options.tie,
+            boards: boards.into(),
+            coins: vec![0; seats],
+            slots,
+            stack,
+            next_event: 0,
+            phase: Phase::Move(0),
+            scored: Vec::new(),
+            past: Vec::new(),
+        })
+    }
+
+    fn turn(state: &State) -> Turn {
+        match state.phase {
+            Phase::Move(s) => Turn::Move(s),
+            Phase::Scoring { slot, completer } => {
+                let (s, refs) = state
+                    .revealer(slot, completer)
+                    .expect("scoring waits for a reveal");
+                Turn::Reveal(s, refs)
+            }
+            Phase::Over(_) => Turn::Over,
+        }
+    }
+
+    fn pending(state: &State) -> Vec<PendingEvent> {
+        state.events()
+    }
+
+    fn resolve(state: &mut State, event: u64, draw: &mut Draw) -> Result<(), RuleError> {
+        state.resolve_event(event, draw)
+    }
+
+    fn intents(state: &State, seat: Seat, own: &Own<Token>) -> Vec<Intent> {
+        if state.phase != Phase::Move(seat) {
+            return Vec::new();
+        }
+        let Ok(hand) = state.hand(seat, own) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for slot in &state.slots {
+            let Slot::Open(b) = slot else { continue };
+            let board = state.board_of(b);
+            for (i, p) in b.stars.iter().enumerate() {
+                if p.is_some() {
+                    continue;
+                }
+                for token in hand.distinct() {
+                    out.push(Intent {
+                        token,
+                        star: board.label(i as StarNo + 1),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
+        let form = || {
+            format!(
+                "a move is a token and a star, e.g. `10 leo:3`; tokens are {}",
+                Token::names()
+            )
+        };
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let [token, star] = words.as_slice() else {
+            return Err(RuleError::illegal(
+                "notation",
+                format!("`{}` is not a move: {}", text.trim(), form()),
+            ));
+        };
+        let token: Token = token.parse().map_err(|_| {
+            RuleError::illegal("notation", format!("`{token}` is not a token: {}", form()))
+        })?;
+        let star: StarLabel = star.parse()?;
+        let Some(board) = state.boards.iter().find(|b| b.id == star.board) else {
+            let ids: Vec<&str> = state.boards.iter().map(|b| b.id.as_str()).collect();
+            return Err(RuleError::illegal(
+                "no-such-board",
+                format!(
+                    "there is no board `{}`; the boards are {}",
+                    star.board,
+                    ids.join(", ")
+                ),
+            ));
+        };
+        if board.star(star.star).is_none() {
+            return Err(RuleError::illegal(
+                "no-such-star",
+                format!(
+                    "board `{}` has stars 1 to {}; there is no star {}",
+                    board.id,
+                    board.star_count(),
+                    star.star
+                ),
+            ));
+        }
+        Ok(Intent { token, star })
+    }
+
+    fn seal(
+        state: &State,
+        seat: Seat,
+        intent: &Intent,
+        own: &Own<Token>,
+    ) -> Result<Sealed<Action, Token>, RuleError> {
+        state.check_mover(seat)?;
+        let (slot, star) = state.locate(&intent.star)?;
+        let hand = state.hand(seat, own)?;
+        let t = intent.token;
+        if hand.count(t) == 0 {
+            let list: Vec<&str> = hand.to_vec().into_iter().map(Token::name).collect();
+            return Err(RuleError::illegal(
+                "token-not-in-hand",
+                format!(
+                    "you have no `{t}` in hand; your hand: {}",
+                    if list.is_empty() {
+                        "empty".to_string()
+                    } else {
+                        list.join(" ")
+                    }
+                ),
+            ));
+        }
+        let b = state.slots[slot].in_play().expect("open");
+        if state.face_down_here(slot, star) {
+            return Ok(Sealed {
+                action: Action {
+                    star: intent.star.clone(),
+                    token: None,
+                },
+                hidden: vec![t],
+                reveals: Vec::new(),
+            });
+        }
+        let reveals = if b.free() == 1 {
+            b.face_down(seat)
+        } else {
+            Vec::new()
+        };
+        Ok(Sealed {
+            action: Action {
+                star: intent.star.clone(),
+                token: Some(t),
+            },
+            hidden: Vec::new(),
+            reveals,
+        })
+    }
+
+    fn play(state: &mut State, ctx: &Context<Token>, action: &Action) -> Result<(), RuleError> {
+        // Work on a copy so that a refused move leaves no trace.
+        let mut next = state.clone();
+        next.place(ctx, action)?;
+        *state = next;
+        Ok(())
+    }
+
+    fn reveal(state: &mut State, ctx: &Context<Token>) -> Result<(), RuleError> {
+        let mut next = state.clone();
+        next.take_reveal(ctx)?;
+        *state = next;
+        Ok(())
+    }
+
+    fn hidden_values() -> Vec<Token> {
+        Token::ALL.to_vec()
+    }
+
+    fn standings(state: &State) -> Vec<Standing> {
+        rank_by_score(&state.coins)
+    }
+
+    fn view(state: &State, viewer: Option<Seat>, own: Option<&Own<Token>>) -> View {
+        view::build(state, viewer, own)
+    }
+
+    fn render_text(view: &View) -> String {
+        view::render(view)
+    }
+
+    fn describe(action: &Action) -> String {
+        match action.token {
+            Some(t) => format!("{t} on {}", action.star),
+            None => format!("a face-down token on {}", action.star),
+        }
+    }
+}

@@ -1,0 +1,710 @@
+//! Makes the example games in `examples/games/` and the protocol test vectors
+//! in `tests/vectors/`, from the example identities in
+//! `examples/games/identities/` (EXAMPLES ONLY: their secrets are public).
+//!
+//!     cargo run --example make_games -- games     # examples/games/*.jsonl
+//!     cargo run --example make_games -- vectors   # tests/vectors/*
+//!
+//! Games are played with `play --auto` semantics; times are invented (one
+//! entry every 41 minutes from 1 November 2026) so the files look like
+//! correspondence games. Each run makes new games (join nonces are fresh).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use starry::app::act::{self, Do};
+use starry::app::demo::autoplay;
+use starry::crypto::identity::Identity;
+use starry::crypto::os_random;
+use starry::games::starry_sky::StarrySky;
+use starry::games::{Draw, Game, Own, Turn};
+use starry::log::canonical::{to_bytes, to_value};
+use starry::log::entry::{Body, Genesis, HexHash, Kind, Line, Move, Reveal, SeatInfo};
+use starry::log::file::{self, LockedLog};
+use starry::log::replay::sign_line;
+use starry::log::{Action, Replay};
+
+const NAMES: [&str; 5] = ["Anna", "Ben", "Cleo", "Dan", "Eve"];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The example identities, created on first use.
+fn players(n: usize) -> Vec<(PathBuf, Identity)> {
+    NAMES[..n]
+        .iter()
+        .map(|name| {
+            let home = root()
+                .join("examples/games/identities")
+                .join(name.to_lowercase());
+            let id = Identity::load(&home)
+                .or_else(|_| {
+                    Identity::create(&home, name, &format!("{}@example.org", name.to_lowercase()))
+                })
+                .expect("example identity");
+            (home, id)
+        })
+        .collect()
+}
+
+/// Invented times: one entry every 41 minutes.
+fn clock() -> impl FnMut() -> String {
+    let mut t = chrono::DateTime::parse_from_rfc3339("2026-11-01T09:00:00Z")
+        .unwrap()
+        .to_utc();
+    move || {
+        t += chrono::Duration::minutes(41);
+        t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    }
+}
+
+/// Creates a game in `path` and plays it until `stop`.
+fn make(
+    path: &Path,
+    n: usize,
+    variants: &[(&str, &str)],
+    stop: impl Fn(&Replay<StarrySky>) -> bool,
+) -> Replay<StarrySky> {
+    let _ = fs::remove_file(path);
+    let ps = players(n);
+    // A clean record of joins, so the same identities can join new games.
+    for (home, _) in &ps {
+        let _ = fs::remove_dir_all(home.join("joined"));
+    }
+    let seats = ps
+        .iter()
+        .map(|(_, id)| SeatInfo {
+            email: id.email.clone(),
+            name: id.name.clone(),
+        })
+        .collect();
+    let pairs: Vec<(String, String)> = variants
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let mut time = clock();
+    act::create::<StarrySky>(&ps[0].0, &ps[0].1, seats, &pairs, None, path, time())
+        .expect("create");
+    let r = autoplay::<StarrySky>(
+        path,
+        &ps,
+        &mut Draw::new(os_random()),
+        &mut time,
+        stop,
+        |_| {},
+    )
+    .expect("autoplay");
+    for (home, _) in &ps {
+        let _ = fs::remove_dir_all(home.join("joined"));
+    }
+    r
+}
+
+fn games() {
+    let dir = root().join("examples/games");
+    fs::create_dir_all(&dir).unwrap();
+    let finished = |r: &Replay<StarrySky>| r.is_over() && r.countersigned.len() == r.seat_count();
+    make(
+        &dir.join("finished-3p-additive-coins.jsonl"),
+        3,
+        &[],
+        finished,
+    );
+    make(
+        &dir.join("finished-4p-compound-nothing.jsonl"),
+        4,
+        &[("doubling", "compound"), ("tie", "nothing")],
+        finished,
+    );
+    make(
+        &dir.join("finished-5p-compound-coins.jsonl"),
+        5,
+        &[("doubling", "compound")],
+        finished,
+    );
+    // In progress: stop in the middle of the second round of boards, at a
+    // moment when a face-down token is on the table.
+    make(&dir.join("in-progress-4p.jsonl"), 4, &[], |r| {
+        r.state.as_ref().is_some_and(|s| s.history().len() >= 2)
+            && matches!(r.expected().0, Action::Move)
+    });
+    println!("wrote example games to {}", dir.display());
+}
+
+// ---- vectors -------------------------------------------------------------
+
+fn lines_of(bytes: &[u8]) -> Vec<Vec<u8>> {
+    bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| l.to_vec())
+        .collect()
+}
+
+fn join_lines(lines: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for l in lines {
+        out.extend_from_slice(l);
+        out.push(b'\n');
+    }
+    out
+}
+
+fn parse(line: &[u8]) -> Line {
+    serde_json::from_slice(line).unwrap()
+}
+
+/// Re-signs a (modified) body with `id`: a well-formed entry that says
+/// something the rules must refuse.
+fn resign_body(id: &Identity, body: Body) -> Vec<u8> {
+    let mut l = sign_line(id, body);
+    l.pop();
+    l
+}
+
+struct Vectors {
+    dir: PathBuf,
+    manifest: Vec<Value>,
+}
+
+impl Vectors {
+    fn add(&mut self, name: &str, bytes: &[u8], expect: &str, entry: Option<u64>, about: &str) {
+        fs::write(self.dir.join(format!("{name}.jsonl")), bytes).unwrap();
+        self.manifest.push(json!({"file": format!("{name}.jsonl"), "expect": expect, "entry": entry, "about": about}));
+    }
+}
+
+/// The state of a log as its seat `seat` would see it, with their secrets.
+fn own_of(
+    r: &Replay<StarrySky>,
+    id: &Identity,
+    seat: usize,
+) -> ([u8; 32], Own<<StarrySky as Game>::Hidden>, [u8; 32]) {
+    let secret = r.game_secret(id, seat).unwrap();
+    let own = r.own_hidden(&secret, seat).unwrap();
+    let link = r.next_link(&secret, seat).unwrap();
+    (secret, own, link)
+}
+
+fn vectors() {
+    let dir = root().join("tests/vectors");
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let mut v = Vectors {
+        dir: dir.clone(),
+        manifest: Vec::new(),
+    };
+    let ps = players(3);
+    let tmp = tempfile::tempdir().unwrap();
+
+    // A finished game and a game in progress, both valid.
+    let done = tmp.path().join("done.jsonl");
+    make(&done, 3, &[], |r| r.is_over() && r.countersigned.len() == 3);
+    let done_bytes = file::read(&done).unwrap();
+    v.add(
+        "ok-finished",
+        &done_bytes,
+        "ok",
+        None,
+        "a finished, countersigned 3-player game",
+    );
+
+    let base = tmp.path().join("base.jsonl");
+    let base_r = make(&base, 3, &[], |r| {
+        r.len() >= 30 && matches!(r.expected().0, Action::Move)
+    });
+    let bytes = file::read(&base).unwrap();
+    v.add("ok-in-progress", &bytes, "ok", None, "a game in progress");
+    let lines = lines_of(&bytes);
+    // Pick a move entry to tamper with (past setup).
+    let k = (10..lines.len())
+        .find(|&i| parse(&lines[i]).body.kind == Kind::Move)
+        .unwrap();
+
+    // Changed line: the star of a move altered, signature kept.
+    let mut l = lines.clone();
+    let mut line = parse(&l[k]);
+    let mut action = line.body.data["action"].clone();
+    let star = action["star"].as_str().unwrap().to_string();
+    let (board, num) = star.split_once(':').unwrap();
+    let other = format!("{board}:{}", if num == "1" { 2 } else { 1 });
+    action["star"] = Value::String(other);
+    line.body.data["action"] = action;
+    l[k] = to_bytes(&to_value(&line));
+    v.add(
+        "changed-line",
+        &join_lines(&l),
+        "bad-signature",
+        Some(k as u64),
+        "a move's star changed after signing",
+    );
+
+    let mut l = lines.clone();
+    l.remove(k);
+    v.add(
+        "deleted-line",
+        &join_lines(&l),
+        "broken-chain",
+        Some(k as u64),
+        "one line removed",
+    );
+
+    let mut l = lines.clone();
+    l.insert(k, lines[k].clone());
+    v.add(
+        "duplicated-line",
+        &join_lines(&l),
+        "broken-chain",
+        Some(k as u64 + 1),
+        "one line repeated",
+    );
+
+    let mut l = lines.clone();
+    l.swap(k, k + 1);
+    v.add(
+        "reordered-lines",
+        &join_lines(&l),
+        "broken-chain",
+        Some(k as u64),
+        "two lines swapped",
+    );
+
+    // Forged: the entry re-signed by another player's key.
+    let mut l = lines.clone();
+    let line = parse(&l[k]);
+    let author = line.body.author as usize;
+    let forger = &ps[(author + 1) % 3].1;
+    l[k] = resign_body(forger, line.body.clone());
+    v.add(
+        "forged-signature",
+        &join_lines(&l),
+        "bad-signature",
+        Some(k as u64),
+        "an entry signed by another player",
+    );
+
+    let mut l = lines.clone();
+    let mut line = parse(&l[k]);
+    line.sig = String::new();
+    l[k] = to_bytes(&to_value(&line));
+    v.add(
+        "missing-signature",
+        &join_lines(&l),
+        "bad-signature",
+        Some(k as u64),
+        "an entry with an empty signature",
+    );
+
+    // Non-canonical: a space after a colon.
+    let mut l = lines.clone();
+    let text = String::from_utf8(l[k].clone())
+        .unwrap()
+        .replacen("\":", "\": ", 1);
+    l[k] = text.into_bytes();
+    v.add(
+        "non-canonical",
+        &join_lines(&l),
+        "non-canonical",
+        Some(k as u64),
+        "a space inserted into a line",
+    );
+
+    // Truncated: the last line cut in the middle.
+    let mut b = bytes.clone();
+    b.truncate(b.len() - 40);
+    v.add(
+        "truncated",
+        &b,
+        "truncated",
+        Some(lines.len() as u64 - 1),
+        "the last line cut short",
+    );
+
+    // Entry from another game: the same position taken from a second game.
+    let other = tmp.path().join("other.jsonl");
+    make(&other, 3, &[], |r| r.len() >= 30);
+    let olines = lines_of(&file::read(&other).unwrap());
+    let mut l = lines.clone();
+    l[k] = olines[k].clone();
+    v.add(
+        "foreign-entry",
+        &join_lines(&l),
+        "foreign-entry",
+        Some(k as u64),
+        "an entry from another game spliced in",
+    );
+
+    // Unknown versions: the genesis re-signed by its creator with a rules or
+    // protocol version this program does not implement.
+    for (name, field, val) in [
+        ("unknown-rules-version", "rules", 99),
+        ("unknown-protocol-version", "protocol", 2),
+    ] {
+        let mut line = parse(&lines[0]);
+        line.body.data[field] = json!(val);
+        let l = vec![resign_body(&ps[0].1, line.body)];
+        v.add(
+            name,
+            &join_lines(&l),
+            "unknown-version",
+            Some(0),
+            &format!("genesis with {field} {val}"),
+        );
+    }
+
+    // Out of turn and illegal: well-signed entries the rules refuse. Work at
+    // the end of the in-progress game, where seat `s` must move.
+    let r = &base_r;
+    let (_, Some(s)) = r.expected() else {
+        unreachable!()
+    };
+    let state = r.state.clone().unwrap();
+    {
+        // Another seat plays a legal-looking move.
+        let t = (s + 1) % 3;
+        let (_, own, link) = own_of(r, &ps[t].1, t);
+        let intent = StarrySky::intents(&state, s, &Own::default())
+            .into_iter()
+            .find(|i| i.to_string().starts_with("1 "))
+            .unwrap_or_else(|| StarrySky::intents(&state, s, &Own::default()).remove(0));
+        let sealed = StarrySky::seal(&state, s, &intent, &Own::default()).unwrap();
+        let _ = own;
+        let data = Move {
+            action: to_value(&sealed.action),
+            commitments: vec![],
+            reveals: vec![],
+        };
+        let line = r.next_line(
+            &ps[t].1,
+            t,
+            Kind::Move,
+            to_value(&data),
+            Some(link),
+            "2026-11-30T12:00:00Z".into(),
+        );
+        let mut b = bytes.clone();
+        b.extend_from_slice(&line);
+        v.add(
+            "out-of-turn",
+            &b,
+            "out-of-turn",
+            Some(r.len()),
+            "a signed move by a seat whose turn it is not",
+        );
+    }
+    {
+        // The seat to move places on an occupied star.
+        let (_, _, link) = own_of(r, &ps[s].1, s);
+        let view = serde_json::to_value(StarrySky::view(&state, None, None)).unwrap();
+        let occupied = find_occupied_star(&view).expect("some star is occupied");
+        let data = Move {
+            action: json!({"star": occupied, "token": "1"}),
+            commitments: vec![],
+            reveals: vec![],
+        };
+        let line = r.next_line(
+            &ps[s].1,
+            s,
+            Kind::Move,
+            to_value(&data),
+            Some(link),
+            "2026-11-30T12:00:00Z".into(),
+        );
+        let mut b = bytes.clone();
+        b.extend_from_slice(&line);
+        v.add(
+            "illegal-move",
+            &b,
+            "illegal-move",
+            Some(r.len()),
+            "a token placed on an occupied star",
+        );
+    }
+    {
+        // A link that skips one step of the chain.
+        let secret = r.game_secret(&ps[s].1, s).unwrap();
+        let skipped = starry::crypto::beacon::link_for(
+            &starry::crypto::beacon::seed(&secret),
+            r.seats[s].links_used + 2,
+        )
+        .unwrap();
+        let (_, own, _) = own_of(r, &ps[s].1, s);
+        let intent = StarrySky::intents(&state, s, &own).remove(0);
+        let sealed = StarrySky::seal(&state, s, &intent, &own).unwrap();
+        let commitments = sealed
+            .hidden
+            .iter()
+            .enumerate()
+            .map(|(i, h)| HexHash(r.commit_next(&secret, s, i as u32, h)))
+            .collect();
+        let data = Move {
+            action: to_value(&sealed.action),
+            commitments,
+            reveals: vec![],
+        };
+        let line = r.next_line(
+            &ps[s].1,
+            s,
+            Kind::Move,
+            to_value(&data),
+            Some(skipped),
+            "2026-11-30T12:00:00Z".into(),
+        );
+        let mut b = bytes.clone();
+        b.extend_from_slice(&line);
+        v.add(
+            "bad-link",
+            &b,
+            "bad-link",
+            Some(r.len()),
+            "a beacon link that skips a step",
+        );
+    }
+
+    // A reveal that does not open its commitment, and a token the player
+    // could not have held: scripted from a fresh game.
+    bad_reveals(&mut v, &ps, tmp.path());
+
+    let manifest = serde_json::to_string_pretty(&json!({
+        "about": "Protocol test vectors made by `cargo run --example make_games -- vectors` from the example identities; tests/vectors.rs audits each with the real binary.",
+        "vectors": v.manifest,
+    }))
+    .unwrap();
+    fs::write(dir.join("manifest.json"), manifest + "\n").unwrap();
+    println!("wrote {} vectors to {}", v.manifest.len(), dir.display());
+}
+
+fn find_occupied_star(view: &Value) -> Option<String> {
+    for b in view["boards"].as_array()? {
+        for s in b["stars"].as_array()? {
+            if !s["occupant"].is_null() {
+                return s["label"].as_str().map(String::from);
+            }
+        }
+    }
+    None
+}
+
+/// Plays until the first board is completed with a face-down token of a seat
+/// other than the completer, then writes that seat's reveal with a wrong salt
+/// (bad reveal). For the impossible token, seat 0 commits a face-down black
+/// hole while its black hole is face up elsewhere.
+fn bad_reveals(v: &mut Vectors, ps: &[(PathBuf, Identity)], tmp: &Path) {
+    // Bad reveal: wait for a reveal turn in a normal game.
+    let path = tmp.join("reveal.jsonl");
+    let r = make(&path, 3, &[], |r| matches!(r.expected().0, Action::Reveal));
+    let (_, Some(s)) = r.expected() else {
+        unreachable!()
+    };
+    let state = r.state.clone().unwrap();
+    let (secret, own, link) = own_of(&r, &ps[s].1, s);
+    let preview = r.preview(s, &link).unwrap_or(state);
+    let Turn::Reveal(_, refs) = StarrySky::turn(&preview) else {
+        unreachable!()
+    };
+    let mut reveals = r.openings(&secret, &own, &refs).unwrap();
+    reveals[0].salt = HexHash([7u8; 32]);
+    let line = r.next_line(
+        &ps[s].1,
+        s,
+        Kind::Reveal,
+        to_value(&Reveal { reveals }),
+        Some(link),
+        "2026-11-30T12:00:00Z".into(),
+    );
+    let mut b = file::read(&path).unwrap();
+    b.extend_from_slice(&line);
+    v.add(
+        "bad-reveal",
+        &b,
+        "bad-reveal",
+        Some(r.len()),
+        "a reveal whose salt does not open the commitment",
+    );
+
+    // Impossible token: script seat 0's moves.
+    let path = tmp.join("impossible.jsonl");
+    let mut time = clock();
+    let mut r = make(&path, 3, &[], |r| {
+        matches!(r.expected(), (Action::Move, Some(0)))
+    });
+    let board = {
+        let view =
+            serde_json::to_value(StarrySky::view(r.state.as_ref().unwrap(), None, None)).unwrap();
+        view["boards"][0]["id"].as_str().unwrap().to_string()
+    };
+    let star_of = |r: &Replay<StarrySky>, large: bool, on_board: bool| -> Option<String> {
+        let view =
+            serde_json::to_value(StarrySky::view(r.state.as_ref().unwrap(), None, None)).unwrap();
+        view["boards"]
+            .as_array()?
+            .iter()
+            .filter(|b| (b["id"].as_str() == Some(board.as_str())) == on_board)
+            .find_map(|b| {
+                b["stars"]
+                    .as_array()?
+                    .iter()
+                    .find(|s| s["occupant"].is_null() && s["large"].as_bool() == Some(large))
+                    .and_then(|s| s["label"].as_str().map(String::from))
+            })
+    };
+    let mut step = 0;
+    let mut chooser = Draw::new(os_random());
+    loop {
+        let (action, who) = r.expected();
+        if action == Action::Reveal || r.state.as_ref().unwrap().history().len() > 0 {
+            break;
+        }
+        let who = who.unwrap();
+        if who == 0 && step < 2 {
+            // Step 0: a black hole face up on another board; step 1: a
+            // commitment to another black hole face down on `board`.
+            let secret = r.game_secret(&ps[0].1, 0).unwrap();
+            let link = r.next_link(&secret, 0).unwrap();
+            let (action, commitments) = if step == 0 {
+                (
+                    json!({"star": star_of(&r, false, false).expect("a small star elsewhere"), "token": "bh"}),
+                    vec![],
+                )
+            } else {
+                let c = r.commit_next(&secret, 0, 0, &serde_json::from_value(json!("bh")).unwrap());
+                (
+                    json!({"star": star_of(&r, true, true).expect("a large star on the board")}),
+                    vec![HexHash(c)],
+                )
+            };
+            let data = Move {
+                action,
+                commitments,
+                reveals: vec![],
+            };
+            let line = r.next_line(&ps[0].1, 0, Kind::Move, to_value(&data), Some(link), time());
+            let mut b = file::read(&path).unwrap();
+            b.extend_from_slice(&line);
+            fs::write(&path, &b).unwrap();
+            step += 1;
+        } else if who == 0 {
+            // Fill the board with small face-up tokens that seat 0 still
+            // holds, so its hand stays consistent with what it revealed.
+            let star = star_of(&r, false, true)
+                .or_else(|| star_of(&r, true, true))
+                .unwrap();
+            let secret = r.game_secret(&ps[0].1, 0).unwrap();
+            let link = r.next_link(&secret, 0).unwrap();
+            let mut own = r.own_hidden(&secret, 0).unwrap();
+            own.hidden
+                .retain(|_, t| serde_json::to_value(t).unwrap() != json!("bh"));
+            let token = StarrySky::intents(r.state.as_ref().unwrap(), 0, &own)[0].to_string();
+            let token = token.split(' ').next().unwrap().to_string();
+            let intent =
+                StarrySky::parse_intent(r.state.as_ref().unwrap(), &format!("{token} {star}"))
+                    .unwrap();
+            let sealed = StarrySky::seal(r.state.as_ref().unwrap(), 0, &intent, &own).unwrap();
+            let commitments = sealed
+                .hidden
+                .iter()
+                .enumerate()
+                .map(|(i, h)| HexHash(r.commit_next(&secret, 0, i as u32, h)))
+                .collect();
+            let reveals = r
+                .openings(&secret, &r.own_hidden(&secret, 0).unwrap(), &sealed.reveals)
+                .unwrap();
+            let data = Move {
+                action: to_value(&sealed.action),
+                commitments,
+                reveals,
+            };
+            let line = r.next_line(&ps[0].1, 0, Kind::Move, to_value(&data), Some(link), time());
+            let mut b = file::read(&path).unwrap();
+            b.extend_from_slice(&line);
+            // Keep writing even if the line is refused: the vector is the
+            // first refused line.
+            fs::write(&path, &b).unwrap();
+            if Replay::<StarrySky>::from_bytes(&b).is_err() {
+                let n = lines_of(&b).len() as u64 - 1;
+                v.add("impossible-token", &b, "impossible-token", Some(n), "a face-down black hole revealed while the player's black hole is face up elsewhere");
+                return;
+            }
+        } else {
+            // Other seats fill the same board.
+            let (home, id) = &ps[who];
+            let star = star_of(&r, false, true).or_else(|| star_of(&r, true, true));
+            let what = match star {
+                Some(star) => {
+                    let secret = r.game_secret(id, who).unwrap();
+                    let own = r.own_hidden(&secret, who).unwrap();
+                    let tok =
+                        StarrySky::intents(r.state.as_ref().unwrap(), who, &own)[0].to_string();
+                    Do::Move(format!("{} {star}", tok.split(' ').next().unwrap()))
+                }
+                None => Do::Auto,
+            };
+            act::act::<StarrySky>(
+                home,
+                &path,
+                LockedLog::open(&path).unwrap(),
+                id,
+                what,
+                false,
+                time(),
+                &mut chooser,
+            )
+            .unwrap();
+        }
+        let b = file::read(&path).unwrap();
+        match Replay::<StarrySky>::from_bytes(&b) {
+            Ok(next) => r = next,
+            Err(f) if f.fault == starry::error::Fault::ImpossibleToken => {
+                v.add("impossible-token", &b, "impossible-token", Some(f.entry), "a face-down black hole revealed while the player's black hole is face up elsewhere");
+                return;
+            }
+            Err(f) => panic!("unexpected fault while scripting: {f}"),
+        }
+    }
+    // The board completed by another seat: seat 0 must reveal.
+    let (action, who) = r.expected();
+    assert_eq!(
+        (action, who),
+        (Action::Reveal, Some(0)),
+        "scripted game reached an unexpected turn"
+    );
+    let secret = r.game_secret(&ps[0].1, 0).unwrap();
+    let link = r.next_link(&secret, 0).unwrap();
+    let own = r.own_hidden(&secret, 0).unwrap();
+    let Turn::Reveal(_, refs) = StarrySky::turn(&r.preview(0, &link).unwrap()) else {
+        unreachable!()
+    };
+    let reveals = r.openings(&secret, &own, &refs).unwrap();
+    let line = r.next_line(
+        &ps[0].1,
+        0,
+        Kind::Reveal,
+        to_value(&Reveal { reveals }),
+        Some(link),
+        time(),
+    );
+    let mut b = file::read(&path).unwrap();
+    b.extend_from_slice(&line);
+    let n = r.len();
+    v.add(
+        "impossible-token",
+        &b,
+        "impossible-token",
+        Some(n),
+        "a face-down black hole revealed while the player's black hole is face up elsewhere",
+    );
+    let _ = Genesis::clone;
+}
+
+fn main() {
+    match std::env::args().nth(1).as_deref() {
+        Some("games") => games(),
+        Some("vectors") => vectors(),
+        _ => {
+            eprintln!("usage: cargo run --example make_games -- games|vectors");
+            std::process::exit(2);
+        }
+    }
+}

@@ -1,0 +1,480 @@
+//! Commands that write an entry: new, join, ready, play, reveal, resign,
+//! countersign. Each one locks the log, replays it in full, builds and signs
+//! the entry, checks the new entry with the very code `audit` uses, and only
+//! then replaces the file atomically. Any failure leaves the log untouched.
+
+use std::fs;
+use std::path::Path;
+
+use super::report::EntryReport;
+use super::{Output, joined_dir, load_identity, status_of, status_text};
+use crate::cli::NewArgs;
+use crate::crypto::identity::Identity;
+use crate::crypto::{Hash, beacon, os_random};
+use crate::error::{Error, Fault, Result};
+use crate::games::{Draw, Game, Seat, Turn};
+use crate::log::canonical::to_value;
+use crate::log::entry::{
+    Body, Countersign, Empty, Genesis, HexHash, Join, Kind, Move, Reveal, SeatInfo,
+};
+use crate::log::file::{self, LockedLog};
+use crate::log::replay::{now, sign_line};
+use crate::log::{Action, PROTOCOL_VERSION, Replay};
+use crate::with_game;
+
+/// What the player wants to do.
+#[derive(Clone, Debug)]
+pub enum Do {
+    Join,
+    Ready,
+    Move(String),
+    Reveal,
+    Resign,
+    Countersign,
+    /// Whatever they must do next; a uniformly random legal move.
+    Auto,
+}
+
+/// Parses `--players`: `EMAIL` or `Name <EMAIL>`.
+fn parse_seat(text: &str) -> Result<SeatInfo> {
+    let t = text.trim();
+    let (name, email) = match (t.find('<'), t.ends_with('>')) {
+        (Some(i), true) => (
+            t[..i].trim().to_string(),
+            t[i + 1..t.len() - 1].trim().to_string(),
+        ),
+        _ => (String::new(), t.to_string()),
+    };
+    crate::crypto::identity::check_email(&email)
+        .map_err(|e| Error::Usage(format!("--players: {e}")))?;
+    let name = if name.is_empty() {
+        email.split('@').next().unwrap_or_default().to_string()
+    } else {
+        name
+    };
+    Ok(SeatInfo { email, name })
+}
+
+fn parse_variants(variants: &[String]) -> Result<Vec<(String, String)>> {
+    variants
+        .iter()
+        .map(|v| {
+            v.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| {
+                    Error::Usage(format!(
+                        "--variant `{v}` should look like KEY=VALUE, e.g. doubling=compound"
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// `starry new`.
+pub fn new_game(a: &NewArgs) -> Result<Output> {
+    let id = load_identity()?;
+    let seats = a
+        .players
+        .iter()
+        .map(|p| parse_seat(p))
+        .collect::<Result<Vec<_>>>()?;
+    let pairs = parse_variants(&a.variants)?;
+    let boards = match &a.boards {
+        Some(p) => {
+            Some(fs::read_to_string(p).map_err(|e| Error::io("cannot read the board file", p, e))?)
+        }
+        None => None,
+    };
+    let home = crate::crypto::identity::home_dir()?;
+    with_game!(a.game.as_str(), G => create::<G>(&home, &id, seats, &pairs, boards.as_deref(), &a.out, now()))
+}
+
+/// Writes a genesis and the creator's join. Public so examples and tests can
+/// build games with fixed times.
+pub fn create<G: Game>(
+    home: &Path,
+    id: &Identity,
+    mut seats: Vec<SeatInfo>,
+    pairs: &[(String, String)],
+    extra: Option<&str>,
+    out: &Path,
+    time: String,
+) -> Result<Output> {
+    if seats.is_empty() || !seats[0].email.eq_ignore_ascii_case(&id.email) {
+        return Err(Error::Usage(format!(
+            "the first player in --players must be you ({}), since you create the game and play in it",
+            id.email
+        )));
+    }
+    // The creator's own name comes from their identity.
+    if !seats[0].name.contains(' ')
+        && seats[0].name == seats[0].email.split('@').next().unwrap_or_default()
+    {
+        seats[0].name = id.name.clone();
+    }
+    if !G::SEATS.contains(&seats.len()) {
+        return Err(Error::Usage(format!(
+            "{} is for {} to {} players; --players lists {}",
+            G::NAME,
+            G::SEATS.start(),
+            G::SEATS.end(),
+            seats.len()
+        )));
+    }
+    let options = G::options(pairs, extra).map_err(|e| Error::Usage(e.to_string()))?;
+    let genesis = Genesis {
+        creator_key: HexHash(id.public_key()),
+        game: G::NAME.into(),
+        nonce: HexHash(os_random()),
+        options: to_value(&options),
+        protocol: PROTOCOL_VERSION,
+        rules: G::RULES_VERSION,
+        seats,
+    };
+    let body = Body {
+        author: 0,
+        data: to_value(&genesis),
+        game: None,
+        kind: Kind::Genesis,
+        link: None,
+        n: 0,
+        prev: None,
+        time: time.clone(),
+    };
+    let mut bytes = sign_line(id, body);
+    let replay = Replay::<G>::from_bytes(&bytes).map_err(|f| Error::Log {
+        path: out.into(),
+        fault: f,
+    })?;
+    let (line, _) = join_line(&replay, id, 0, time)?;
+    bytes.extend_from_slice(&line);
+    let replay = Replay::<G>::from_bytes(&bytes).map_err(|f| Error::Log {
+        path: out.into(),
+        fault: f,
+    })?;
+    if out.exists() {
+        return Err(Error::Usage(format!(
+            "{} exists already; starry never overwrites a log — choose another --out",
+            out.display()
+        )));
+    }
+    file::create(out, &bytes)?;
+    remember_join(home, &replay.game_id)?;
+    let status = status_of(&replay);
+    let report = EntryReport {
+        file: out.display().to_string(),
+        dry_run: false,
+        entry: 1,
+        kind: "join".into(),
+        summary: format!(
+            "new game of {} with {} players",
+            G::NAME,
+            replay.seat_count()
+        ),
+        status: status.clone(),
+    };
+    Ok(Output::new(
+        format!(
+            "Created {} (game {}) and joined as seat 1.\n{}Send the file to {}; they run `starry join {}`.",
+            out.display(),
+            &hex::encode(replay.game_id)[..16],
+            status_text(&status),
+            status.to_act.clone().unwrap_or_default(),
+            out.file_name()
+                .map(|f| f.to_string_lossy().to_string())
+                .unwrap_or_default(),
+        ),
+        &report,
+    ))
+}
+
+fn remember_join(home: &Path, game: &Hash) -> Result<()> {
+    let dir = joined_dir(home);
+    fs::create_dir_all(&dir).map_err(|e| Error::io("cannot create", &dir, e))?;
+    let p = dir.join(hex::encode(game));
+    fs::write(&p, now()).map_err(|e| Error::io("cannot record the join in", &p, e))
+}
+
+/// Builds a join entry with a fresh nonce; returns it and the nonce.
+fn join_line<G: Game>(
+    r: &Replay<G>,
+    id: &Identity,
+    seat: Seat,
+    time: String,
+) -> Result<(Vec<u8>, Hash)> {
+    let nonce = os_random();
+    let secret = id.game_secret(&r.game_id, &nonce);
+    let data = Join {
+        key: HexHash(id.public_key()),
+        nonce: HexHash(nonce),
+        tip: HexHash(beacon::tip(&beacon::seed(&secret))),
+    };
+    Ok((
+        r.next_line(id, seat, Kind::Join, to_value(&data), None, time),
+        nonce,
+    ))
+}
+
+/// Locks the log, acts, writes.
+pub fn act_file(path: &Path, what: Do, dry_run: bool) -> Result<Output> {
+    let id = load_identity()?;
+    let home = crate::crypto::identity::home_dir()?;
+    let locked = LockedLog::open(path)?;
+    let (genesis, _) = crate::log::replay::read_genesis(&locked.bytes).map_err(|f| Error::Log {
+        path: path.into(),
+        fault: f,
+    })?;
+    with_game!(genesis.game.as_str(), G => act::<G>(&home, path, locked, &id, what, dry_run, now(), &mut Draw::new(os_random())))
+}
+
+/// The generic core of every writing command. `chooser` picks automatic
+/// moves (OS randomness in the CLI, a seeded draw when making examples).
+#[allow(clippy::too_many_arguments)]
+pub fn act<G: Game>(
+    home: &Path,
+    path: &Path,
+    locked: LockedLog,
+    id: &Identity,
+    what: Do,
+    dry_run: bool,
+    time: String,
+    chooser: &mut Draw,
+) -> Result<Output> {
+    let log_err = |f| Error::Log {
+        path: path.into(),
+        fault: f,
+    };
+    let replay = Replay::<G>::from_bytes(&locked.bytes).map_err(log_err)?;
+    let (line, summary) = build::<G>(home, &replay, id, what, time, chooser)?;
+    let mut after = replay.clone();
+    after
+        .apply_line(replay.len(), &line[..line.len() - 1])
+        .map_err(|f| {
+            // The entry was built by this program and still failed the audit
+            // rules: report it plainly rather than write it.
+            Error::Other(format!(
+                "refusing to write an entry that does not verify: {f}"
+            ))
+        })?;
+    let entry = replay.len();
+    let kind = after.entries.last().expect("just applied").kind;
+    if !dry_run {
+        let mut bytes = locked.bytes.clone();
+        bytes.extend_from_slice(&line);
+        locked.replace(&bytes)?;
+        if kind == Kind::Join {
+            remember_join(home, &replay.game_id)?;
+        }
+    }
+    let status = status_of(&after);
+    let report = EntryReport {
+        file: path.display().to_string(),
+        dry_run,
+        entry,
+        kind: kind.as_str().into(),
+        summary: summary.clone(),
+        status: status.clone(),
+    };
+    let mut text = format!(
+        "{}Entry {entry}: {} — {summary}.\n",
+        if dry_run {
+            "Dry run, nothing written. "
+        } else {
+            ""
+        },
+        after.genesis.seats[after.entries.last().unwrap().author].name,
+    );
+    text.push_str(&status_text(&status));
+    if let (Some(state), false) = (&after.state, after.is_over()) {
+        if kind == Kind::Move || kind == Kind::Ready || kind == Kind::Reveal {
+            text.push('\n');
+            text.push_str(&super::inspect::legend(&after));
+            text.push_str(&G::render_text(&G::view(state, None, None)));
+        }
+    }
+    Ok(Output::new(text, &report))
+}
+
+/// Builds the next entry for `id`, or says why they cannot write one.
+fn build<G: Game>(
+    home: &Path,
+    r: &Replay<G>,
+    id: &Identity,
+    what: Do,
+    time: String,
+    chooser: &mut Draw,
+) -> Result<(Vec<u8>, String)> {
+    let (action, who) = r.expected();
+    let me = r.seat_of_key(&id.public_key());
+    let what = match what {
+        Do::Auto => match action {
+            Action::Join => Do::Join,
+            Action::Ready => Do::Ready,
+            Action::Reveal => Do::Reveal,
+            Action::Move => Do::Move(String::new()),
+            Action::Over => Do::Countersign,
+        },
+        // Keep an explicit move distinct from an automatic one.
+        other => other,
+    };
+    let auto_move = matches!(&what, Do::Move(m) if m.is_empty());
+    let out_of_turn = |msg: String| {
+        Error::Rule(
+            crate::games::RuleError::out_of_turn("turn", msg),
+            Fault::OutOfTurn,
+        )
+    };
+
+    if let Do::Join = what {
+        let seat = r.seat_of_email(&id.email).ok_or_else(|| {
+            Error::Usage(format!(
+                "you ({}) have no seat in this game; the seats are {}",
+                id.email,
+                r.genesis
+                    .seats
+                    .iter()
+                    .map(|s| s.email.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+        if me.is_some() || r.seats[seat].key.is_some() {
+            return Err(Error::Usage("you have joined this game already".into()));
+        }
+        let mark = joined_dir(home).join(hex::encode(r.game_id));
+        if mark.exists() {
+            return Err(Error::Usage(format!(
+                "you joined game {} before (recorded in {}); joining it again would fork it. Use the \
+                 copy of the log that holds your join",
+                &hex::encode(r.game_id)[..16],
+                mark.display()
+            )));
+        }
+        if action != Action::Join || who != Some(seat) {
+            return Err(out_of_turn(not_your_turn(r, action, who)));
+        }
+        let (line, _) = join_line(r, id, seat, time)?;
+        return Ok((line, "joined".into()));
+    }
+
+    let seat = me.ok_or_else(|| {
+        if r.seat_of_email(&id.email).is_some() {
+            Error::Usage("you have not joined this game yet: run `starry join FILE` first".into())
+        } else {
+            Error::Usage(format!("you ({}) have no seat in this game", id.email))
+        }
+    })?;
+    let secret = r
+        .game_secret(id, seat)
+        .expect("the seat's key is this identity's");
+    let link = r.next_link(&secret, seat).ok_or_else(|| {
+        Error::Other(format!(
+            "your beacon chain for this game is used up ({} entries)",
+            beacon::CHAIN_LENGTH
+        ))
+    })?;
+    let line = |kind: Kind, data: serde_json::Value| {
+        r.next_line(id, seat, kind, data, Some(link), time.clone())
+    };
+
+    match what {
+        Do::Countersign => {
+            if !r.is_over() {
+                return Err(out_of_turn(format!(
+                    "the game is not over: {}",
+                    not_your_turn(r, action, who)
+                )));
+            }
+            if r.countersigned.contains(&seat) {
+                return Err(Error::Usage(
+                    "you have countersigned this game already".into(),
+                ));
+            }
+            let end = r.ended_at.expect("over");
+            let data = Countersign {
+                final_entry: HexHash(r.entries[end as usize].id),
+            };
+            Ok((
+                line(Kind::Countersign, to_value(&data)),
+                format!("countersigned the final entry {end}"),
+            ))
+        }
+        Do::Resign => {
+            if who != Some(seat) || matches!(action, Action::Join | Action::Over) {
+                return Err(out_of_turn(format!(
+                    "you can resign only when it is your turn: {}",
+                    not_your_turn(r, action, who)
+                )));
+            }
+            Ok((line(Kind::Resign, to_value(&Empty {})), "resigned".into()))
+        }
+        _ if who != Some(seat) => Err(out_of_turn(not_your_turn(r, action, who))),
+        Do::Ready => {
+            if action != Action::Ready {
+                return Err(out_of_turn(not_your_turn(r, action, who)));
+            }
+            Ok((line(Kind::Ready, to_value(&Empty {})), "ready".into()))
+        }
+        Do::Reveal => {
+            let state = r.preview(seat, &link).expect("playing");
+            let Turn::Reveal(_, refs) = G::turn(&state) else {
+                return Err(out_of_turn(not_your_turn(r, action, who)));
+            };
+            let own = r.own_hidden(&secret, seat).map_err(Error::Other)?;
+            let reveals = r.openings(&secret, &own, &refs).map_err(Error::Other)?;
+            let n = reveals.len();
+            Ok((
+                line(Kind::Reveal, to_value(&Reveal { reveals })),
+                format!("revealed {n} token(s)"),
+            ))
+        }
+        Do::Move(text) => {
+            if action != Action::Move {
+                return Err(out_of_turn(not_your_turn(r, action, who)));
+            }
+            let state = r.preview(seat, &link).expect("playing");
+            let own = r.own_hidden(&secret, seat).map_err(Error::Other)?;
+            let intent = if auto_move {
+                let mut all = G::intents(&state, seat, &own);
+                if all.is_empty() {
+                    return Err(Error::Other(
+                        "there is no legal move (the engine should have skipped you)".into(),
+                    ));
+                }
+                let i = chooser.below(all.len());
+                all.swap_remove(i)
+            } else {
+                G::parse_intent(&state, &text).map_err(Error::rule)?
+            };
+            let sealed = G::seal(&state, seat, &intent, &own).map_err(Error::rule)?;
+            let commitments = sealed
+                .hidden
+                .iter()
+                .enumerate()
+                .map(|(i, h)| HexHash(r.commit_next(&secret, seat, i as u32, h)))
+                .collect();
+            let reveals = r
+                .openings(&secret, &own, &sealed.reveals)
+                .map_err(Error::Other)?;
+            let data = Move {
+                action: to_value(&sealed.action),
+                commitments,
+                reveals,
+            };
+            // The public description, never the intent: the summary may end up
+            // in a commit message or a mail, and a face-down token must not.
+            Ok((
+                line(Kind::Move, to_value(&data)),
+                G::describe(&sealed.action),
+            ))
+        }
+        Do::Join | Do::Auto => unreachable!("handled above"),
+    }
+}
+
+fn not_your_turn<G: Game>(r: &Replay<G>, action: Action, who: Option<Seat>) -> String {
+    match who {
+        Some(s) => format!("it is {}'s turn to {}", r.seat_label(s), action.as_str()),
+        None => "the game is over".into(),
+    }
+}

@@ -1,0 +1,204 @@
+//! `starry demo`: a whole game with throwaway identities, through the real
+//! log, commitments, reveals, draws and audit — the same code paths as a
+//! game played by e-mail, only with every player on this machine.
+
+use std::path::{Path, PathBuf};
+
+use super::act::{self, Do};
+use super::report::DemoReport;
+use super::{Output, inspect, standings_text};
+use crate::cli::DemoArgs;
+use crate::crypto::identity::Identity;
+use crate::crypto::os_random;
+use crate::error::{Error, Result};
+use crate::games::starry_sky::StarrySky;
+use crate::games::{Draw, Game};
+use crate::log::entry::SeatInfo;
+use crate::log::file::{self, LockedLog};
+use crate::log::replay::now;
+use crate::log::{Action, Kind, Replay};
+
+const NAMES: [&str; 5] = ["Anna", "Ben", "Cleo", "Dan", "Eve"];
+
+pub fn run(a: &DemoArgs) -> Result<Output> {
+    if !StarrySky::SEATS.contains(&a.players) {
+        return Err(Error::Usage(format!(
+            "--players must be 3 to 5, not {}",
+            a.players
+        )));
+    }
+    let tmp;
+    let dir: PathBuf = match &a.keep {
+        Some(d) => {
+            std::fs::create_dir_all(d).map_err(|e| Error::io("cannot create", d, e))?;
+            if std::fs::read_dir(d)
+                .map_err(|e| Error::io("cannot read", d, e))?
+                .next()
+                .is_some()
+            {
+                return Err(Error::Usage(format!(
+                    "--keep {}: the directory must be new or empty",
+                    d.display()
+                )));
+            }
+            d.clone()
+        }
+        None => {
+            tmp = tempfile::tempdir().map_err(|e| {
+                Error::io(
+                    "cannot create a temporary directory in",
+                    std::env::temp_dir(),
+                    e,
+                )
+            })?;
+            tmp.path().to_path_buf()
+        }
+    };
+    let pairs: Vec<(String, String)> = a
+        .variants
+        .iter()
+        .map(|v| {
+            v.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| Error::Usage("--variant must look like KEY=VALUE".into()))?;
+    let mut lines = Vec::new();
+    let (report, standings) = play_demo(&dir, a.players, &pairs, &mut lines)?;
+    let mut text = lines.join("\n");
+    text.push_str(&format!(
+        "\n\nAudit: {} — {} entries verified.\nFinal standings:\n{}",
+        if report.audit.valid {
+            "valid"
+        } else {
+            "INVALID"
+        },
+        report.entries,
+        standings
+    ));
+    if a.keep.is_some() {
+        text.push_str(&format!("The log and identities are in {}.", dir.display()));
+    }
+    Ok(Output::new(text, &report))
+}
+
+/// Plays a complete game in `dir` and audits it.
+fn play_demo(
+    dir: &Path,
+    players: usize,
+    pairs: &[(String, String)],
+    out: &mut Vec<String>,
+) -> Result<(DemoReport, String)> {
+    let homes: Vec<PathBuf> = NAMES[..players]
+        .iter()
+        .map(|n| dir.join(n.to_lowercase()))
+        .collect();
+    let ids: Vec<Identity> = NAMES[..players]
+        .iter()
+        .zip(&homes)
+        .map(|(n, h)| Identity::create(h, n, &format!("{}@example.org", n.to_lowercase())))
+        .collect::<std::result::Result<_, _>>()?;
+    let log = dir.join("starry-sky.jsonl");
+    let seats = ids
+        .iter()
+        .map(|i| SeatInfo {
+            email: i.email.clone(),
+            name: i.name.clone(),
+        })
+        .collect();
+    act::create::<StarrySky>(&homes[0], &ids[0], seats, pairs, None, &log, now())?;
+    out.push(format!(
+        "{} created {} and joined; seats: {}",
+        ids[0].name,
+        log.display(),
+        NAMES[..players].join(", ")
+    ));
+    out.push(
+        "entry  who   kind        what (face-down tokens stay hidden until their board is scored)"
+            .into(),
+    );
+    let players: Vec<(PathBuf, Identity)> = homes.into_iter().zip(ids).collect();
+    let mut moves = 0u64;
+    autoplay::<StarrySky>(
+        &log,
+        &players,
+        &mut Draw::new(os_random()),
+        &mut now,
+        |r| r.is_over() && r.countersigned.len() == players.len(),
+        |r| {
+            let e = r.entries.last().expect("an entry was written");
+            if e.kind == Kind::Move {
+                moves += 1;
+            }
+            out.push(format!(
+                "{:>4}  {:<5} {:<11} {}",
+                r.len() - 1,
+                r.genesis.seats[e.author].name,
+                e.kind.as_str(),
+                e.summary
+            ));
+        },
+    )?;
+    let audit = inspect::audit_file(&log);
+    let standings = audit
+        .standings
+        .as_deref()
+        .map(standings_text)
+        .unwrap_or_default();
+    Ok((
+        DemoReport {
+            dir: dir.display().to_string(),
+            entries: audit.entries,
+            moves,
+            audit,
+        },
+        standings,
+    ))
+}
+
+/// Plays `log` with every seat's identity on this machine: whoever must act
+/// does so with `play --auto` semantics (after the end, everyone
+/// countersigns), until `stop` says so. `each` sees the replay after every
+/// entry.
+pub fn autoplay<G: Game>(
+    log: &Path,
+    players: &[(PathBuf, Identity)],
+    chooser: &mut Draw,
+    clock: &mut dyn FnMut() -> String,
+    stop: impl Fn(&Replay<G>) -> bool,
+    mut each: impl FnMut(&Replay<G>),
+) -> Result<Replay<G>> {
+    loop {
+        let r = Replay::<G>::from_bytes(&file::read(log)?).map_err(|fault| Error::Log {
+            path: log.into(),
+            fault,
+        })?;
+        if stop(&r) {
+            return Ok(r);
+        }
+        let who = match r.expected() {
+            (Action::Over, _) => match (0..players.len()).find(|s| !r.countersigned.contains(s)) {
+                Some(s) => s,
+                None => return Ok(r),
+            },
+            (_, Some(s)) => s,
+            (_, None) => return Ok(r),
+        };
+        let (home, id) = &players[who];
+        act::act::<G>(
+            home,
+            log,
+            LockedLog::open(log)?,
+            id,
+            Do::Auto,
+            false,
+            clock(),
+            chooser,
+        )?;
+        let after = Replay::<G>::from_bytes(&file::read(log)?).map_err(|fault| Error::Log {
+            path: log.into(),
+            fault,
+        })?;
+        each(&after);
+    }
+}

@@ -1,0 +1,276 @@
+//! Commands that only read: status, view, audit.
+
+use std::path::{Path, PathBuf};
+
+use super::report::*;
+use super::{Output, standings_of, standings_text, status_of, status_text};
+use crate::crypto::identity::{self, Identity, IdentityError};
+use crate::error::{Error, LogFault, Result};
+use crate::games::Game;
+use crate::log::Replay;
+use crate::log::file;
+use crate::log::replay::read_genesis;
+use crate::with_game;
+
+fn open<T>(path: &Path, f: impl FnOnce(&[u8], &str) -> Result<T>) -> Result<T> {
+    let bytes = file::read(path)?;
+    let (g, _) = read_genesis(&bytes).map_err(|fault| Error::Log {
+        path: path.into(),
+        fault,
+    })?;
+    f(&bytes, &g.game)
+}
+
+/// `starry status`.
+pub fn status(path: &Path) -> Result<Output> {
+    open(path, |bytes, game| {
+        with_game!(game, G => {
+            let r = Replay::<G>::from_bytes(bytes).map_err(|fault| Error::Log { path: path.into(), fault })?;
+            let s = status_of(&r);
+            let text = format!("{} — game {} — {} entries\n{}", s.game, &s.game_id[..16], s.entries, status_text(&s));
+            Ok(Output::new(text, &s))
+        })
+    })
+}
+
+/// "P1 = Anna <anna@example.org>, …" so the engine's seat tags can be read.
+pub fn legend<G: Game>(r: &Replay<G>) -> String {
+    let names: Vec<String> = r
+        .genesis
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("P{} = {} <{}>", i + 1, s.name, s.email))
+        .collect();
+    format!("{}\n", names.join(", "))
+}
+
+/// The viewer's identity if they have one and hold a seat; a missing identity
+/// means a spectator, a corrupt one is an error (silently showing less would
+/// hide the problem).
+fn viewer_identity() -> Result<Option<Identity>> {
+    let home = identity::home_dir()?;
+    match Identity::load(&home) {
+        Ok(id) => Ok(Some(id)),
+        Err(IdentityError::Missing { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `starry view`.
+pub fn view(path: &Path, at: Option<u64>, spectator: bool) -> Result<Output> {
+    let id = if spectator { None } else { viewer_identity()? };
+    open(
+        path,
+        |bytes, game| with_game!(game, G => view_game::<G>(path, bytes, at, id.as_ref())),
+    )
+}
+
+fn view_game<G: Game>(
+    path: &Path,
+    bytes: &[u8],
+    at: Option<u64>,
+    id: Option<&Identity>,
+) -> Result<Output> {
+    let log_err = |fault| Error::Log {
+        path: path.into(),
+        fault,
+    };
+    let full = Replay::<G>::from_bytes(bytes).map_err(log_err)?;
+    let r = match at {
+        None => full,
+        Some(n) if n >= 1 && n <= full.len() => {
+            Replay::<G>::from_bytes_upto(bytes, n as usize).map_err(log_err)?
+        }
+        Some(n) => {
+            return Err(Error::Usage(format!(
+                "--at {n}: the log has {} entries; give a number from 1 to {}",
+                full.len(),
+                full.len()
+            )));
+        }
+    };
+    let seat = id.and_then(|i| r.seat_of_key(&i.public_key()));
+    let status = status_of(&r);
+    let mut text = format!(
+        "{} — game {} — after {} entries{}\n{}",
+        status.game,
+        &status.game_id[..16],
+        r.len(),
+        match seat {
+            Some(s) => format!(" — your view, seat {}", s + 1),
+            None => " — spectator view".into(),
+        },
+        status_text(&status)
+    );
+    let view = match &r.state {
+        None => None,
+        Some(state) => {
+            let v = match (seat, id) {
+                (Some(s), Some(i)) => {
+                    let secret = r.game_secret(i, s).expect("seat key matches");
+                    let own = r.own_hidden(&secret, s).map_err(Error::Other)?;
+                    // The player to act sees the random events their next
+                    // entry will resolve: only their program can know them.
+                    let preview = r
+                        .expected()
+                        .1
+                        .filter(|&w| w == s)
+                        .and_then(|_| r.next_link(&secret, s))
+                        .and_then(|l| r.preview(s, &l));
+                    G::view(preview.as_ref().unwrap_or(state), Some(s), Some(&own))
+                }
+                _ => G::view(state, None, None),
+            };
+            text.push('\n');
+            text.push_str(&legend(&r));
+            text.push_str(&G::render_text(&v));
+            Some(v)
+        }
+    };
+    let report = ViewReport {
+        game: status.game.clone(),
+        game_id: status.game_id.clone(),
+        at: r.len(),
+        viewer: seat.map(|s| s as u32 + 1),
+        status,
+        view,
+    };
+    Ok(Output::new(text, &report))
+}
+
+/// Audits one file; never fails, the fault is in the report.
+pub fn audit_file(path: &Path) -> AuditFileReport {
+    let mut rep = AuditFileReport {
+        file: path.display().to_string(),
+        valid: false,
+        game: None,
+        game_id: None,
+        entries: 0,
+        fault: None,
+        over: false,
+        ending: None,
+        standings: None,
+        countersigned: Vec::new(),
+    };
+    let to_fault = |f: &LogFault| FaultReport {
+        entry: f.entry,
+        line: f.entry + 1,
+        fault: f.fault,
+        code: f.fault.exit_code(),
+        author: f.author.clone(),
+        message: format!("{}: {f}", path.display()),
+    };
+    let bytes = match file::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            rep.fault = Some(FaultReport {
+                entry: 0,
+                line: 0,
+                fault: crate::error::Fault::Malformed,
+                code: e.exit_code(),
+                author: None,
+                message: e.to_string(),
+            });
+            return rep;
+        }
+    };
+    let genesis = match read_genesis(&bytes) {
+        Ok((g, _)) => g,
+        Err(f) => {
+            rep.fault = Some(to_fault(&f));
+            return rep;
+        }
+    };
+    rep.game = Some(genesis.game.clone());
+    let res: Result<()> = with_game!(genesis.game.as_str(), G => {
+        // Replay entry by entry so that the report can say how far it got.
+        let lines = match crate::log::replay::split_lines(&bytes) {
+            Ok(l) => l,
+            Err(f) => { rep.fault = Some(to_fault(&f)); return rep; }
+        };
+        match Replay::<G>::from_genesis(lines[0]) {
+            Err(f) => rep.fault = Some(to_fault(&f)),
+            Ok(mut r) => {
+                rep.game_id = Some(hex::encode(r.game_id));
+                let mut failed = None;
+                for (i, l) in lines.iter().enumerate().skip(1) {
+                    if let Err(f) = r.apply_line(i as u64, l) {
+                        failed = Some(f);
+                        break;
+                    }
+                }
+                rep.entries = r.len();
+                match failed {
+                    Some(f) => rep.fault = Some(to_fault(&f)),
+                    None => {
+                        rep.valid = true;
+                        rep.over = r.is_over();
+                        if let crate::log::Phase::Over(e) = r.phase {
+                            rep.ending = Some(e);
+                            rep.standings = Some(standings_of(&r));
+                        }
+                        rep.countersigned = r.countersigned.iter().map(|s| *s as u32 + 1).collect();
+                    }
+                }
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = res {
+        rep.fault = Some(FaultReport {
+            entry: 0,
+            line: 1,
+            fault: crate::error::Fault::UnknownVersion,
+            code: crate::error::Fault::UnknownVersion.exit_code(),
+            author: None,
+            message: format!("{}: entry 0 (line 1): {e}", path.display()),
+        });
+    }
+    rep
+}
+
+/// `starry audit`.
+pub fn audit(paths: &[PathBuf]) -> Result<Output> {
+    let files: Vec<AuditFileReport> = paths.iter().map(|p| audit_file(p)).collect();
+    let mut text = String::new();
+    for f in &files {
+        match &f.fault {
+            None => {
+                text.push_str(&format!(
+                    "{}: valid — {} entries, every signature, link, commitment, draw and rule checked.\n",
+                    f.file, f.entries
+                ));
+                match &f.standings {
+                    Some(s) => {
+                        text.push_str("  Final standings:\n");
+                        text.push_str(&standings_text(s));
+                    }
+                    None => text.push_str("  The game is still in progress.\n"),
+                }
+                if !f.countersigned.is_empty() {
+                    text.push_str(&format!(
+                        "  Countersigned by seat(s) {}.\n",
+                        f.countersigned
+                            .iter()
+                            .map(|s| s.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+            }
+            Some(fault) => text.push_str(&format!("INVALID {}\n", fault.message)),
+        }
+    }
+    let code = files
+        .iter()
+        .find_map(|f| f.fault.as_ref().map(|x| x.code))
+        .unwrap_or(0);
+    let report = AuditReport {
+        valid: code == 0,
+        files,
+    };
+    let mut out = Output::new(text.trim_end().to_string(), &report);
+    out.code = code;
+    Ok(out)
+}

@@ -1,0 +1,174 @@
+//! What commands print with `--json`. These types are the scriptable surface:
+//! their schemas are generated into `schemas/` and a test fails when a
+//! checked-in schema is stale.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::error::Fault;
+use crate::log::{Action, Ending};
+
+/// `starry id new` / `starry id show`.
+#[derive(Serialize, JsonSchema, Debug)]
+pub struct IdReport {
+    pub name: String,
+    pub email: String,
+    /// Ed25519 public key, hex.
+    pub key: String,
+    /// The identity file.
+    pub file: String,
+}
+
+/// A seat in a report.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct SeatReport {
+    /// 1-based seat number (turn order).
+    pub seat: u32,
+    pub name: String,
+    pub email: String,
+    pub joined: bool,
+    pub countersigned: bool,
+}
+
+/// A line of the standings.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct StandingReport {
+    pub rank: u32,
+    /// 1-based seat number.
+    pub seat: u32,
+    pub name: String,
+    pub email: String,
+    /// Coins (Starry Sky).
+    pub score: i64,
+}
+
+/// `starry status`.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct StatusReport {
+    pub game: String,
+    /// Hex id of the game (hash of the genesis line).
+    pub game_id: String,
+    pub entries: u64,
+    pub over: bool,
+    /// E-mail of the one player who must write the next entry, or null.
+    pub to_act: Option<String>,
+    /// Their name.
+    pub to_act_name: Option<String>,
+    /// Their 1-based seat.
+    pub to_act_seat: Option<u32>,
+    /// What the next entry must be.
+    pub action: Action,
+    /// Time of the last entry: the game has waited since then.
+    pub waiting_since: String,
+    /// Random events requested and not yet resolved (they resolve with the next entry by another player).
+    pub pending_events: u32,
+    pub seats: Vec<SeatReport>,
+    /// How the game ended, once over.
+    pub ending: Option<Ending>,
+    /// Standings (final once over).
+    pub standings: Vec<StandingReport>,
+}
+
+/// The first fault of an invalid log.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct FaultReport {
+    /// Entry number (0 = genesis).
+    pub entry: u64,
+    /// Line number in the file (entry + 1).
+    pub line: u64,
+    pub fault: Fault,
+    /// The exit code for this fault.
+    pub code: i32,
+    /// Who wrote the entry, when known.
+    pub author: Option<String>,
+    /// The full one-paragraph message.
+    pub message: String,
+}
+
+/// One file of `starry audit`.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct AuditFileReport {
+    pub file: String,
+    pub valid: bool,
+    pub game: Option<String>,
+    pub game_id: Option<String>,
+    /// Entries that verified.
+    pub entries: u64,
+    /// The first fault, when invalid.
+    pub fault: Option<FaultReport>,
+    pub over: bool,
+    pub ending: Option<Ending>,
+    /// Final standings, when finished.
+    pub standings: Option<Vec<StandingReport>>,
+    /// Seats (1-based) that countersigned the final entry.
+    pub countersigned: Vec<u32>,
+}
+
+/// `starry audit`.
+#[derive(Serialize, JsonSchema, Debug)]
+pub struct AuditReport {
+    pub valid: bool,
+    pub files: Vec<AuditFileReport>,
+}
+
+/// `starry new`, `join`, `ready`, `play`, `reveal`, `resign`, `countersign`.
+#[derive(Serialize, JsonSchema, Debug)]
+pub struct EntryReport {
+    pub file: String,
+    /// True when nothing was written (`--dry-run`).
+    pub dry_run: bool,
+    /// Number of the entry written.
+    pub entry: u64,
+    pub kind: String,
+    /// What it did, e.g. "10 on leo:3".
+    pub summary: String,
+    /// The game after the entry.
+    pub status: StatusReport,
+}
+
+/// `starry view`.
+#[derive(Serialize, JsonSchema, Debug)]
+pub struct ViewReport<V> {
+    pub game: String,
+    pub game_id: String,
+    /// Entries replayed.
+    pub at: u64,
+    /// 1-based seat of the viewer, or null for the spectator view.
+    pub viewer: Option<u32>,
+    pub status: StatusReport,
+    pub view: Option<V>,
+}
+
+/// One game in `starry rules list`.
+#[derive(Serialize, JsonSchema, Debug)]
+pub struct GameInfo {
+    pub name: String,
+    pub rules_version: u32,
+    pub min_players: usize,
+    pub max_players: usize,
+    pub variants: Vec<VariantInfo>,
+}
+
+#[derive(Serialize, JsonSchema, Debug)]
+pub struct VariantInfo {
+    pub key: String,
+    /// Accepted values; the first is the default.
+    pub values: Vec<String>,
+    pub help: String,
+}
+
+/// `starry rules list`.
+#[derive(Serialize, JsonSchema, Debug)]
+pub struct RulesList {
+    pub games: Vec<GameInfo>,
+}
+
+/// `starry demo`.
+#[derive(Serialize, JsonSchema, Debug)]
+pub struct DemoReport {
+    /// Where the log and identities were (deleted unless --keep).
+    pub dir: String,
+    pub entries: u64,
+    pub moves: u64,
+    pub audit: AuditFileReport,
+}

@@ -1,0 +1,153 @@
+//! Command-line definitions (clap). Only parsing lives here; the work is in
+//! `app`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "starry",
+    version,
+    about = "Play Starry Sky by e-mail or git with a signed, append-only move log that anyone can audit",
+    long_about = None,
+    after_help = "Identities live in $STARRY_HOME (default: the platform's config directory, e.g. ~/.config/starry).\n\
+                  Exit codes: 0 ok, 1 other, 2 usage, 3 I/O, 4 identity, 10 malformed line, 11 truncated last line,\n\
+                  12 non-canonical line, 13 broken chain, 14 entry from another game, 15 bad signature,\n\
+                  16 bad beacon link, 17 bad reveal, 18 impossible token, 19 out of turn, 20 illegal move,\n\
+                  21 unknown version, 22 fork."
+)]
+pub struct Cli {
+    /// Print one JSON object instead of text (schemas in schemas/).
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Create or show your identity (one secret file; back it up).
+    #[command(subcommand)]
+    Id(IdCommand),
+    /// Start a game; you are the first listed player.
+    New(NewArgs),
+    /// Join a game you are seated in (writes your join entry).
+    Join(FileArg),
+    /// Contribute your share of the setup randomness (after everyone has joined).
+    Ready(FileArg),
+    /// Whose turn it is, what they must do, and since when.
+    Status(FileArg),
+    /// Show the game: your view (with your own face-down tokens) or, without an identity, the spectator view.
+    View(ViewArgs),
+    /// Make your move, e.g. `starry play game.jsonl "10 leo:3"`.
+    Play(PlayArgs),
+    /// Reveal your face-down tokens on a completed board when asked.
+    Reveal(FileArg),
+    /// Give up; the game ends and you are placed last.
+    Resign(FileArg),
+    /// Sign the final entry of a finished game, confirming the result.
+    Countersign(FileArg),
+    /// Verify logs from first to last entry and reproduce the standings.
+    Audit(AuditArgs),
+    /// The offline referee: list games and variants, score a position.
+    #[command(subcommand)]
+    Rules(RulesCommand),
+    /// Play a whole game with throwaway identities in a temporary directory.
+    Demo(DemoArgs),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum IdCommand {
+    /// Create your identity (never overwrites one).
+    New {
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        email: String,
+    },
+    /// Show your name, e-mail and public key (never the secret).
+    Show,
+}
+
+#[derive(Args, Debug)]
+pub struct FileArg {
+    /// The game log (a .jsonl file).
+    pub file: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct NewArgs {
+    /// The game: starry-sky.
+    pub game: String,
+    /// Seats in turn order, comma-separated: `EMAIL` or `Name <EMAIL>`; the first is you.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub players: Vec<String>,
+    /// A variant, e.g. `doubling=compound` or `tie=nothing` (see `starry rules list`).
+    #[arg(long = "variant", value_name = "KEY=VALUE")]
+    pub variants: Vec<String>,
+    /// A custom board set (JSON, see docs/boards.md), replacing the 12 zodiac boards.
+    #[arg(long, value_name = "FILE")]
+    pub boards: Option<PathBuf>,
+    /// Where to write the new log; must not exist.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct ViewArgs {
+    pub file: PathBuf,
+    /// Show the game as it was after the first N entries.
+    #[arg(long, value_name = "N")]
+    pub at: Option<u64>,
+    /// The public view even if you hold a seat.
+    #[arg(long)]
+    pub spectator: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    pub file: PathBuf,
+    /// The move, e.g. `10 leo:3`, `bh virgo:1`, `ds pisces:7` (token, then star).
+    pub r#move: Option<String>,
+    /// Do whatever you must do next: join, ready, reveal, or a uniformly random legal move.
+    #[arg(long, conflicts_with = "move")]
+    pub auto: bool,
+    /// Check and show the result, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct AuditArgs {
+    /// One or more logs.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RulesCommand {
+    /// List the games and their variants.
+    List,
+    /// Score one completed board given as JSON (a file, or `-` for stdin); no keys needed.
+    Score {
+        /// The game.
+        #[arg(long, default_value = "starry-sky")]
+        game: String,
+        /// The position (see schemas/starry-sky-position.json).
+        position: PathBuf,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// Number of players (3 to 5).
+    #[arg(long, default_value_t = 3)]
+    pub players: usize,
+    /// A variant, e.g. `doubling=compound`.
+    #[arg(long = "variant", value_name = "KEY=VALUE")]
+    pub variants: Vec<String>,
+    /// Keep the game and identities in this (new or empty) directory instead of a temporary one.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+}

@@ -1,0 +1,150 @@
+//! The one error type of the program, and the exit code of each class.
+//! Exit codes are part of the scriptable surface and are listed in the
+//! README; `Fault` variants map one to one onto the bad-input classes.
+
+use std::path::PathBuf;
+
+use crate::crypto::identity::IdentityError;
+use crate::games::{RuleError, RuleErrorKind};
+
+/// What is wrong with a log or with an attempted entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fault {
+    /// A line is not a JSON object of the expected shape.
+    Malformed,
+    /// The last line has no terminating newline: the file was cut short.
+    Truncated,
+    /// A line is valid JSON but not in canonical form.
+    NonCanonical,
+    /// A line is missing, duplicated, reordered, or its `prev`/`n` is wrong.
+    BrokenChain,
+    /// An entry belongs to another game.
+    ForeignEntry,
+    /// A signature is missing, malformed or does not verify; or a key is weak.
+    BadSignature,
+    /// A beacon link does not step to the author's previous link.
+    BadLink,
+    /// A reveal does not open its commitment (or opens nothing).
+    BadReveal,
+    /// A revealed value is one the player could not have held.
+    ImpossibleToken,
+    /// The entry's author is not the one who must act, or not for this kind.
+    OutOfTurn,
+    /// The move breaks the rules.
+    IllegalMove,
+    /// The protocol or rules version (or the game) is not one this program implements.
+    UnknownVersion,
+    /// Two different entries claim the same position.
+    Fork,
+}
+
+impl Fault {
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Fault::Malformed => 10,
+            Fault::Truncated => 11,
+            Fault::NonCanonical => 12,
+            Fault::BrokenChain => 13,
+            Fault::ForeignEntry => 14,
+            Fault::BadSignature => 15,
+            Fault::BadLink => 16,
+            Fault::BadReveal => 17,
+            Fault::ImpossibleToken => 18,
+            Fault::OutOfTurn => 19,
+            Fault::IllegalMove => 20,
+            Fault::UnknownVersion => 21,
+            Fault::Fork => 22,
+        }
+    }
+
+    /// The rule's short name, as used in messages and the audit report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::Malformed => "malformed line",
+            Fault::Truncated => "truncated last line",
+            Fault::NonCanonical => "non-canonical line",
+            Fault::BrokenChain => "broken hash chain",
+            Fault::ForeignEntry => "entry from another game",
+            Fault::BadSignature => "bad signature",
+            Fault::BadLink => "bad beacon link",
+            Fault::BadReveal => "reveal does not open its commitment",
+            Fault::ImpossibleToken => "token the player could not have held",
+            Fault::OutOfTurn => "out of turn",
+            Fault::IllegalMove => "illegal move",
+            Fault::UnknownVersion => "unknown version",
+            Fault::Fork => "fork",
+        }
+    }
+
+    pub fn from_rule(kind: RuleErrorKind) -> Fault {
+        match kind {
+            RuleErrorKind::Illegal | RuleErrorKind::BadSetup => Fault::IllegalMove,
+            RuleErrorKind::OutOfTurn => Fault::OutOfTurn,
+            RuleErrorKind::ImpossibleReveal => Fault::ImpossibleToken,
+        }
+    }
+}
+
+/// A fault at a specific entry of a log.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("entry {entry} (line {line}){who}: {fault}: {detail}", line = entry + 1, fault = fault.name(), who = author.as_ref().map(|a| format!(", written by {a}")).unwrap_or_default())]
+pub struct LogFault {
+    /// Entry number (0 = genesis); the line number is one more.
+    pub entry: u64,
+    pub fault: Fault,
+    /// Who wrote the entry, when known ("seat 2, Cleo <cleo@…>").
+    pub author: Option<String>,
+    pub detail: String,
+}
+
+/// Every way a command can fail.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{path}: {fault}")]
+    Log { path: PathBuf, fault: LogFault },
+    #[error("{0}")]
+    Rule(RuleError, Fault),
+    #[error(transparent)]
+    Identity(#[from] IdentityError),
+    #[error("{what} {path}: {source}")]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Wrong use: bad arguments, a file that exists, a command that does not
+    /// apply now. Says what to do instead.
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+impl Error {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Log { fault, .. } => fault.fault.exit_code(),
+            Error::Rule(_, fault) => fault.exit_code(),
+            Error::Identity(_) => 4,
+            Error::Io { .. } => 3,
+            Error::Usage(_) => 2,
+            Error::Other(_) => 1,
+        }
+    }
+
+    pub fn rule(e: RuleError) -> Error {
+        let f = Fault::from_rule(e.kind);
+        Error::Rule(e, f)
+    }
+
+    pub fn io(what: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Error {
+        Error::Io {
+            what,
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

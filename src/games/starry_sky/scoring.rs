@@ -1,0 +1,448 @@
+//! Scoring one completed board: black holes, double stars, totals, ranking
+//! and who pays whom. Pure: the same board, tokens, options and purses give
+//! the same report, which views and the offline referee show as they are.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::board::{Board, StarNo};
+use super::token::Token;
+use crate::games::Seat;
+
+/// How several double stars next to one numbered token combine.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Doubling {
+    /// ×2 per double star: value × 2k (seed 001: three double stars make a
+    /// 5 worth 30, not 40).
+    #[default]
+    Additive,
+    /// Doubled and doubled again: value × 2^k.
+    Compound,
+}
+
+impl Doubling {
+    pub const NAMES: [&'static str; 2] = ["additive", "compound"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Doubling::Additive => "additive",
+            Doubling::Compound => "compound",
+        }
+    }
+
+    /// What a numbered token is worth next to `k` remaining double stars.
+    pub fn apply(self, value: i64, k: u32) -> i64 {
+        match (self, k) {
+            (_, 0) => value,
+            (Doubling::Additive, k) => value * 2 * i64::from(k),
+            (Doubling::Compound, k) => value << k,
+        }
+    }
+}
+
+/// What happens when the tie for first place cannot be broken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Tie {
+    /// Every seat gets 1 coin per own token left on the board, from the
+    /// reserve (seeds 000, 001).
+    #[default]
+    Coins,
+    /// Nobody is paid (seed 002).
+    Nothing,
+}
+
+impl Tie {
+    pub const NAMES: [&'static str; 2] = ["coins", "nothing"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tie::Coins => "coins",
+            Tie::Nothing => "nothing",
+        }
+    }
+}
+
+/// A token on a star of the board being scored (all are face up by now).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Placed {
+    pub star: StarNo,
+    pub seat: Seat,
+    pub token: Token,
+}
+
+/// Why a token left the board before the count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Why {
+    /// A black hole joined to another black hole: they swallow each other.
+    BlackHolePair,
+    /// Swallowed by the black hole on this star (the lowest-numbered one if
+    /// several are adjacent).
+    Swallowed(StarNo),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Removed {
+    pub star: StarNo,
+    pub seat: Seat,
+    pub token: Token,
+    pub why: Why,
+}
+
+/// A token still on the board at the count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Left {
+    pub star: StarNo,
+    pub seat: Seat,
+    pub token: Token,
+    /// Remaining double stars next to it (they only matter for numbers).
+    pub double_stars: u32,
+    /// What it counts: 0 for black holes and double stars.
+    pub value: i64,
+}
+
+/// One seat's result on this board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatScore {
+    pub seat: Seat,
+    pub total: i64,
+    pub tokens_left: u32,
+    /// 1 = first; seats equal in total and tokens share a place; None for a
+    /// seat with nothing left on the board.
+    pub place: Option<u32>,
+    /// Net coins from this board (prizes and compensation received, minus
+    /// what the first-place seat paid out).
+    pub coins: i64,
+}
+
+/// How the prizes went.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Everything was swallowed: nobody is paid.
+    Nobody,
+    /// One seat alone is left: it takes both prizes.
+    Alone(Seat),
+    /// The tie for first stands after counting tokens: no prizes.
+    TieForFirst(Vec<Seat>),
+    /// First is clear, the tie for second stands: no second prize.
+    TieForSecond { first: Seat, tied: Vec<Seat> },
+    /// First and second are clear; third and below are paid by first.
+    Ranked { first: Seat, second: Seat },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Payer {
+    Reserve,
+    /// The first-place seat, out of its purse.
+    Seat(Seat),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reason {
+    FirstPrize,
+    SecondPrize,
+    BothPrizes,
+    /// 1 coin per own token left on the board.
+    TokensLeft,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Payment {
+    pub to: Seat,
+    pub coins: i64,
+    pub from: Payer,
+    pub reason: Reason,
+}
+
+/// Everything about scoring one board.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BoardScore {
+    /// Taken off before the count, in the order it happened.
+    pub removed: Vec<Removed>,
+    /// Still on the board at the count, by star.
+    pub left: Vec<Left>,
+    /// One per seat of the game, by seat.
+    pub seats: Vec<SeatScore>,
+    pub outcome: Outcome,
+    /// Every transfer of coins, in the order made; none of 0 coins.
+    pub payments: Vec<Payment>,
+}
+
+/// Scores a board. `placed` holds at most one token per star, every star
+/// number on the board and every seat below `purses.len()`; `purses` are the
+/// coins each seat holds before this board (first place pays third and below
+/// out of its purse).
+pub fn score_board(
+    board: &Board,
+    placed: &[Placed],
+    doubling: Doubling,
+    tie: Tie,
+    purses: &[i64],
+) -> BoardScore {
+    let n = board.star_count();
+    let seats = purses.len();
+    let mut on: Vec<Option<Placed>> = vec![None; n + 1];
+    for p in placed {
+        debug_assert!(p.seat < seats && board.star(p.star).is_some());
+        on[p.star as usize] = Some(*p);
+    }
+    let neighbours: Vec<Vec<StarNo>> = (0..=n as StarNo)
+        .map(|s| if s == 0 { vec![] } else { board.neighbours(s) })
+        .collect();
+    let is =
+        |on: &[Option<Placed>], s: StarNo, t: Token| on[s as usize].is_some_and(|p| p.token == t);
+
+    let mut removed = Vec::new();
+
+    // Black holes joined to black holes go first, all at once, so that a
+    // chain vanishes whole instead of depending on the order we look.
+    let pairs: Vec<StarNo> = board
+        .numbers()
+        .filter(|&s| {
+            is(&on, s, Token::BlackHole)
+                && neighbours[s as usize]
+                    .iter()
+                    .any(|&m| is(&on, m, Token::BlackHole))
+        })
+        .collect();
+    for s in pairs {
+        let p = on[s as usize].take().expect("a black hole is there");
+        removed.push(Removed {
+            star: s,
+            seat: p.seat,
+            token: p.token,
+            why: Why::BlackHolePair,
+        });
+    }
+
+    // The black holes left swallow every neighbour; none of those is a black
+    // hole any more, so the order of swallowing does not matter.
+    let holes: Vec<StarNo> = board
+        .numbers()
+        .filter(|&s| is(&on, s, Token::BlackHole))
+        .collect();
+    for s in board.numbers() {
+        let by = neighbours[s as usize]
+            .iter()
+            .copied()
+            .find(|m| holes.contains(m));
+        if let (Some(by), Some(p)) = (by, on[s as usize]) {
+            on[s as usize] = None;
+            removed.push(Removed {
+                star: s,
+                seat: p.seat,
+                token: p.token,
+                why: Why::Swallowed(by),
+            });
+        }
+    }
+
+    let left: Vec<Left> = board
+        .numbers()
+        .filter_map(|s| {
+            let p = on[s as usize]?;
+            let k = neighbours[s as usize]
+                .iter()
+                .filter(|&&m| is(&on, m, Token::DoubleStar))
+                .count() as u32;
+            Some(Left {
+                star: s,
+                seat: p.seat,
+                token: p.token,
+                double_stars: k,
+                value: doubling.apply(p.token.value(), k),
+            })
+        })
+        .collect();
+
+    let mut scores: Vec<SeatScore> = (0..seats)
+        .map(|seat| SeatScore {
+            seat,
+            total: 0,
+            tokens_left: 0,
+            place: None,
+            coins: 0,
+        })
+        .collect();
+    for l in &left {
+        scores[l.seat].total += l.value;
+        scores[l.seat].tokens_left += 1;
+    }
+
+    let key = |s: &SeatScore| (s.total, s.tokens_left);
+    let mut ranked: Vec<Seat> = (0..seats).filter(|&s| scores[s].tokens_left > 0).collect();
+    ranked.sort_by(|&a, &b| key(&scores[b]).cmp(&key(&scores[a])).then(a.cmp(&b)));
+    for &s in &ranked {
+        let better = ranked
+            .iter()
+            .filter(|&&o| key(&scores[o]) > key(&scores[s]))
+            .count();
+        scores[s].place = Some(1 + better as u32);
+    }
+
+    let [first_prize, second_prize] = board.prizes.map(i64::from);
+    let mut payments = Vec::new();
+    let mut pay = |to: Seat, coins: i64, from: Payer, reason: Reason| {
+        if coins > 0 {
+            payments.push(Payment {
+                to,
+                coins,
+                from,
+                reason,
+            });
+        }
+    };
+    let tokens = |s: Seat| i64::from(scores[s].tokens_left);
+    let tied = |a: Seat, b: Seat| key(&scores[a]) == key(&scores[b]);
+
+    let outcome = match ranked.as_slice() {
+        [] => Outcome::Nobody,
+        [alone] => {
+            pay(
+                *alone,
+                first_prize + second_prize,
+                Payer::Reserve,
+                Reason::BothPrizes,
+            );
+            Outcome::Alone(*alone)
+        }
+        [a, b, ..] if tied(*a, *b) => {
+            if tie == Tie::Coins {
+                for &s in &ranked {
+                    pay(s, tokens(s), Payer::Reserve, Reason::TokensLeft);
+                }
+            }
+            Outcome::TieForFirst(ranked.iter().copied().filter(|&s| tied(s, *a)).collect())
+        }
+        [first, b, c, ..] if tied(*b, *c) => {
+            pay(*first, first_prize, Payer::Reserve, Reason::FirstPrize);
+            for &s in &ranked[1..] {
+                pay(s, tokens(s), Payer::Reserve, Reason::TokensLeft);
+            }
+            Outcome::TieForSecond {
+                first: *first,
+                tied: ranked[1..]
+                    .iter()
+                    .copied()
+                    .filter(|&s| tied(s, *b))
+                    .collect(),
+            }
+        }
+        [first, second, rest @ ..] => {
+            pay(*first, first_prize, Payer::Reserve, Reason::FirstPrize);
+            pay(*second, second_prize, Payer::Reserve, Reason::SecondPrize);
+            // First pays out of the purse it has after taking its prize;
+            // what it cannot cover comes from the reserve (our ruling: the
+            // texts are silent), so no purse goes below zero.
+            let mut purse = purses[*first].max(0) + first_prize;
+            for &s in rest {
+                let owed = tokens(s);
+                let by_first = owed.min(purse);
+                purse -= by_first;
+                pay(s, by_first, Payer::Seat(*first), Reason::TokensLeft);
+                pay(s, owed - by_first, Payer::Reserve, Reason::TokensLeft);
+            }
+            Outcome::Ranked {
+                first: *first,
+                second: *second,
+            }
+        }
+    };
+
+    for p in &payments {
+        scores[p.to].coins += p.coins;
+        if let Payer::Seat(s) = p.from {
+            scores[s].coins -= p.coins;
+        }
+    }
+
+    BoardScore {
+        removed,
+        left,
+        seats: scores,
+        outcome,
+        payments,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::starry_sky::board::{BoardId, Star};
+
+    /// A path 1 - 2 - … - n.
+    fn path(n: u8, prizes: [u32; 2]) -> Board {
+        Board {
+            id: BoardId::try_from("t".to_string()).unwrap(),
+            name: "T".into(),
+            prizes,
+            stars: vec![
+                Star {
+                    large: false,
+                    at: [0, 0]
+                };
+                n as usize
+            ],
+            lines: (1..n).map(|i| [i, i + 1]).collect(),
+        }
+    }
+
+    fn put(tokens: &[(u8, usize, Token)]) -> Vec<Placed> {
+        tokens
+            .iter()
+            .map(|&(star, seat, token)| Placed { star, seat, token })
+            .collect()
+    }
+
+    #[test]
+    fn doubling_factors() {
+        assert_eq!(Doubling::Additive.apply(5, 0), 5);
+        assert_eq!(Doubling::Additive.apply(5, 1), 10);
+        assert_eq!(Doubling::Additive.apply(5, 2), 20);
+        assert_eq!(Doubling::Additive.apply(5, 3), 30);
+        assert_eq!(Doubling::Compound.apply(5, 1), 10);
+        assert_eq!(Doubling::Compound.apply(5, 2), 20);
+        assert_eq!(Doubling::Compound.apply(5, 3), 40);
+    }
+
+    #[test]
+    fn a_chain_of_black_holes_vanishes_whole_and_swallows_nothing() {
+        // 1:10(P1) - 2:bh(P2) - 3:bh(P3) - 4:bh(P1) - 5:7(P2)
+        // The three black holes form a chain: all removed before swallowing,
+        // so 10 and 7 stay. P1 10 (1 token) first 5, P2 7 second 3.
+        let b = path(5, [5, 3]);
+        let r = score_board(
+            &b,
+            &put(&[
+                (1, 0, Token::Ten),
+                (2, 1, Token::BlackHole),
+                (3, 2, Token::BlackHole),
+                (4, 0, Token::BlackHole),
+                (5, 1, Token::Seven),
+            ]),
+            Doubling::Additive,
+            Tie::Coins,
+            &[0, 0, 0],
+        );
+        assert_eq!(
+            r.removed
+                .iter()
+                .map(|x| (x.star, x.why))
+                .collect::<Vec<_>>(),
+            vec![
+                (2, Why::BlackHolePair),
+                (3, Why::BlackHolePair),
+                (4, Why::BlackHolePair)
+            ]
+        );
+        assert_eq!(
+            r.seats.iter().map(|s| s.coins).collect::<Vec<_>>(),
+            vec![5, 3, 0]
+        );
+    }
+}

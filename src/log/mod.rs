@@ -1,0 +1,10 @@
+//! The append-only log: entries, canonical encoding, the hash chain,
+//! signatures, replay, and file I/O. Specified in `docs/protocol.md`.
+
+pub mod canonical;
+pub mod entry;
+pub mod file;
+pub mod replay;
+
+pub use entry::{Kind, PROTOCOL_VERSION};
+pub use replay::{Action, Ending, Phase, Replay};

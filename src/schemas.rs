@@ -1,0 +1,57 @@
+//! JSON Schemas of everything starry reads or prints, generated from the Rust
+//! types. `schemas/` holds the checked-in copies; `tests/schemas.rs` fails
+//! when they are stale (regenerate with `STARRY_BLESS=1 cargo test --test schemas`).
+
+use schemars::{JsonSchema, schema_for};
+use serde_json::Value;
+
+use crate::app::report::*;
+use crate::games::Game;
+use crate::games::starry_sky::{self, StarrySky};
+use crate::log::entry;
+
+fn schema<T: JsonSchema>() -> Value {
+    serde_json::to_value(schema_for!(T)).expect("schemas serialise")
+}
+
+/// (file name, schema) for every schema in `schemas/`.
+pub fn all() -> Vec<(&'static str, Value)> {
+    vec![
+        ("log-line.json", schema::<entry::Line>()),
+        ("entry-genesis.json", schema::<entry::Genesis>()),
+        ("entry-join.json", schema::<entry::Join>()),
+        ("entry-move.json", schema::<entry::Move>()),
+        ("entry-reveal.json", schema::<entry::Reveal>()),
+        ("entry-countersign.json", schema::<entry::Countersign>()),
+        ("id.json", schema::<IdReport>()),
+        ("status.json", schema::<StatusReport>()),
+        ("audit.json", schema::<AuditReport>()),
+        ("entry-report.json", schema::<EntryReport>()),
+        ("rules-list.json", schema::<RulesList>()),
+        ("demo.json", schema::<DemoReport>()),
+        (
+            "starry-sky-options.json",
+            schema::<<StarrySky as Game>::Options>(),
+        ),
+        (
+            "starry-sky-action.json",
+            schema::<<StarrySky as Game>::Action>(),
+        ),
+        (
+            "starry-sky-token.json",
+            schema::<<StarrySky as Game>::Hidden>(),
+        ),
+        (
+            "starry-sky-view.json",
+            schema::<ViewReport<<StarrySky as Game>::View>>(),
+        ),
+        (
+            "starry-sky-position.json",
+            schema::<starry_sky::referee::Position>(),
+        ),
+        (
+            "starry-sky-referee.json",
+            schema::<starry_sky::referee::RefereeReport>(),
+        ),
+    ]
+}

@@ -1,0 +1,207 @@
+//! A full 3-player game through the real binary, each command run as its own
+//! player from its own STARRY_HOME, ending in a valid audit; at every step no
+//! face-down token of one player is visible to anyone else, and none of a
+//! player's secrets appears in the log or in another player's view.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use base64::Engine;
+use common::*;
+use serde_json::Value;
+use starry::crypto::identity::Identity;
+use starry::games::starry_sky::StarrySky;
+use starry::log::Replay;
+
+/// Every way a 32-byte secret might be written down.
+fn encodings(b: &[u8]) -> Vec<String> {
+    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+    vec![
+        hex::encode(b),
+        hex::encode_upper(b),
+        STANDARD.encode(b),
+        STANDARD_NO_PAD.encode(b),
+        URL_SAFE.encode(b),
+        URL_SAFE_NO_PAD.encode(b),
+    ]
+}
+
+/// Secrets of `seat` that must not be visible yet: the master secret, the
+/// per-game secret, the salts of unrevealed commitments and the beacon links
+/// not yet published.
+fn secrets_of(home: &Path, log: &[u8], seat: usize) -> Vec<Vec<u8>> {
+    let id = Identity::load(home).unwrap();
+    let file: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.join("identity.json")).unwrap())
+            .unwrap();
+    let master = base64::engine::general_purpose::STANDARD
+        .decode(file["secret"].as_str().unwrap())
+        .unwrap();
+    let mut out = vec![master];
+    let r = Replay::<StarrySky>::from_bytes(log).unwrap();
+    let Some(secret) = r.game_secret(&id, seat) else {
+        return out;
+    };
+    out.push(secret.to_vec());
+    if let Some(l) = r.next_link(&secret, seat) {
+        out.push(l.to_vec());
+    }
+    let own = r.own_hidden(&secret, seat).unwrap();
+    for at in own.hidden.keys() {
+        out.push(starry::crypto::commitment::salt(&secret, at.entry, at.slot).to_vec());
+    }
+    out
+}
+
+/// The face-down tokens `seat` sees as their own: star label → token.
+fn own_face_down(view: &Value) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    for slot in view["view"]["slots"].as_array().unwrap() {
+        for star in slot["board"]["stars"].as_array().into_iter().flatten() {
+            let occ = &star["occupant"];
+            if occ["face"] == "face-down-own" {
+                m.insert(
+                    star["label"].as_str().unwrap().to_string(),
+                    occ["token"].as_str().unwrap().to_string(),
+                );
+            }
+        }
+    }
+    m
+}
+
+fn star<'a>(view: &'a Value, label: &str) -> &'a Value {
+    for slot in view["view"]["slots"].as_array().unwrap() {
+        for star in slot["board"]["stars"].as_array().into_iter().flatten() {
+            if star["label"] == label {
+                return star;
+            }
+        }
+    }
+    panic!("no star {label}");
+}
+
+#[test]
+fn three_players_play_a_whole_game_and_nobody_sees_a_face_down_token() {
+    let t = Table::new(3);
+    t.create(&[]);
+    let mut entries = 0;
+    let mut face_down_checked = 0;
+    loop {
+        let status = t.status();
+        if status["over"] == true {
+            break;
+        }
+        let who = t.seat_of(status["to_act"].as_str().unwrap());
+        let out = t.starry(Some(who), &["play", t.log_str(), "--auto", "--json"]);
+        assert!(
+            out.status.success(),
+            "play --auto failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        entries += 1;
+        assert!(entries < 2000, "the game does not end");
+
+        // Secrecy, after every entry.
+        let log = std::fs::read(&t.log).unwrap();
+        let log_text = String::from_utf8_lossy(&log).to_string();
+        let views: Vec<(Value, String)> = (0..3)
+            .map(|s| {
+                let j = t.json(Some(s), &["view", t.log_str(), "--json"]);
+                let text =
+                    String::from_utf8_lossy(&t.starry(Some(s), &["view", t.log_str()]).stdout)
+                        .to_string();
+                (j, text)
+            })
+            .collect();
+        let spectator = t.json(None, &["view", t.log_str(), "--json"]);
+        let spectator_text =
+            String::from_utf8_lossy(&t.starry(None, &["view", t.log_str()]).stdout).to_string();
+        for s in 0..3 {
+            let secrets = secrets_of(&t.homes[s], &log, s);
+            for secret in &secrets {
+                for enc in encodings(secret) {
+                    assert!(
+                        !log_text.contains(&enc),
+                        "a secret of seat {s} is in the log"
+                    );
+                    assert!(
+                        !spectator_text.contains(&enc) && !spectator.to_string().contains(&enc)
+                    );
+                    for (o, (j, text)) in views.iter().enumerate() {
+                        if o != s {
+                            assert!(
+                                !text.contains(&enc) && !j.to_string().contains(&enc),
+                                "a secret of seat {s} is in seat {o}'s view"
+                            );
+                        }
+                    }
+                }
+            }
+            for (label, _token) in own_face_down(&views[s].0) {
+                face_down_checked += 1;
+                for (o, (j, _)) in views.iter().enumerate().filter(|(o, _)| *o != s) {
+                    let occ = &star(j, &label)["occupant"];
+                    assert_eq!(
+                        occ["face"], "face-down",
+                        "seat {o} sees seat {s}'s token on {label}"
+                    );
+                    assert!(
+                        occ.get("token").is_none(),
+                        "seat {o} sees seat {s}'s token on {label}"
+                    );
+                }
+                let occ = &star(&spectator, &label)["occupant"];
+                assert_eq!(occ["face"], "face-down");
+                assert!(occ.get("token").is_none());
+                // The move entry that placed it carries no token, only a commitment.
+                for l in log_text.lines() {
+                    let v: Value = serde_json::from_str(l).unwrap();
+                    if v["body"]["data"]["action"]["star"] == label.as_str()
+                        && v["body"]["kind"] == "move"
+                    {
+                        let data = &v["body"]["data"];
+                        if data["commitments"].as_array().unwrap().len() == 1 {
+                            assert!(data["action"].get("token").is_none());
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        face_down_checked > 20,
+        "the game had face-down tokens to check ({face_down_checked})"
+    );
+
+    let audit = t.json(None, &["audit", t.log_str(), "--json"]);
+    assert_eq!(audit["valid"], true, "{audit}");
+    let f = &audit["files"][0];
+    assert_eq!(f["over"], true);
+    let standings = f["standings"].as_array().unwrap();
+    assert_eq!(standings.len(), 3);
+    // Coins are what the scored boards paid: never negative, and the
+    // standings are ordered by them.
+    let coins: Vec<i64> = standings
+        .iter()
+        .map(|s| s["score"].as_i64().unwrap())
+        .collect();
+    assert!(
+        coins.windows(2).all(|w| w[0] >= w[1]) && coins.iter().all(|&c| c >= 0),
+        "{coins:?}"
+    );
+    assert!(
+        coins.iter().sum::<i64>() > 12,
+        "12 boards paid out something: {coins:?}"
+    );
+
+    // The text audit prints the standings.
+    let out = t.starry(None, &["audit", t.log_str()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("valid") && text.contains("Final standings"),
+        "{text}"
+    );
+}
