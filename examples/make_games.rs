@@ -364,13 +364,11 @@ fn vectors() {
     {
         // Another seat plays a legal-looking move.
         let t = (s + 1) % 3;
-        let (_, own, link) = own_of(r, &ps[t].1, t);
-        let intent = StarrySky::intents(&state, s, &Own::default())
-            .into_iter()
-            .find(|i| i.to_string().starts_with("1 "))
-            .unwrap_or_else(|| StarrySky::intents(&state, s, &Own::default()).remove(0));
-        let sealed = StarrySky::seal(&state, s, &intent, &Own::default()).unwrap();
-        let _ = own;
+        let (_, _, link) = own_of(r, &ps[t].1, t);
+        // A move that would be legal for the seat whose turn it is.
+        let (_, own_s, _) = own_of(r, &ps[s].1, s);
+        let intent = StarrySky::intents(&state, s, &own_s).remove(0);
+        let sealed = StarrySky::seal(&state, s, &intent, &own_s).unwrap();
         let data = Move {
             action: to_value(&sealed.action),
             commitments: vec![],
@@ -476,8 +474,19 @@ fn vectors() {
     println!("wrote {} vectors to {}", v.manifest.len(), dir.display());
 }
 
+/// The boards in play in a view.
+fn boards(view: &Value) -> Vec<&Value> {
+    view["slots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["status"] == "open")
+        .map(|s| &s["board"])
+        .collect()
+}
+
 fn find_occupied_star(view: &Value) -> Option<String> {
-    for b in view["boards"].as_array()? {
+    for b in boards(view) {
         for s in b["stars"].as_array()? {
             if !s["occupant"].is_null() {
                 return s["label"].as_str().map(String::from);
@@ -533,14 +542,13 @@ fn bad_reveals(v: &mut Vectors, ps: &[(PathBuf, Identity)], tmp: &Path) {
     let board = {
         let view =
             serde_json::to_value(StarrySky::view(r.state.as_ref().unwrap(), None, None)).unwrap();
-        view["boards"][0]["id"].as_str().unwrap().to_string()
+        boards(&view)[0]["id"].as_str().unwrap().to_string()
     };
     let star_of = |r: &Replay<StarrySky>, large: bool, on_board: bool| -> Option<String> {
         let view =
             serde_json::to_value(StarrySky::view(r.state.as_ref().unwrap(), None, None)).unwrap();
-        view["boards"]
-            .as_array()?
-            .iter()
+        boards(&view)
+            .into_iter()
             .filter(|b| (b["id"].as_str() == Some(board.as_str())) == on_board)
             .find_map(|b| {
                 b["stars"]
@@ -551,6 +559,7 @@ fn bad_reveals(v: &mut Vectors, ps: &[(PathBuf, Identity)], tmp: &Path) {
             })
     };
     let mut step = 0;
+    let mut spare = vec!["ds", "ds", "1", "3", "5", "6", "7", "10"];
     let mut chooser = Draw::new(os_random());
     loop {
         let (action, who) = r.expected();
@@ -586,47 +595,48 @@ fn bad_reveals(v: &mut Vectors, ps: &[(PathBuf, Identity)], tmp: &Path) {
             fs::write(&path, &b).unwrap();
             step += 1;
         } else if who == 0 {
-            // Fill the board with small face-up tokens that seat 0 still
-            // holds, so its hand stays consistent with what it revealed.
-            let star = star_of(&r, false, true)
-                .or_else(|| star_of(&r, true, true))
+            // Fill the board with seat 0's remaining tokens, crafted by hand:
+            // its program would refuse to act on an inconsistent hand.
+            let token = spare.pop().expect("seat 0 has tokens left");
+            let view = serde_json::to_value(StarrySky::view(r.state.as_ref().unwrap(), None, None))
                 .unwrap();
+            let completes = boards(&view)
+                .iter()
+                .any(|b| b["id"] == board.as_str() && b["free"] == 1);
+            let (star, large) = match star_of(&r, false, true) {
+                Some(s) => (s, false),
+                None => (star_of(&r, true, true).unwrap(), true),
+            };
             let secret = r.game_secret(&ps[0].1, 0).unwrap();
             let link = r.next_link(&secret, 0).unwrap();
-            let mut own = r.own_hidden(&secret, 0).unwrap();
-            own.hidden
-                .retain(|_, t| serde_json::to_value(t).unwrap() != json!("bh"));
-            let token = StarrySky::intents(r.state.as_ref().unwrap(), 0, &own)[0].to_string();
-            let token = token.split(' ').next().unwrap().to_string();
-            let intent =
-                StarrySky::parse_intent(r.state.as_ref().unwrap(), &format!("{token} {star}"))
-                    .unwrap();
-            let sealed = StarrySky::seal(r.state.as_ref().unwrap(), 0, &intent, &own).unwrap();
-            let commitments = sealed
-                .hidden
-                .iter()
-                .enumerate()
-                .map(|(i, h)| HexHash(r.commit_next(&secret, 0, i as u32, h)))
-                .collect();
-            let reveals = r
-                .openings(&secret, &r.own_hidden(&secret, 0).unwrap(), &sealed.reveals)
-                .unwrap();
+            let own = r.own_hidden(&secret, 0).unwrap();
+            let (action, commitments, reveals) = if large && !completes {
+                let c = r.commit_next(
+                    &secret,
+                    0,
+                    0,
+                    &serde_json::from_value(json!(token)).unwrap(),
+                );
+                (json!({"star": star}), vec![HexHash(c)], vec![])
+            } else if completes {
+                let refs: Vec<_> = own.hidden.keys().copied().collect();
+                (
+                    json!({"star": star, "token": token}),
+                    vec![],
+                    r.openings(&secret, &own, &refs).unwrap(),
+                )
+            } else {
+                (json!({"star": star, "token": token}), vec![], vec![])
+            };
             let data = Move {
-                action: to_value(&sealed.action),
+                action,
                 commitments,
                 reveals,
             };
             let line = r.next_line(&ps[0].1, 0, Kind::Move, to_value(&data), Some(link), time());
             let mut b = file::read(&path).unwrap();
             b.extend_from_slice(&line);
-            // Keep writing even if the line is refused: the vector is the
-            // first refused line.
             fs::write(&path, &b).unwrap();
-            if Replay::<StarrySky>::from_bytes(&b).is_err() {
-                let n = lines_of(&b).len() as u64 - 1;
-                v.add("impossible-token", &b, "impossible-token", Some(n), "a face-down black hole revealed while the player's black hole is face up elsewhere");
-                return;
-            }
         } else {
             // Other seats fill the same board.
             let (home, id) = &ps[who];
@@ -663,13 +673,29 @@ fn bad_reveals(v: &mut Vectors, ps: &[(PathBuf, Identity)], tmp: &Path) {
             Err(f) => panic!("unexpected fault while scripting: {f}"),
         }
     }
-    // The board completed by another seat: seat 0 must reveal.
-    let (action, who) = r.expected();
-    assert_eq!(
-        (action, who),
-        (Action::Reveal, Some(0)),
-        "scripted game reached an unexpected turn"
-    );
+    // The board completed by another seat: the owners reveal in order from
+    // the completer's left, until it is seat 0's turn.
+    loop {
+        match r.expected() {
+            (Action::Reveal, Some(0)) => break,
+            (Action::Reveal, Some(w)) => {
+                let (home, id) = &ps[w];
+                act::act::<StarrySky>(
+                    home,
+                    &path,
+                    LockedLog::open(&path).unwrap(),
+                    id,
+                    Do::Reveal,
+                    false,
+                    time(),
+                    &mut chooser,
+                )
+                .unwrap();
+                r = Replay::<StarrySky>::from_bytes(&file::read(&path).unwrap()).unwrap();
+            }
+            other => panic!("scripted game reached an unexpected turn: {other:?}"),
+        }
+    }
     let secret = r.game_secret(&ps[0].1, 0).unwrap();
     let link = r.next_link(&secret, 0).unwrap();
     let own = r.own_hidden(&secret, 0).unwrap();

@@ -58,7 +58,7 @@ fn secrets_of(home: &Path, log: &[u8], seat: usize) -> Vec<Vec<u8>> {
 /// The face-down tokens `seat` sees as their own: star label → token.
 fn own_face_down(view: &Value) -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
-    for slot in view["view"]["slots"].as_array().unwrap() {
+    for slot in view["view"]["slots"].as_array().into_iter().flatten() {
         for star in slot["board"]["stars"].as_array().into_iter().flatten() {
             let occ = &star["occupant"];
             if occ["face"] == "face-down-own" {
@@ -73,7 +73,7 @@ fn own_face_down(view: &Value) -> BTreeMap<String, String> {
 }
 
 fn star<'a>(view: &'a Value, label: &str) -> &'a Value {
-    for slot in view["view"]["slots"].as_array().unwrap() {
+    for slot in view["view"]["slots"].as_array().into_iter().flatten() {
         for star in slot["board"]["stars"].as_array().into_iter().flatten() {
             if star["label"] == label {
                 return star;

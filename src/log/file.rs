@@ -84,6 +84,18 @@ fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<()> {
         .suffix(".tmp")
         .tempfile_in(&dir)
         .map_err(|e| io("cannot create a temporary file beside", e))?;
+    // A log is shared with the other players: readable like any document,
+    // keeping whatever mode an existing log has.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(path)
+            .map(|m| m.permissions().mode())
+            .unwrap_or(0o644);
+        let _ = tmp
+            .as_file()
+            .set_permissions(fs::Permissions::from_mode(mode));
+    }
     tmp.write_all(bytes)
         .and_then(|_| tmp.as_file().sync_all())
         .map_err(|e| io("cannot write (is the disk full?) a new version of", e))?;
