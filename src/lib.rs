@@ -4,3 +4,4 @@
 pub mod crypto;
 pub mod draw;
 pub mod games;
+pub mod mail;
