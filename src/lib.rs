@@ -8,4 +8,5 @@ pub mod draw;
 pub mod error;
 pub mod games;
 pub mod log;
+pub mod mail;
 pub mod schemas;

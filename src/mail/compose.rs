@@ -1,0 +1,203 @@
+//! Building a turn mail: a `multipart/mixed` message with the text the caller
+//! wrote (usually ending in the armored log, see [`body_with_armor`]) and the
+//! log attached as `application/x-ndjson`.
+
+use lettre::Message;
+use lettre::message::header::{ContentTransferEncoding, ContentType};
+use lettre::message::{Attachment, Body, Mailbox, MultiPart, SinglePart};
+
+use super::MailError;
+use super::armor::armor;
+
+/// Content type of the attached log (newline-delimited JSON).
+pub const LOG_CONTENT_TYPE: &str = "application/x-ndjson";
+
+/// Everything a turn mail needs. The caller fills the text and the subject.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnMail {
+    /// Sender's display name; may be empty.
+    pub from_name: String,
+    /// Sender's address, `user@domain`.
+    pub from_email: String,
+    /// Recipient's display name; may be empty.
+    pub to_name: String,
+    /// Recipient's address, `user@domain`.
+    pub to_email: String,
+    /// Subject line (any Unicode).
+    pub subject: String,
+    /// The text part (any Unicode), e.g. from [`body_with_armor`].
+    pub body_text: String,
+    /// File name of the attached log, e.g. `starry-sky-1a2b3c.jsonl`.
+    pub log_file_name: String,
+    /// The log, attached byte for byte.
+    pub log: Vec<u8>,
+}
+
+/// `text`, then a blank line, then the armored `log`, so a reader whose mail
+/// program loses the attachment can still paste the block into
+/// `starry ingest`.
+pub fn body_with_armor(text: &str, log: &[u8]) -> String {
+    let mut out = text.trim_end().to_string();
+    if !out.is_empty() {
+        out.push_str("\n\n");
+    }
+    out.push_str(&armor(log));
+    out
+}
+
+fn mailbox(field: &'static str, name: &str, email: &str) -> Result<Mailbox, MailError> {
+    let address = email
+        .trim()
+        .parse()
+        .map_err(|e: lettre::address::AddressError| MailError::Address {
+            field,
+            value: email.to_string(),
+            reason: e.to_string(),
+        })?;
+    let name = name.trim();
+    Ok(Mailbox::new(
+        (!name.is_empty()).then(|| name.to_string()),
+        address,
+    ))
+}
+
+/// Builds the turn mail: `multipart/mixed` with the text part and the log as
+/// a base64 attachment of type `application/x-ndjson` named
+/// `m.log_file_name`. Date and Message-ID are set.
+pub fn compose(m: &TurnMail) -> Result<Message, MailError> {
+    let from = mailbox("sender", &m.from_name, &m.from_email)?;
+    let to = mailbox("recipient", &m.to_name, &m.to_email)?;
+    let file_name = m.log_file_name.trim();
+    if file_name.is_empty() || file_name.contains(['/', '\\', '\r', '\n']) {
+        return Err(MailError::Build(format!(
+            "the attachment name `{}` must be a plain file name",
+            m.log_file_name
+        )));
+    }
+    let content_type = ContentType::parse(LOG_CONTENT_TYPE)
+        .map_err(|e| MailError::Build(format!("content type: {e}")))?;
+    // Always base64: mail servers may rewrap or re-encode anything else, and
+    // a log must arrive byte for byte.
+    let log_body = Body::new_with_encoding(m.log.clone(), ContentTransferEncoding::Base64)
+        .map_err(|_| MailError::Build("cannot encode the log as base64".into()))?;
+    let attachment = Attachment::new(file_name.to_string()).body(log_body, content_type);
+    // The Message-ID names the sender's domain, not this computer's host name.
+    let mut id = [0u8; 16];
+    getrandom::fill(&mut id).map_err(|e| MailError::Build(format!("no randomness: {e}")))?;
+    let message_id = format!("<{}.starry@{}>", hex::encode(id), from.email.domain());
+    Message::builder()
+        .message_id(Some(message_id))
+        .from(from)
+        .to(to)
+        .subject(m.subject.clone())
+        .date_now()
+        .user_agent(format!("starry/{}", env!("CARGO_PKG_VERSION")))
+        .multipart(
+            MultiPart::mixed()
+                .singlepart(SinglePart::plain(m.body_text.clone()))
+                .singlepart(attachment),
+        )
+        .map_err(|e| MailError::Build(e.to_string()))
+}
+
+/// The message as it goes on the wire (RFC 5322, CRLF line ends): what to
+/// write to a `.eml` file.
+pub fn to_eml(msg: &Message) -> Vec<u8> {
+    msg.formatted()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mail::parse::extract_logs;
+
+    pub(crate) fn sample() -> TurnMail {
+        let log = b"{\"body\":{\"kind\":\"genesis\",\"game\":\"starry-sky\"},\"sig\":\"AAAA\"}\n\
+{\"body\":{\"kind\":\"move\",\"text\":\"caf\xc3\xa9 \xe2\x98\x85\"},\"sig\":\"BBBB\"}\n"
+            .to_vec();
+        TurnMail {
+            from_name: "Alice Ärger".into(),
+            from_email: "alice@example.org".into(),
+            to_name: "Bob".into(),
+            to_email: "bob@example.org".into(),
+            subject: "Starry Sky ★ game 1a2b: your turn".into(),
+            body_text: body_with_armor("Bob, it is your turn.\nÉtoile!", &log),
+            log_file_name: "starry-sky-1a2b.jsonl".into(),
+            log,
+        }
+    }
+
+    #[test]
+    fn round_trip_through_parse() {
+        let m = sample();
+        let eml = to_eml(&compose(&m).unwrap());
+        assert!(eml.is_ascii(), "the wire form is 7-bit");
+        let text = String::from_utf8(eml.clone()).unwrap();
+        assert!(text.contains("multipart/mixed"));
+        assert!(text.contains("application/x-ndjson"));
+        assert!(text.contains("starry-sky-1a2b.jsonl"));
+        assert!(
+            text.contains("Message-ID: <") && text.contains(".starry@example.org>"),
+            "{text}"
+        );
+        assert_eq!(extract_logs(&eml, 1 << 20).unwrap(), vec![m.log.clone()]);
+    }
+
+    #[test]
+    fn attachment_alone_round_trips() {
+        let mut m = sample();
+        m.body_text = "no armor here".into();
+        let eml = to_eml(&compose(&m).unwrap());
+        assert_eq!(extract_logs(&eml, 1 << 20).unwrap(), vec![m.log]);
+    }
+
+    #[test]
+    fn envelope() {
+        let msg = compose(&sample()).unwrap();
+        let env = msg.envelope();
+        assert_eq!(env.from().unwrap().to_string(), "alice@example.org");
+        assert_eq!(env.to()[0].to_string(), "bob@example.org");
+    }
+
+    #[test]
+    fn bad_addresses() {
+        let mut m = sample();
+        m.to_email = "bob at example".into();
+        let err = compose(&m).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                MailError::Address {
+                    field: "recipient",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("bob at example"));
+        let mut m = sample();
+        m.from_email = "".into();
+        assert!(matches!(
+            compose(&m).unwrap_err(),
+            MailError::Address {
+                field: "sender",
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn bad_file_name() {
+        let mut m = sample();
+        m.log_file_name = "../x.jsonl".into();
+        assert!(matches!(compose(&m).unwrap_err(), MailError::Build(_)));
+    }
+
+    #[test]
+    fn body_with_armor_layout() {
+        let b = body_with_armor("Hi\n\n", b"x");
+        assert!(b.starts_with("Hi\n\n-----BEGIN STARRY LOG-----\n"));
+        assert!(b.ends_with("-----END STARRY LOG-----\n"));
+        assert!(body_with_armor("", b"x").starts_with("-----BEGIN"));
+    }
+}

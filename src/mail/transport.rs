@@ -1,0 +1,1367 @@
+//! Mail settings and sending.
+//!
+//! Settings come from `HOME/mail.toml` (absent file = defaults), overridden
+//! by `STARRY_*` environment variables. The file never holds a password: it
+//! may name a `password_command` whose output is the password; the only other
+//! way to give one is `STARRY_SMTP_PASSWORD`.
+//!
+//! ```toml
+//! transport = "smtp"                 # outbox (default) | smtp | sendmail
+//! from = "Alice <alice@example.org>" # optional default sender, for the caller
+//!
+//! [smtp]
+//! host = "mail.example.org"
+//! port = 587                         # default: 587 starttls, 465 tls, 25 none
+//! security = "starttls"              # starttls (default) | tls | none (localhost only)
+//! user = "alice@example.org"         # log in (AUTH PLAIN or LOGIN) when set
+//! password_command = "pass show mail/example.org"
+//! ca_file = "my-ca.pem"              # extra trusted root (PEM); relative to HOME
+//! timeout_secs = 30
+//!
+//! [sendmail]
+//! command = "/usr/sbin/sendmail"     # a sendmail-compatible program (no arguments)
+//! ```
+//!
+//! Transports: `outbox` writes each message as a `.eml` file into
+//! `HOME/outbox/` (nothing leaves the machine: good for trying things out and
+//! for sending by hand); `smtp` talks to a mail server with rustls for TLS;
+//! `sendmail` hands the message to a local program. When `transport` is not
+//! set it is `smtp` if an SMTP host is set, else `outbox`.
+//!
+//! A message that cannot be sent is kept in `HOME/pending/` (`NAME.eml` plus
+//! `NAME.envelope.json`) and [`retry`] sends it later.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fs::{self, File};
+use std::io::Write as _;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use base64::Engine as _;
+use lettre::address::{Address, Envelope};
+use lettre::transport::sendmail::SendmailTransport;
+use lettre::transport::smtp::authentication::{Credentials, Mechanism};
+use lettre::transport::smtp::client::{Certificate, SmtpConnection, TlsParameters};
+use lettre::transport::smtp::extension::ClientId;
+use lettre::{Message, Transport as _};
+use serde::{Deserialize, Serialize};
+
+use super::MailError;
+
+/// Name of the settings file inside the starry home directory.
+pub const CONFIG_FILE: &str = "mail.toml";
+/// Folder (inside home) of the outbox transport.
+pub const OUTBOX_DIR: &str = "outbox";
+/// Folder (inside home) of messages waiting for `starry mail --retry`.
+pub const PENDING_DIR: &str = "pending";
+/// Default SMTP timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Every environment variable read by [`load`].
+pub const ENV_VARS: &[&str] = &[
+    "STARRY_MAIL_TRANSPORT",
+    "STARRY_MAIL_FROM",
+    "STARRY_SMTP_HOST",
+    "STARRY_SMTP_PORT",
+    "STARRY_SMTP_SECURITY",
+    "STARRY_SMTP_USER",
+    "STARRY_SMTP_PASSWORD",
+    "STARRY_SMTP_PASSWORD_COMMAND",
+    "STARRY_SMTP_CA_FILE",
+    "STARRY_SMTP_TIMEOUT",
+    "STARRY_SENDMAIL",
+];
+
+/// How messages leave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TransportKind {
+    /// Write `.eml` files into `HOME/outbox/`.
+    #[default]
+    Outbox,
+    /// Send through an SMTP server.
+    Smtp,
+    /// Hand to a sendmail-compatible program.
+    Sendmail,
+}
+
+impl TransportKind {
+    fn parse(s: &str) -> Option<TransportKind> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "outbox" => Some(TransportKind::Outbox),
+            "smtp" => Some(TransportKind::Smtp),
+            "sendmail" => Some(TransportKind::Sendmail),
+            _ => None,
+        }
+    }
+}
+
+/// How the SMTP connection is protected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Security {
+    /// Plain connection upgraded with STARTTLS (required), usually port 587.
+    #[default]
+    Starttls,
+    /// TLS from the first byte ("SMTPS"), usually port 465.
+    Tls,
+    /// No encryption: only allowed for a server on this machine.
+    None,
+}
+
+impl Security {
+    fn parse(s: &str) -> Option<Security> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "starttls" => Some(Security::Starttls),
+            "tls" | "ssl" | "smtps" => Some(Security::Tls),
+            "none" | "plain" => Some(Security::None),
+            _ => None,
+        }
+    }
+
+    /// The usual port for this kind of connection.
+    pub fn default_port(self) -> u16 {
+        match self {
+            Security::Starttls => 587,
+            Security::Tls => 465,
+            Security::None => 25,
+        }
+    }
+}
+
+/// A password. Its `Debug` shows nothing, it has no `Display`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a password.
+    pub fn new(s: impl Into<String>) -> Secret {
+        Secret(s.into())
+    }
+    /// The password itself; handle with care.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(<redacted>)")
+    }
+}
+
+/// SMTP settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SmtpSettings {
+    /// Server host name or IP address.
+    pub host: Option<String>,
+    /// Port; `None` = the usual one for `security`.
+    pub port: Option<u16>,
+    /// STARTTLS, implicit TLS or none.
+    pub security: Security,
+    /// User name to log in with; no login when `None`.
+    pub user: Option<String>,
+    /// The password, only ever from `STARRY_SMTP_PASSWORD`.
+    pub password: Option<Secret>,
+    /// A shell command printing the password.
+    pub password_command: Option<String>,
+    /// An extra trusted root certificate (PEM).
+    pub ca_file: Option<PathBuf>,
+    /// Connect/read/write timeout.
+    pub timeout: Duration,
+}
+
+impl Default for SmtpSettings {
+    fn default() -> Self {
+        SmtpSettings {
+            host: None,
+            port: None,
+            security: Security::default(),
+            user: None,
+            password: None,
+            password_command: None,
+            ca_file: None,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+impl SmtpSettings {
+    /// The port actually used.
+    pub fn effective_port(&self) -> u16 {
+        self.port.unwrap_or(self.security.default_port())
+    }
+
+    /// `host:port` as shown in messages.
+    pub fn server(&self) -> String {
+        let host = self.host.as_deref().unwrap_or("(no host)");
+        if host.contains(':') {
+            format!("[{host}]:{}", self.effective_port())
+        } else {
+            format!("{host}:{}", self.effective_port())
+        }
+    }
+}
+
+/// All mail settings. `MailConfig::default()` is the outbox transport.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct MailConfig {
+    /// How messages leave.
+    pub transport: TransportKind,
+    /// Optional default sender (`Name <address>` or `address`), for the
+    /// caller to use when it builds a [`super::compose::TurnMail`].
+    pub from: Option<String>,
+    /// SMTP settings (used by the `smtp` transport).
+    pub smtp: SmtpSettings,
+    /// The sendmail program (used by the `sendmail` transport); `None` =
+    /// `sendmail` from `PATH`.
+    pub sendmail: Option<String>,
+    /// Where the settings came from, for messages.
+    pub source: Option<PathBuf>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    transport: Option<TransportKind>,
+    from: Option<String>,
+    #[serde(default)]
+    smtp: FileSmtp,
+    #[serde(default)]
+    sendmail: FileSendmail,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FileSmtp {
+    host: Option<String>,
+    port: Option<u16>,
+    security: Option<Security>,
+    user: Option<String>,
+    password_command: Option<String>,
+    ca_file: Option<PathBuf>,
+    timeout_secs: Option<u64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FileSendmail {
+    command: Option<String>,
+}
+
+/// Loads `home/mail.toml` (absent = defaults) and applies the `STARRY_*`
+/// environment variables over it. Validates the chosen transport.
+pub fn load(home: &Path) -> Result<MailConfig, MailError> {
+    load_with_env(home, &|name| std::env::var(name).ok())
+}
+
+/// [`load`] with the environment given as a function (for tests, or for a
+/// caller that already holds the variables). Empty values count as unset.
+pub fn load_with_env(
+    home: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<MailConfig, MailError> {
+    let path = home.join(CONFIG_FILE);
+    let file = match fs::read_to_string(&path) {
+        Ok(text) => parse_file(&path, &text)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => FileConfig::default(),
+        Err(e) => return Err(MailError::io(format!("cannot read {}", path.display()), e)),
+    };
+    let env = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+
+    let mut smtp = SmtpSettings {
+        host: file.smtp.host,
+        port: file.smtp.port,
+        security: file.smtp.security.unwrap_or_default(),
+        user: file.smtp.user,
+        password: None,
+        password_command: file.smtp.password_command,
+        ca_file: file.smtp.ca_file.map(|p| home.join(p)),
+        timeout: file
+            .smtp
+            .timeout_secs
+            .map_or(DEFAULT_TIMEOUT, Duration::from_secs),
+    };
+    let mut transport = file.transport;
+    let mut from = file.from;
+    let mut sendmail = file.sendmail.command;
+
+    if let Some(v) = env("STARRY_MAIL_TRANSPORT") {
+        transport = Some(TransportKind::parse(&v).ok_or_else(|| {
+            MailError::Config(format!(
+                "STARRY_MAIL_TRANSPORT is `{v}`; use outbox, smtp or sendmail"
+            ))
+        })?);
+    }
+    if let Some(v) = env("STARRY_MAIL_FROM") {
+        from = Some(v);
+    }
+    if let Some(v) = env("STARRY_SMTP_HOST") {
+        smtp.host = Some(v.trim().to_string());
+    }
+    if let Some(v) = env("STARRY_SMTP_PORT") {
+        smtp.port = Some(v.trim().parse().map_err(|_| {
+            MailError::Config(format!(
+                "STARRY_SMTP_PORT is `{v}`; it must be a port number (1-65535)"
+            ))
+        })?);
+    }
+    if let Some(v) = env("STARRY_SMTP_SECURITY") {
+        smtp.security = Security::parse(&v).ok_or_else(|| {
+            MailError::Config(format!(
+                "STARRY_SMTP_SECURITY is `{v}`; use starttls, tls or none"
+            ))
+        })?;
+    }
+    if let Some(v) = env("STARRY_SMTP_USER") {
+        smtp.user = Some(v);
+    }
+    if let Some(v) = env("STARRY_SMTP_PASSWORD") {
+        smtp.password = Some(Secret(v));
+    }
+    if let Some(v) = env("STARRY_SMTP_PASSWORD_COMMAND") {
+        smtp.password_command = Some(v);
+    }
+    if let Some(v) = env("STARRY_SMTP_CA_FILE") {
+        smtp.ca_file = Some(PathBuf::from(v));
+    }
+    if let Some(v) = env("STARRY_SMTP_TIMEOUT") {
+        let secs: u64 = v.trim().parse().map_err(|_| {
+            MailError::Config(format!(
+                "STARRY_SMTP_TIMEOUT is `{v}`; it must be a number of seconds"
+            ))
+        })?;
+        smtp.timeout = Duration::from_secs(secs);
+    }
+    if let Some(v) = env("STARRY_SENDMAIL") {
+        sendmail = Some(v);
+    }
+    if smtp.port == Some(0) {
+        return Err(MailError::Config("the SMTP port cannot be 0".into()));
+    }
+    if smtp.timeout.is_zero() {
+        return Err(MailError::Config(
+            "the SMTP timeout cannot be 0 seconds".into(),
+        ));
+    }
+
+    let transport = transport.unwrap_or(if smtp.host.is_some() {
+        TransportKind::Smtp
+    } else {
+        TransportKind::Outbox
+    });
+    let cfg = MailConfig {
+        transport,
+        from,
+        smtp,
+        sendmail,
+        source: path.exists().then_some(path),
+    };
+    validate(&cfg)?;
+    Ok(cfg)
+}
+
+fn parse_file(path: &Path, text: &str) -> Result<FileConfig, MailError> {
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        MailError::Config(format!(
+            "{} is not valid TOML: {}",
+            path.display(),
+            one_line(e.message())
+        ))
+    })?;
+    if holds_password(&toml::Value::Table(table.clone())) {
+        return Err(MailError::PasswordInConfigFile {
+            path: path.to_path_buf(),
+        });
+    }
+    FileConfig::deserialize(toml::Value::Table(table)).map_err(|e| {
+        MailError::Config(format!(
+            "{}: {}; see the keys documented for mail.toml (transport, from, [smtp] host, port, \
+             security, user, password_command, ca_file, timeout_secs, [sendmail] command)",
+            path.display(),
+            one_line(e.message())
+        ))
+    })
+}
+
+/// A `password` (or `pass`, `passwd`) key at any depth.
+fn holds_password(v: &toml::Value) -> bool {
+    match v {
+        toml::Value::Table(t) => t.iter().any(|(k, v)| {
+            matches!(
+                k.to_ascii_lowercase().as_str(),
+                "password" | "pass" | "passwd" | "smtp_password"
+            ) || holds_password(v)
+        }),
+        toml::Value::Array(a) => a.iter().any(holds_password),
+        _ => false,
+    }
+}
+
+fn is_local_host(host: &str) -> bool {
+    let h = host.trim().trim_start_matches('[').trim_end_matches(']');
+    h.eq_ignore_ascii_case("localhost") || h.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+fn validate(cfg: &MailConfig) -> Result<(), MailError> {
+    if cfg.transport != TransportKind::Smtp {
+        return Ok(());
+    }
+    let Some(host) = cfg.smtp.host.as_deref() else {
+        return Err(MailError::Config(
+            "the smtp transport needs a server: set STARRY_SMTP_HOST or `host` in the [smtp] \
+             section of mail.toml (or choose transport = \"outbox\")"
+                .into(),
+        ));
+    };
+    if host.trim().is_empty() {
+        return Err(MailError::Config("the SMTP host is empty".into()));
+    }
+    if cfg.smtp.security == Security::None && !is_local_host(host) {
+        return Err(MailError::Config(format!(
+            "security = none is only allowed for a server on this machine (localhost), not \
+             {host}: a remote server must be reached with starttls or tls so that the password \
+             and the mail are encrypted"
+        )));
+    }
+    Ok(())
+}
+
+/// What happened to a message that left.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Sent {
+    /// Written to the outbox folder.
+    Outbox {
+        /// The `.eml` file.
+        path: PathBuf,
+    },
+    /// Accepted by an SMTP server.
+    Smtp {
+        /// `host:port`.
+        server: String,
+        /// The server's final answer (e.g. `250 OK queued as …`).
+        reply: String,
+    },
+    /// Accepted by the sendmail program.
+    Sendmail {
+        /// The program.
+        program: String,
+    },
+}
+
+impl fmt::Display for Sent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Sent::Outbox { path } => write!(
+                f,
+                "written to {} (outbox transport: nothing was sent; send that file yourself, or \
+                 set transport = \"smtp\" in mail.toml to send directly)",
+                path.display()
+            ),
+            Sent::Smtp { server, reply } => write!(f, "sent through {server} ({reply})"),
+            Sent::Sendmail { program } => write!(f, "handed to {program}"),
+        }
+    }
+}
+
+/// The outcome of [`retry`].
+#[derive(Debug, Default)]
+pub struct RetryReport {
+    /// Pending files sent (and removed), with what happened.
+    pub sent: Vec<(PathBuf, Sent)>,
+    /// Pending files kept, each with why (one paragraph, no password).
+    pub kept: Vec<(PathBuf, String)>,
+}
+
+impl RetryReport {
+    /// True when nothing is left pending.
+    pub fn all_sent(&self) -> bool {
+        self.kept.is_empty()
+    }
+}
+
+/// Sends `msg`. On any failure the message is kept in `home/pending/` and
+/// the error ([`MailError::NotSent`]) says where and that
+/// `starry mail --retry` will send it.
+pub fn send(cfg: &MailConfig, home: &Path, msg: &Message) -> Result<Sent, MailError> {
+    let envelope = msg.envelope().clone();
+    let bytes = msg.formatted();
+    let mut sender = Sender::new(cfg, home);
+    match sender.deliver(&envelope, &bytes) {
+        Ok(sent) => Ok(sent),
+        Err(reason) => match save_pending(home, &envelope, &bytes) {
+            Ok(pending) => Err(MailError::NotSent {
+                reason: Box::new(reason),
+                pending,
+            }),
+            Err(e) => Err(MailError::NotSentNotKept {
+                reason: Box::new(reason),
+                save_error: e.to_string(),
+            }),
+        },
+    }
+}
+
+/// Sends every message waiting in `home/pending/`, oldest first, removing
+/// each one sent and keeping the rest. After a failure that would repeat for
+/// every message (server unreachable, TLS, login), the remaining ones are
+/// kept without trying them. Only an unreadable pending folder, or another
+/// retry running at the same time, is an `Err`.
+pub fn retry(cfg: &MailConfig, home: &Path) -> Result<RetryReport, MailError> {
+    let dir = home.join(PENDING_DIR);
+    let mut report = RetryReport::default();
+    let files = pending_messages(home)?;
+    if files.is_empty() {
+        return Ok(report);
+    }
+    let lock_path = dir.join(".lock");
+    let lock = File::create(&lock_path)
+        .map_err(|e| MailError::io(format!("cannot create {}", lock_path.display()), e))?;
+    if let Err(e) = lock.try_lock() {
+        return Err(match e {
+            fs::TryLockError::WouldBlock => MailError::Config(format!(
+                "another starry is already sending the messages in {}; wait for it to finish",
+                dir.display()
+            )),
+            fs::TryLockError::Error(e) => {
+                MailError::io(format!("cannot lock {}", lock_path.display()), e)
+            }
+        });
+    }
+
+    let mut sender = Sender::new(cfg, home);
+    let mut stop: Option<String> = None;
+    for path in files {
+        if let Some(reason) = &stop {
+            report.kept.push((path, format!("not tried: {reason}")));
+            continue;
+        }
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            // Sent and removed by someone else meanwhile.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                report
+                    .kept
+                    .push((path.clone(), format!("cannot read {}: {e}", path.display())));
+                continue;
+            }
+        };
+        let envelope = match read_envelope(&path, &bytes) {
+            Ok(e) => e,
+            Err(e) => {
+                report.kept.push((path, e.to_string()));
+                continue;
+            }
+        };
+        match sender.deliver(&envelope, &bytes) {
+            Ok(sent) => {
+                let _ = fs::remove_file(envelope_path(&path));
+                if let Err(e) = fs::remove_file(&path) {
+                    report.kept.push((
+                        path.clone(),
+                        format!(
+                            "sent, but could not be removed from {} ({e}); delete it by hand or \
+                             it will be sent again",
+                            path.display()
+                        ),
+                    ));
+                }
+                report.sent.push((path, sent));
+            }
+            Err(e) => {
+                let text = e.to_string();
+                if repeats_for_every_message(&e) {
+                    stop = Some(text.clone());
+                }
+                report.kept.push((path, text));
+            }
+        }
+    }
+    drop(lock);
+    Ok(report)
+}
+
+/// The messages waiting in `home/pending/`, oldest first.
+pub fn pending_messages(home: &Path) -> Result<Vec<PathBuf>, MailError> {
+    let dir = home.join(PENDING_DIR);
+    let entries = match fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(MailError::io(format!("cannot read {}", dir.display()), e)),
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "eml"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn repeats_for_every_message(e: &MailError) -> bool {
+    matches!(
+        e.root(),
+        MailError::ConnectionRefused { .. }
+            | MailError::Timeout { .. }
+            | MailError::Connect { .. }
+            | MailError::Tls { .. }
+            | MailError::AuthFailed { .. }
+            | MailError::AuthUnavailable { .. }
+            | MailError::PasswordCommand { .. }
+            | MailError::Config(_)
+    )
+}
+
+// ---------------------------------------------------------------- files
+
+#[derive(Serialize, Deserialize)]
+struct EnvelopeFile {
+    from: Option<String>,
+    to: Vec<String>,
+}
+
+fn envelope_path(eml: &Path) -> PathBuf {
+    eml.with_extension("envelope.json")
+}
+
+fn unique_name() -> String {
+    let mut rnd = [0u8; 6];
+    if getrandom::fill(&mut rnd).is_err() {
+        // Not secret, only unique: fall back on the clock and the pid.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        rnd[..4].copy_from_slice(&nanos.to_le_bytes());
+        rnd[4..].copy_from_slice(&(std::process::id() as u16).to_le_bytes());
+    }
+    format!(
+        "{}-{}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ"),
+        hex::encode(rnd)
+    )
+}
+
+/// Writes `bytes` to `dir/name` atomically (temporary file + rename).
+fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, MailError> {
+    fs::create_dir_all(dir)
+        .map_err(|e| MailError::io(format!("cannot create {}", dir.display()), e))?;
+    let path = dir.join(name);
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(|e| MailError::io(format!("cannot write in {}", dir.display()), e))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| MailError::io(format!("cannot write {}", path.display()), e))?;
+    tmp.persist(&path)
+        .map_err(|e| MailError::io(format!("cannot write {}", path.display()), e.error))?;
+    Ok(path)
+}
+
+fn save_pending(home: &Path, envelope: &Envelope, bytes: &[u8]) -> Result<PathBuf, MailError> {
+    let dir = home.join(PENDING_DIR);
+    let name = unique_name();
+    let env = EnvelopeFile {
+        from: envelope.from().map(ToString::to_string),
+        to: envelope.to().iter().map(ToString::to_string).collect(),
+    };
+    let json = serde_json::to_vec_pretty(&env).expect("an envelope serializes");
+    // Envelope first: an .eml without its envelope is still usable (the
+    // envelope is then read from the headers), the reverse is not.
+    write_atomically(&dir, &format!("{name}.envelope.json"), &json)?;
+    write_atomically(&dir, &format!("{name}.eml"), bytes)
+}
+
+fn read_envelope(eml: &Path, bytes: &[u8]) -> Result<Envelope, MailError> {
+    let bad = |why: String| {
+        MailError::Config(format!(
+            "the pending message {} cannot be sent: {why}; delete it (and its .envelope.json) \
+             and send the turn again",
+            eml.display()
+        ))
+    };
+    let parse = |s: &str| -> Result<Address, MailError> {
+        s.parse()
+            .map_err(|e| bad(format!("the address `{s}` is not valid ({e})")))
+    };
+    let (from, to) = match fs::read(envelope_path(eml))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<EnvelopeFile>(&b).ok())
+    {
+        Some(env) => (env.from, env.to),
+        None => envelope_from_headers(bytes).ok_or_else(|| {
+            bad("its envelope file is missing and its headers name no recipient".into())
+        })?,
+    };
+    let from = from.as_deref().map(parse).transpose()?;
+    let to = to.iter().map(|s| parse(s)).collect::<Result<Vec<_>, _>>()?;
+    Envelope::new(from, to).map_err(|e| bad(e.to_string()))
+}
+
+fn envelope_from_headers(bytes: &[u8]) -> Option<(Option<String>, Vec<String>)> {
+    let msg = mail_parser::MessageParser::default().parse(bytes)?;
+    let addrs = |a: Option<&mail_parser::Address<'_>>| -> Vec<String> {
+        a.map(|a| {
+            a.iter()
+                .filter_map(|x| x.address())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+    };
+    let from = addrs(msg.from()).into_iter().next();
+    let mut to = addrs(msg.to());
+    to.extend(addrs(msg.cc()));
+    (!to.is_empty()).then_some((from, to))
+}
+
+// ---------------------------------------------------------------- sending
+
+/// Sends with one configuration; asks for the password at most once.
+struct Sender<'a> {
+    cfg: &'a MailConfig,
+    home: &'a Path,
+    password: Option<Secret>,
+    redact: Redactor,
+}
+
+impl<'a> Sender<'a> {
+    fn new(cfg: &'a MailConfig, home: &'a Path) -> Self {
+        let mut redact = Redactor::default();
+        if let Some(p) = &cfg.smtp.password {
+            redact.add(cfg.smtp.user.as_deref().unwrap_or(""), p.expose());
+        }
+        Sender {
+            cfg,
+            home,
+            password: None,
+            redact,
+        }
+    }
+
+    fn deliver(&mut self, envelope: &Envelope, bytes: &[u8]) -> Result<Sent, MailError> {
+        match self.cfg.transport {
+            TransportKind::Outbox => {
+                let dir = self.home.join(OUTBOX_DIR);
+                let path = write_atomically(&dir, &format!("{}.eml", unique_name()), bytes)?;
+                Ok(Sent::Outbox { path })
+            }
+            TransportKind::Sendmail => {
+                let program = self
+                    .cfg
+                    .sendmail
+                    .clone()
+                    .unwrap_or_else(|| "sendmail".to_string());
+                SendmailTransport::new_with_command(&program)
+                    .send_raw(envelope, bytes)
+                    .map_err(|e| {
+                        let detail = match std::error::Error::source(&e)
+                            .and_then(|s| s.downcast_ref::<std::io::Error>())
+                        {
+                            Some(io) if io.kind() == std::io::ErrorKind::NotFound => {
+                                "no such program".to_string()
+                            }
+                            _ => self.redact.clean(&e.to_string()),
+                        };
+                        MailError::Sendmail {
+                            program: program.clone(),
+                            detail,
+                        }
+                    })?;
+                Ok(Sent::Sendmail { program })
+            }
+            TransportKind::Smtp => self.smtp(envelope, bytes),
+        }
+    }
+
+    fn password(&mut self) -> Result<Secret, MailError> {
+        if let Some(p) = &self.password {
+            return Ok(p.clone());
+        }
+        let s = &self.cfg.smtp;
+        let user = s.user.as_deref().unwrap_or("");
+        let p = if let Some(p) = &s.password {
+            p.clone()
+        } else if let Some(cmd) = &s.password_command {
+            run_password_command(cmd)?
+        } else {
+            return Err(MailError::Config(format!(
+                "an SMTP user ({user}) is set but no password: set STARRY_SMTP_PASSWORD, or \
+                 `password_command` in the [smtp] section of mail.toml (or \
+                 STARRY_SMTP_PASSWORD_COMMAND)"
+            )));
+        };
+        self.redact.add(user, p.expose());
+        self.password = Some(p.clone());
+        Ok(p)
+    }
+
+    fn smtp(&mut self, envelope: &Envelope, bytes: &[u8]) -> Result<Sent, MailError> {
+        validate(self.cfg)?;
+        let s = &self.cfg.smtp;
+        let host = s.host.clone().unwrap_or_default();
+        let host = host.trim().trim_start_matches('[').trim_end_matches(']');
+        let port = s.effective_port();
+        let server = s.server();
+        let ctx = Ctx {
+            server: server.clone(),
+            user: s.user.clone().unwrap_or_default(),
+            security: s.security,
+            timeout: s.timeout,
+        };
+
+        let tls = match s.security {
+            Security::None => None,
+            _ => Some(self.tls_parameters(host, &server)?),
+        };
+        // Resolve the password before connecting: a failing command should
+        // not leave a half-open session behind.
+        let credentials = match s.user.clone() {
+            Some(user) => Some(Credentials::new(
+                user,
+                self.password()?.expose().to_string(),
+            )),
+            None => None,
+        };
+        let hello = ClientId::default();
+        let wrapper = if s.security == Security::Tls {
+            tls.as_ref()
+        } else {
+            None
+        };
+        let mut conn =
+            SmtpConnection::connect((host, port), Some(s.timeout), &hello, wrapper, None)
+                .map_err(|e| self.classify(&ctx, Phase::Connect, &e))?;
+        let result = (|| {
+            if s.security == Security::Starttls {
+                if !conn.can_starttls() {
+                    return Err(MailError::Tls {
+                        server: server.clone(),
+                        detail: "the server does not offer STARTTLS".into(),
+                        hint: "if this is an implicit-TLS port (usually 465) set security = \
+                               tls; starry does not send a password or a mail unencrypted to \
+                               another machine"
+                            .into(),
+                    });
+                }
+                let params = tls.as_ref().expect("TLS parameters for STARTTLS");
+                conn.starttls(params, &hello)
+                    .map_err(|e| self.classify(&ctx, Phase::Starttls, &e))?;
+            }
+            if let Some(credentials) = &credentials {
+                conn.auth(&[Mechanism::Plain, Mechanism::Login], credentials)
+                    .map_err(|e| self.classify(&ctx, Phase::Auth, &e))?;
+            }
+            conn.send(envelope, bytes)
+                .map_err(|e| self.classify(&ctx, Phase::Send, &e))
+        })();
+        match result {
+            Ok(reply) => {
+                let _ = conn.quit();
+                let text = reply.message().collect::<Vec<_>>().join(" ");
+                Ok(Sent::Smtp {
+                    server,
+                    reply: self.redact.clean(&format!("{} {text}", reply.code())),
+                })
+            }
+            Err(e) => {
+                conn.abort();
+                Err(e)
+            }
+        }
+    }
+
+    fn tls_parameters(&self, host: &str, server: &str) -> Result<TlsParameters, MailError> {
+        let mut builder = TlsParameters::builder(host.to_string());
+        if let Some(ca) = &self.cfg.smtp.ca_file {
+            let what = format!(
+                "the extra root certificate {} (STARRY_SMTP_CA_FILE or ca_file)",
+                ca.display()
+            );
+            let pem = fs::read(ca).map_err(|e| MailError::io(format!("cannot read {what}"), e))?;
+            let cert = Certificate::from_pem(&pem)
+                .ok()
+                .filter(|_| pem.windows(27).any(|w| w == b"-----BEGIN CERTIFICATE-----"))
+                .ok_or_else(|| MailError::Config(format!("{what} holds no PEM certificate")))?;
+            builder = builder.add_root_certificate(cert);
+        }
+        builder.build_rustls().map_err(|e| MailError::Tls {
+            server: server.to_string(),
+            detail: self.redact.clean(&e.to_string()),
+            hint: "check the certificate file".into(),
+        })
+    }
+
+    fn classify(&self, ctx: &Ctx, phase: Phase, e: &lettre::transport::smtp::Error) -> MailError {
+        let server = ctx.server.clone();
+        let detail = self.redact.clean(&error_chain(e));
+        let io_kind = io_kind(e);
+        use std::io::ErrorKind as K;
+        let tls_phase =
+            phase == Phase::Starttls || (phase == Phase::Connect && ctx.security == Security::Tls);
+        let lower = detail.to_ascii_lowercase();
+        if e.is_tls()
+            || (tls_phase && io_kind == Some(K::InvalidData))
+            || lower.contains("certificate")
+            || lower.contains("handshake")
+        {
+            return MailError::Tls {
+                hint: tls_hint(&detail, ctx),
+                server,
+                detail,
+            };
+        }
+        match io_kind {
+            Some(K::ConnectionRefused) => return MailError::ConnectionRefused { server },
+            Some(K::TimedOut | K::WouldBlock) => {
+                return MailError::Timeout {
+                    server,
+                    secs: ctx.timeout.as_secs(),
+                };
+            }
+            _ => {}
+        }
+        let answered = e.is_permanent() || e.is_transient();
+        match phase {
+            Phase::Connect if answered => MailError::Rejected { server, detail },
+            Phase::Connect => MailError::Connect { server, detail },
+            Phase::Starttls => MailError::Tls {
+                hint: tls_hint(&detail, ctx),
+                server,
+                detail,
+            },
+            Phase::Auth if answered => MailError::AuthFailed {
+                user: ctx.user.clone(),
+                server,
+                detail,
+            },
+            Phase::Auth if e.is_client() => MailError::AuthUnavailable {
+                server,
+                detail: format!(
+                    "it offers neither AUTH PLAIN nor AUTH LOGIN ({detail}); check the security \
+                     setting (many servers only offer login after STARTTLS or on the TLS port) \
+                     or remove the user if this server needs no login"
+                ),
+            },
+            Phase::Auth => MailError::Dropped { server, detail },
+            Phase::Send if answered => MailError::Rejected { server, detail },
+            Phase::Send if e.is_client() => MailError::Smtp { server, detail },
+            Phase::Send => MailError::Dropped { server, detail },
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Connect,
+    Starttls,
+    Auth,
+    Send,
+}
+
+struct Ctx {
+    server: String,
+    user: String,
+    security: Security,
+    timeout: Duration,
+}
+
+fn tls_hint(detail: &str, ctx: &Ctx) -> String {
+    if detail.contains("UnknownIssuer") || detail.contains("invalid peer certificate: Other") {
+        "the server's certificate is not signed by an authority starry trusts; if the server \
+         uses a self-signed certificate or a private CA, set STARRY_SMTP_CA_FILE (or `ca_file` \
+         in mail.toml) to that certificate in PEM form"
+            .into()
+    } else if detail.contains("NotValidForName") {
+        "the certificate is not valid for this host name; use the name the certificate was \
+         issued for"
+            .into()
+    } else if detail.contains("Expired") || detail.contains("NotValidYet") {
+        "the server's certificate is expired or not yet valid; check the clock of this \
+         computer, or tell the server's administrator"
+            .into()
+    } else if detail.contains("CaUsedAsEndEntity") {
+        "the server presents a CA certificate as its own, which rustls refuses; make a server \
+         certificate with basicConstraints CA:FALSE"
+            .into()
+    } else if detail.contains("InvalidContentType")
+        || detail.contains("corrupt message")
+        || detail.contains("InvalidMessage")
+    {
+        if ctx.security == Security::Tls {
+            "the server did not answer in TLS: security = tls needs an implicit-TLS port \
+             (usually 465); for a STARTTLS port (usually 587) set security = starttls"
+                .into()
+        } else {
+            "the server's TLS answer was garbled; check the port and the security setting".into()
+        }
+    } else {
+        "check the security setting (starttls for port 587, tls for port 465) and the port".into()
+    }
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(inner) = src {
+        let t = inner.to_string();
+        if !s.contains(&t) {
+            s.push_str(": ");
+            s.push_str(&t);
+        }
+        src = inner.source();
+    }
+    s
+}
+
+fn io_kind(e: &lettre::transport::smtp::Error) -> Option<std::io::ErrorKind> {
+    let mut src = std::error::Error::source(e);
+    while let Some(inner) = src {
+        if let Some(io) = inner.downcast_ref::<std::io::Error>() {
+            return Some(io.kind());
+        }
+        src = inner.source();
+    }
+    None
+}
+
+/// Runs `password_command` with `sh -c`; its stdout, minus one trailing
+/// newline, is the password. Its stdin and stderr stay the terminal's, so a
+/// password manager can ask for its own passphrase.
+fn run_password_command(cmd: &str) -> Result<Secret, MailError> {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .stdin(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .stdout(Stdio::piped())
+        .output()
+        .map_err(|e| MailError::PasswordCommand {
+            status: format!("it could not be started: {e}"),
+        })?;
+    if !out.status.success() {
+        return Err(MailError::PasswordCommand {
+            status: match out.status.code() {
+                Some(c) => format!("it exited with status {c}"),
+                None => "it was killed by a signal".into(),
+            },
+        });
+    }
+    let mut s = String::from_utf8(out.stdout).map_err(|_| MailError::PasswordCommand {
+        status: "it printed something that is not UTF-8 text".into(),
+    })?;
+    if s.ends_with('\n') {
+        s.pop();
+        if s.ends_with('\r') {
+            s.pop();
+        }
+    }
+    if s.is_empty() {
+        return Err(MailError::PasswordCommand {
+            status: "it printed nothing".into(),
+        });
+    }
+    Ok(Secret(s))
+}
+
+/// Removes secrets (and their base64 forms, as used by AUTH PLAIN/LOGIN) from
+/// any text that may end up in an error; folds it into one line.
+#[derive(Default)]
+struct Redactor {
+    secrets: Vec<String>,
+}
+
+impl Redactor {
+    fn add(&mut self, user: &str, password: &str) {
+        if password.is_empty() {
+            return;
+        }
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let mut forms = vec![
+            password.to_string(),
+            b64.encode(password),
+            b64.encode(format!("\0{user}\0{password}")),
+        ];
+        forms.retain(|f| f.len() >= 3);
+        for f in forms {
+            if !self.secrets.contains(&f) {
+                self.secrets.push(f);
+            }
+        }
+        // Longest first, so a form containing another is replaced whole.
+        self.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    }
+
+    fn clean(&self, text: &str) -> String {
+        let mut s = one_line(text);
+        for secret in &self.secrets {
+            s = s.replace(secret.as_str(), "<redacted>");
+        }
+        s
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The effective settings as `key → value`, for a `--show`-style listing:
+/// where the password comes from is shown, the password never.
+pub fn describe(cfg: &MailConfig) -> BTreeMap<&'static str, String> {
+    let mut m = BTreeMap::new();
+    let t = match cfg.transport {
+        TransportKind::Outbox => "outbox",
+        TransportKind::Smtp => "smtp",
+        TransportKind::Sendmail => "sendmail",
+    };
+    m.insert("transport", t.to_string());
+    if let Some(f) = &cfg.from {
+        m.insert("from", f.clone());
+    }
+    if cfg.transport == TransportKind::Smtp {
+        m.insert("smtp.server", cfg.smtp.server());
+        m.insert(
+            "smtp.security",
+            format!("{:?}", cfg.smtp.security).to_ascii_lowercase(),
+        );
+        if let Some(u) = &cfg.smtp.user {
+            m.insert("smtp.user", u.clone());
+        }
+        let pw = if cfg.smtp.password.is_some() {
+            "from STARRY_SMTP_PASSWORD"
+        } else if cfg.smtp.password_command.is_some() {
+            "from password_command"
+        } else {
+            "none"
+        };
+        m.insert("smtp.password", pw.to_string());
+        if let Some(ca) = &cfg.smtp.ca_file {
+            m.insert("smtp.ca_file", ca.display().to_string());
+        }
+        m.insert("smtp.timeout_secs", cfg.smtp.timeout.as_secs().to_string());
+    }
+    if cfg.transport == TransportKind::Sendmail {
+        m.insert(
+            "sendmail.command",
+            cfg.sendmail.clone().unwrap_or_else(|| "sendmail".into()),
+        );
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |k: &str| map.get(k).cloned()
+    }
+
+    fn home_with(toml: Option<&str>) -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        if let Some(t) = toml {
+            fs::write(d.path().join(CONFIG_FILE), t).unwrap();
+        }
+        d
+    }
+
+    #[test]
+    fn default_is_outbox() {
+        let home = home_with(None);
+        let cfg = load_with_env(home.path(), &env_of(&[])).unwrap();
+        assert_eq!(cfg.transport, TransportKind::Outbox);
+        assert_eq!(cfg, MailConfig::default());
+    }
+
+    #[test]
+    fn file_then_env() {
+        let home = home_with(Some(
+            r#"
+            from = "Alice <alice@example.org>"
+            [smtp]
+            host = "mail.example.org"
+            user = "alice"
+            password_command = "echo x"
+            ca_file = "ca.pem"
+            timeout_secs = 5
+            "#,
+        ));
+        let cfg = load_with_env(home.path(), &env_of(&[])).unwrap();
+        assert_eq!(cfg.transport, TransportKind::Smtp, "a host implies smtp");
+        assert_eq!(cfg.smtp.server(), "mail.example.org:587");
+        assert_eq!(cfg.smtp.ca_file, Some(home.path().join("ca.pem")));
+        assert_eq!(cfg.smtp.timeout, Duration::from_secs(5));
+        assert_eq!(cfg.from.as_deref(), Some("Alice <alice@example.org>"));
+
+        let cfg = load_with_env(
+            home.path(),
+            &env_of(&[
+                ("STARRY_SMTP_HOST", "smtp.other.net"),
+                ("STARRY_SMTP_SECURITY", "tls"),
+                ("STARRY_SMTP_USER", "bob"),
+                ("STARRY_SMTP_PASSWORD", "pw-from-env"),
+                ("STARRY_SMTP_TIMEOUT", "7"),
+                ("STARRY_SMTP_PORT", ""),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(cfg.smtp.server(), "smtp.other.net:465");
+        assert_eq!(cfg.smtp.user.as_deref(), Some("bob"));
+        assert_eq!(cfg.smtp.password, Some(Secret::new("pw-from-env")));
+        assert!(!format!("{cfg:?}").contains("pw-from-env"));
+        assert!(!format!("{:?}", describe(&cfg)).contains("pw-from-env"));
+
+        let cfg = load_with_env(
+            home.path(),
+            &env_of(&[
+                ("STARRY_MAIL_TRANSPORT", "sendmail"),
+                ("STARRY_SENDMAIL", "/opt/bin/sendmail"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(cfg.transport, TransportKind::Sendmail);
+        assert_eq!(cfg.sendmail.as_deref(), Some("/opt/bin/sendmail"));
+    }
+
+    #[test]
+    fn password_in_file_is_refused() {
+        for text in [
+            "[smtp]\nhost = \"h\"\npassword = \"hunter2-distinct\"\n",
+            "password = \"hunter2-distinct\"\n",
+        ] {
+            let home = home_with(Some(text));
+            let err = load_with_env(home.path(), &env_of(&[])).unwrap_err();
+            assert!(
+                matches!(err, MailError::PasswordInConfigFile { .. }),
+                "{err:?}"
+            );
+            let msg = err.to_string();
+            assert!(msg.contains("password_command"), "{msg}");
+            assert!(msg.contains("STARRY_SMTP_PASSWORD"), "{msg}");
+            assert!(!msg.contains("hunter2-distinct"), "{msg}");
+        }
+    }
+
+    #[test]
+    fn bad_values() {
+        let home = home_with(Some("[smtp]\nhots = \"x\"\n"));
+        let err = load_with_env(home.path(), &env_of(&[])).unwrap_err();
+        assert!(err.to_string().contains("hots"), "{err}");
+
+        let home = home_with(Some("transport = \"pigeon\"\n"));
+        assert!(load_with_env(home.path(), &env_of(&[])).is_err());
+
+        let home = home_with(Some("this is not toml"));
+        let err = load_with_env(home.path(), &env_of(&[])).unwrap_err();
+        assert!(err.to_string().contains("not valid TOML"), "{err}");
+
+        let home = home_with(None);
+        for (k, v) in [
+            ("STARRY_SMTP_PORT", "smtp"),
+            ("STARRY_SMTP_SECURITY", "maybe"),
+            ("STARRY_MAIL_TRANSPORT", "carrier-pigeon"),
+        ] {
+            let err = load_with_env(home.path(), &env_of(&[(k, v)])).unwrap_err();
+            assert!(err.to_string().contains(k), "{err}");
+        }
+        let err =
+            load_with_env(home.path(), &env_of(&[("STARRY_MAIL_TRANSPORT", "smtp")])).unwrap_err();
+        assert!(err.to_string().contains("STARRY_SMTP_HOST"), "{err}");
+    }
+
+    #[test]
+    fn plaintext_only_to_localhost() {
+        let home = home_with(None);
+        let err = load_with_env(
+            home.path(),
+            &env_of(&[
+                ("STARRY_SMTP_HOST", "mail.example.org"),
+                ("STARRY_SMTP_SECURITY", "none"),
+            ]),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("localhost"), "{err}");
+        for host in ["localhost", "127.0.0.1", "::1", "[::1]"] {
+            let cfg = load_with_env(
+                home.path(),
+                &env_of(&[("STARRY_SMTP_HOST", host), ("STARRY_SMTP_SECURITY", "none")]),
+            )
+            .unwrap();
+            assert_eq!(cfg.smtp.effective_port(), 25);
+        }
+    }
+
+    #[test]
+    fn password_command() {
+        assert_eq!(
+            run_password_command("printf 'abc\\n'").unwrap().expose(),
+            "abc"
+        );
+        assert_eq!(
+            run_password_command("printf 'a b \\n\\n'")
+                .unwrap()
+                .expose(),
+            "a b \n",
+            "only one newline is trimmed"
+        );
+        let err = run_password_command("echo Leaky-Output-42; exit 3").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("status 3"), "{msg}");
+        assert!(!msg.contains("Leaky-Output-42"), "{msg}");
+        assert!(run_password_command("true").is_err());
+    }
+
+    #[test]
+    fn redactor() {
+        let mut r = Redactor::default();
+        r.add("alice", "S3cret!pw");
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let plain = b64.encode("\0alice\0S3cret!pw");
+        let text = format!("535 bad S3cret!pw\n {plain} {}", b64.encode("S3cret!pw"));
+        let out = r.clean(&text);
+        assert!(!out.contains("S3cret!pw"));
+        assert!(!out.contains(&plain));
+        assert!(!out.contains('\n'));
+    }
+
+    #[test]
+    fn outbox_and_retry_without_anything_pending() {
+        let home = tempfile::tempdir().unwrap();
+        let cfg = MailConfig::default();
+        let report = retry(&cfg, home.path()).unwrap();
+        assert!(report.all_sent() && report.sent.is_empty());
+        let msg = crate::mail::compose::compose(&crate::mail::compose::TurnMail {
+            from_name: "A".into(),
+            from_email: "a@example.org".into(),
+            to_name: "B".into(),
+            to_email: "b@example.org".into(),
+            subject: "s".into(),
+            body_text: "t".into(),
+            log_file_name: "g.jsonl".into(),
+            log: b"{}\n".to_vec(),
+        })
+        .unwrap();
+        let sent = send(&cfg, home.path(), &msg).unwrap();
+        let Sent::Outbox { path } = &sent else {
+            panic!("{sent:?}")
+        };
+        assert!(path.starts_with(home.path().join(OUTBOX_DIR)));
+        assert_eq!(fs::read(path).unwrap(), msg.formatted());
+        assert!(sent.to_string().contains("outbox"));
+    }
+
+    #[test]
+    fn envelope_fallback_from_headers() {
+        let eml =
+            b"From: A <a@example.org>\r\nTo: b@example.org\r\nCc: C <c@example.org>\r\n\r\nx\r\n";
+        let (from, to) = envelope_from_headers(eml).unwrap();
+        assert_eq!(from.as_deref(), Some("a@example.org"));
+        assert_eq!(to, vec!["b@example.org", "c@example.org"]);
+    }
+}

@@ -1,0 +1,730 @@
+//! The mail transport against a real SMTP server (Python aiosmtpd, see
+//! tests/support/smtp/server.py), through the library API.
+//!
+//! Needs python3 with aiosmtpd: `sh tests/support/smtp/install.sh` installs it
+//! into target/smtp-venv, where it is found first (or set STARRY_TEST_PYTHON
+//! to a python that has it). When no such python is found the tests say so
+//! loudly and pass, unless STARRY_REQUIRE_SMTP_TESTS=1 (for CI), which makes
+//! them fail instead. The TLS tests also need the `openssl` command to make a
+//! throw-away certificate; without it they fail.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use starry::mail::transport::{MailConfig, Secret, Security, SmtpSettings, TransportKind};
+use starry::mail::{
+    MailError, Sent, TurnMail, body_with_armor, compose, extract_logs, retry, send,
+};
+
+const USER: &str = "alice@example.org";
+/// Distinctive, so that a leak anywhere is easy to find.
+const PASSWORD: &str = "Zq7-Correct-Horse-Pa55word-x91";
+const WRONG_PASSWORD: &str = "Wr0ng-Battery-Staple-Pa55-k42";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn required() -> bool {
+    std::env::var("STARRY_REQUIRE_SMTP_TESTS").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+fn skip(why: &str) {
+    let text = format!(
+        "\n\n################################################################\n\
+         ## SKIPPED: real-SMTP mail test: {why}\n\
+         ## Install the test server with: sh tests/support/smtp/install.sh\n\
+         ## (set STARRY_REQUIRE_SMTP_TESTS=1 to make this a failure)\n\
+         ################################################################\n"
+    );
+    if required() {
+        panic!("{text}");
+    }
+    eprintln!("{text}");
+}
+
+fn python() -> Option<PathBuf> {
+    let mut candidates = Vec::new();
+    if let Ok(p) = std::env::var("STARRY_TEST_PYTHON") {
+        candidates.push(PathBuf::from(p));
+    }
+    candidates.push(root().join("target/smtp-venv/bin/python"));
+    candidates.push(PathBuf::from("python3"));
+    candidates.into_iter().find(|p| {
+        Command::new(p)
+            .args(["-c", "import aiosmtpd"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
+fn have_openssl() -> bool {
+    Command::new("openssl")
+        .arg("version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// A running test server; killed when dropped.
+struct Server {
+    child: Child,
+    _stdin: std::process::ChildStdin,
+    port: u16,
+    maildir: PathBuf,
+    output: Arc<Mutex<Vec<String>>>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Plain,
+    Starttls,
+    Tls,
+    Drop,
+}
+
+impl Server {
+    fn start(py: &Path, dir: &Path, mode: Mode, port: u16) -> Server {
+        let maildir = dir.join(format!("maildir-{port}-{}", rand_suffix()));
+        let mut cmd = Command::new(py);
+        cmd.arg(root().join("tests/support/smtp/server.py"))
+            .args(["--port", &port.to_string()])
+            .arg("--maildir")
+            .arg(&maildir)
+            // The server also exits when this process dies without
+            // dropping `Server` (its stdin, held below, then closes).
+            .arg("--exit-on-eof")
+            .arg("--mode")
+            .arg(match mode {
+                Mode::Plain => "plain",
+                Mode::Starttls => "starttls",
+                Mode::Tls => "tls",
+                Mode::Drop => "drop",
+            });
+        if matches!(mode, Mode::Starttls | Mode::Tls) {
+            let (cert, key) = certificate(dir);
+            cmd.arg("--cert").arg(cert).arg("--key").arg(key).args([
+                "--user",
+                USER,
+                "--password",
+                PASSWORD,
+            ]);
+        }
+        let err_path = dir.join(format!("server-{}.err", rand_suffix()));
+        let stderr = std::fs::File::create(&err_path).expect("server stderr file");
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .expect("start the test SMTP server");
+        let stdout = child.stdout.take().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let output = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = mpsc::channel();
+        let out = Arc::clone(&output);
+        std::thread::spawn(move || {
+            let mut tx = Some(tx);
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(p) = line.strip_prefix("READY ")
+                    && let Some(tx) = tx.take()
+                {
+                    let _ = tx.send(p.trim().parse::<u16>().unwrap());
+                }
+                out.lock().unwrap().push(line);
+            }
+        });
+        let port = match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(p) => p,
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "the test SMTP server did not start:\n{}",
+                    std::fs::read_to_string(&err_path).unwrap_or_default()
+                );
+            }
+        };
+        Server {
+            child,
+            _stdin: stdin,
+            port,
+            maildir,
+            output,
+        }
+    }
+
+    /// Every message received, oldest first.
+    fn messages(&self) -> Vec<Vec<u8>> {
+        let mut files: Vec<PathBuf> = match std::fs::read_dir(self.maildir.join("new")) {
+            Ok(d) => d.map(|e| e.unwrap().path()).collect(),
+            Err(_) => return Vec::new(),
+        };
+        files.sort_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap());
+        files.iter().map(|p| std::fs::read(p).unwrap()).collect()
+    }
+
+    fn output(&self) -> String {
+        self.output.lock().unwrap().join("\n")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn rand_suffix() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A self-signed leaf certificate for 127.0.0.1/localhost (not a CA: rustls
+/// refuses CA certificates as server certificates). Returns (cert, key).
+fn certificate(dir: &Path) -> (PathBuf, PathBuf) {
+    let cert = dir.join("cert.pem");
+    let key = dir.join("key.pem");
+    if cert.exists() {
+        return (cert, key);
+    }
+    let status = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "basicConstraints=critical,CA:FALSE",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1,DNS:localhost",
+            "-keyout",
+        ])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("run openssl");
+    assert!(
+        status.success(),
+        "openssl could not make the test certificate"
+    );
+    (cert, key)
+}
+
+/// A free port on 127.0.0.1 with nobody listening (right now).
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+fn smtp_config(port: u16, security: Security) -> MailConfig {
+    MailConfig {
+        transport: TransportKind::Smtp,
+        smtp: SmtpSettings {
+            host: Some("127.0.0.1".into()),
+            port: Some(port),
+            security,
+            timeout: Duration::from_secs(10),
+            ..SmtpSettings::default()
+        },
+        ..MailConfig::default()
+    }
+}
+
+fn with_auth(mut cfg: MailConfig, dir: &Path, password: &str) -> MailConfig {
+    cfg.smtp.user = Some(USER.into());
+    cfg.smtp.password = Some(Secret::new(password));
+    cfg.smtp.ca_file = Some(certificate(dir).0);
+    cfg
+}
+
+fn log_bytes(n: usize) -> Vec<u8> {
+    let mut log =
+        b"{\"body\":{\"kind\":\"genesis\",\"game\":\"starry-sky\",\"v\":1},\"sig\":\"AAAA\"}\n"
+            .to_vec();
+    for i in 0..n {
+        log.extend_from_slice(
+            format!(
+                "{{\"body\":{{\"kind\":\"move\",\"n\":{i},\"note\":\"\u{e9}toile \u{2605}\"}},\"sig\":\"{}\"}}\n",
+                "x".repeat(86)
+            )
+            .as_bytes(),
+        );
+    }
+    log
+}
+
+fn turn_mail(log: &[u8]) -> lettre::Message {
+    compose(&TurnMail {
+        from_name: "Alice".into(),
+        from_email: USER.into(),
+        to_name: "Bob".into(),
+        to_email: "bob@example.org".into(),
+        subject: "Starry Sky: your turn".into(),
+        body_text: body_with_armor("Bob, it is your turn.", log),
+        log_file_name: "starry-sky-test.jsonl".into(),
+        log: log.to_vec(),
+    })
+    .unwrap()
+}
+
+fn pending(home: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(home.join("pending"))
+        .map(|d| {
+            d.map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "eml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Nothing under `home` (pending messages, envelopes) holds a password.
+fn assert_no_password_on_disk(home: &Path) {
+    for entry in walk(home) {
+        let bytes = std::fs::read(&entry).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        for p in [PASSWORD, WRONG_PASSWORD] {
+            assert!(!text.contains(p), "{} holds a password", entry.display());
+        }
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(d) = std::fs::read_dir(dir) {
+        for e in d {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+fn assert_no_password(text: &str) {
+    for p in [PASSWORD, WRONG_PASSWORD] {
+        assert!(!text.contains(p), "a password leaked into: {text}");
+    }
+}
+
+/// Sets up python (or skips), a temp dir and a starry home.
+fn setup() -> Option<(PathBuf, tempfile::TempDir, tempfile::TempDir)> {
+    let Some(py) = python() else {
+        skip("no python3 with aiosmtpd found");
+        return None;
+    };
+    Some((
+        py,
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    ))
+}
+
+fn setup_tls() -> Option<(PathBuf, tempfile::TempDir, tempfile::TempDir)> {
+    let s = setup()?;
+    // Only a missing python/aiosmtpd skips; the openssl command is a plain
+    // requirement of these tests (it is not linked into starry).
+    assert!(
+        have_openssl(),
+        "the TLS mail tests need the `openssl` command to make a test certificate \
+         (Debian: apt-get install openssl)"
+    );
+    Some(s)
+}
+
+#[test]
+fn plain_send_reads_back() {
+    let Some((py, dir, home)) = setup() else {
+        return;
+    };
+    let server = Server::start(&py, dir.path(), Mode::Plain, 0);
+    let log = log_bytes(3);
+    let cfg = smtp_config(server.port, Security::None);
+    let sent = send(&cfg, home.path(), &turn_mail(&log)).unwrap();
+    match &sent {
+        Sent::Smtp { server: s, reply } => {
+            assert_eq!(s, &format!("127.0.0.1:{}", server.port));
+            assert!(reply.starts_with("250"), "{reply}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let msgs = server.messages();
+    assert_eq!(msgs.len(), 1);
+    assert_eq!(extract_logs(&msgs[0], 1 << 20).unwrap(), vec![log]);
+    assert!(server.output().contains("to=bob@example.org"));
+    assert!(pending(home.path()).is_empty());
+}
+
+#[test]
+fn starttls_auth_send_reads_back() {
+    let Some((py, dir, home)) = setup_tls() else {
+        return;
+    };
+    let server = Server::start(&py, dir.path(), Mode::Starttls, 0);
+    let log = log_bytes(40);
+    let cfg = with_auth(
+        smtp_config(server.port, Security::Starttls),
+        dir.path(),
+        PASSWORD,
+    );
+    let sent = send(&cfg, home.path(), &turn_mail(&log)).unwrap();
+    assert!(
+        sent.to_string()
+            .contains(&format!("127.0.0.1:{}", server.port))
+    );
+    assert_no_password(&sent.to_string());
+    let msgs = server.messages();
+    assert_eq!(msgs.len(), 1);
+    assert_eq!(extract_logs(&msgs[0], 1 << 20).unwrap(), vec![log.clone()]);
+    assert!(server.output().contains("AUTH"), "{}", server.output());
+    assert!(server.output().contains("accepted"));
+
+    // The same with the password from a command instead of the variable.
+    let mut cfg = cfg;
+    cfg.smtp.password = None;
+    cfg.smtp.password_command = Some(format!("printf '%s\\n' '{PASSWORD}'"));
+    send(&cfg, home.path(), &turn_mail(&log)).unwrap();
+    assert_eq!(server.messages().len(), 2);
+    assert!(pending(home.path()).is_empty());
+}
+
+#[test]
+fn implicit_tls_auth_send() {
+    let Some((py, dir, home)) = setup_tls() else {
+        return;
+    };
+    let server = Server::start(&py, dir.path(), Mode::Tls, 0);
+    let log = log_bytes(2);
+    let cfg = with_auth(
+        smtp_config(server.port, Security::Tls),
+        dir.path(),
+        PASSWORD,
+    );
+    send(&cfg, home.path(), &turn_mail(&log)).unwrap();
+    let msgs = server.messages();
+    assert_eq!(msgs.len(), 1);
+    assert_eq!(extract_logs(&msgs[0], 1 << 20).unwrap(), vec![log]);
+}
+
+#[test]
+fn wrong_password_is_clear_pending_and_secret() {
+    let Some((py, dir, home)) = setup_tls() else {
+        return;
+    };
+    let server = Server::start(&py, dir.path(), Mode::Starttls, 0);
+    let log = log_bytes(1);
+    let bad = with_auth(
+        smtp_config(server.port, Security::Starttls),
+        dir.path(),
+        WRONG_PASSWORD,
+    );
+    let err = send(&bad, home.path(), &turn_mail(&log)).unwrap_err();
+    let msg = err.to_string();
+    eprintln!("wrong password error: {msg}");
+    assert!(
+        matches!(err.root(), MailError::AuthFailed { .. }),
+        "{err:?}"
+    );
+    assert!(msg.contains(&format!(
+        "authentication failed for user {USER} at 127.0.0.1:{}",
+        server.port
+    )));
+    assert!(
+        msg.contains("STARRY_SMTP_PASSWORD or password_command"),
+        "{msg}"
+    );
+    assert!(msg.contains("starry mail --retry"), "{msg}");
+    assert!(!msg.contains('\n'), "one paragraph: {msg}");
+    assert_no_password(&msg);
+    assert_no_password(&format!("{err:?}"));
+    assert_no_password(&format!("{bad:?}"));
+    assert_no_password(&server.output());
+    let kept = pending(home.path());
+    assert_eq!(kept.len(), 1);
+    assert_eq!(err.pending_path(), Some(kept[0].as_path()));
+    assert!(msg.contains(&kept[0].display().to_string()));
+    assert!(server.messages().is_empty());
+
+    // A retry with the wrong password keeps it and says why, without secrets.
+    let report = retry(&bad, home.path()).unwrap();
+    assert!(report.sent.is_empty());
+    assert_eq!(report.kept.len(), 1);
+    assert_no_password(&report.kept[0].1);
+    assert!(report.kept[0].1.contains("authentication failed"));
+
+    // With the right one it goes, and leaves nothing behind.
+    let good = with_auth(
+        smtp_config(server.port, Security::Starttls),
+        dir.path(),
+        PASSWORD,
+    );
+    let report = retry(&good, home.path()).unwrap();
+    assert!(report.all_sent(), "{report:?}");
+    assert_eq!(report.sent.len(), 1);
+    assert!(pending(home.path()).is_empty());
+    assert_eq!(
+        extract_logs(&server.messages()[0], 1 << 20).unwrap(),
+        vec![log]
+    );
+    assert_no_password_on_disk(home.path());
+}
+
+#[test]
+fn failing_password_command_is_pending_and_silent() {
+    let Some((py, dir, home)) = setup_tls() else {
+        return;
+    };
+    let server = Server::start(&py, dir.path(), Mode::Starttls, 0);
+    let mut cfg = with_auth(
+        smtp_config(server.port, Security::Starttls),
+        dir.path(),
+        PASSWORD,
+    );
+    cfg.smtp.password = None;
+    cfg.smtp.password_command = Some(format!("echo {PASSWORD}; exit 7"));
+    let err = send(&cfg, home.path(), &turn_mail(&log_bytes(1))).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        matches!(err.root(), MailError::PasswordCommand { .. }),
+        "{err:?}"
+    );
+    assert!(msg.contains("status 7"), "{msg}");
+    assert_no_password(&msg);
+    assert_eq!(pending(home.path()).len(), 1);
+}
+
+#[test]
+fn untrusted_certificate_is_a_clear_tls_error() {
+    let Some((py, dir, home)) = setup_tls() else {
+        return;
+    };
+    let server = Server::start(&py, dir.path(), Mode::Starttls, 0);
+    let mut cfg = with_auth(
+        smtp_config(server.port, Security::Starttls),
+        dir.path(),
+        PASSWORD,
+    );
+    cfg.smtp.ca_file = None;
+    let err = send(&cfg, home.path(), &turn_mail(&log_bytes(1))).unwrap_err();
+    let msg = err.to_string();
+    eprintln!("untrusted certificate error: {msg}");
+    assert!(matches!(err.root(), MailError::Tls { .. }), "{err:?}");
+    assert!(msg.contains("STARRY_SMTP_CA_FILE"), "{msg}");
+    assert!(msg.contains(&format!("127.0.0.1:{}", server.port)), "{msg}");
+    assert_no_password(&msg);
+    assert_eq!(pending(home.path()).len(), 1);
+}
+
+#[test]
+fn tls_to_a_plain_server_is_a_clear_tls_error() {
+    let Some((py, dir, home)) = setup_tls() else {
+        return;
+    };
+    let server = Server::start(&py, dir.path(), Mode::Plain, 0);
+    let mut cfg = smtp_config(server.port, Security::Tls);
+    cfg.smtp.ca_file = Some(certificate(dir.path()).0);
+    let err = send(&cfg, home.path(), &turn_mail(&log_bytes(1))).unwrap_err();
+    let msg = err.to_string();
+    eprintln!("tls to plain error: {msg}");
+    assert!(matches!(err.root(), MailError::Tls { .. }), "{err:?}");
+    assert!(msg.contains("security = starttls"), "{msg}");
+}
+
+#[test]
+fn starttls_to_an_implicit_tls_port_times_out_clearly() {
+    let Some((py, dir, home)) = setup_tls() else {
+        return;
+    };
+    let server = Server::start(&py, dir.path(), Mode::Tls, 0);
+    let mut cfg = with_auth(
+        smtp_config(server.port, Security::Starttls),
+        dir.path(),
+        PASSWORD,
+    );
+    cfg.smtp.timeout = Duration::from_secs(2);
+    let err = send(&cfg, home.path(), &turn_mail(&log_bytes(1))).unwrap_err();
+    let msg = err.to_string();
+    eprintln!("starttls to tls port error: {msg}");
+    assert!(matches!(err.root(), MailError::Timeout { .. }), "{err:?}");
+    assert!(msg.contains("2 seconds") && msg.contains("`tls`"), "{msg}");
+    assert_eq!(pending(home.path()).len(), 1);
+}
+
+#[test]
+fn connection_refused_then_retry_when_a_server_listens() {
+    let Some((py, dir, home)) = setup() else {
+        return;
+    };
+    let port = free_port();
+    let cfg = smtp_config(port, Security::None);
+    let log1 = log_bytes(1);
+    let log2 = log_bytes(2);
+    let err = send(&cfg, home.path(), &turn_mail(&log1)).unwrap_err();
+    let msg = err.to_string();
+    eprintln!("connection refused error: {msg}");
+    assert!(
+        matches!(err.root(), MailError::ConnectionRefused { .. }),
+        "{err:?}"
+    );
+    assert!(
+        msg.contains(&format!("connection refused by 127.0.0.1:{port}")),
+        "{msg}"
+    );
+    assert!(msg.contains("starry mail --retry"), "{msg}");
+    let err2 = send(&cfg, home.path(), &turn_mail(&log2)).unwrap_err();
+    assert!(err2.pending_path().is_some());
+    assert_eq!(pending(home.path()).len(), 2);
+
+    // Still nobody there: both kept, the second one not even tried.
+    let report = retry(&cfg, home.path()).unwrap();
+    assert!(report.sent.is_empty());
+    assert_eq!(report.kept.len(), 2);
+    assert!(report.kept[1].1.starts_with("not tried"), "{report:?}");
+
+    let server = Server::start(&py, dir.path(), Mode::Plain, port);
+    assert_eq!(server.port, port);
+    let report = retry(&cfg, home.path()).unwrap();
+    assert!(report.all_sent(), "{report:?}");
+    assert_eq!(report.sent.len(), 2);
+    assert!(pending(home.path()).is_empty());
+    assert!(
+        walk(&home.path().join("pending"))
+            .iter()
+            .all(|p| p.file_name().unwrap() == ".lock")
+    );
+    let got: Vec<Vec<u8>> = server
+        .messages()
+        .iter()
+        .map(|m| extract_logs(m, 1 << 20).unwrap().remove(0))
+        .collect();
+    assert_eq!(got.len(), 2);
+    assert!(got.contains(&log1) && got.contains(&log2));
+
+    // Nothing left: a second retry does nothing.
+    let report = retry(&cfg, home.path()).unwrap();
+    assert!(report.sent.is_empty() && report.kept.is_empty());
+}
+
+#[test]
+fn dropped_mid_message_then_retry() {
+    let Some((py, dir, home)) = setup() else {
+        return;
+    };
+    let dropper = Server::start(&py, dir.path(), Mode::Drop, 0);
+    let port = dropper.port;
+    let cfg = smtp_config(port, Security::None);
+    let log = log_bytes(30);
+    let err = send(&cfg, home.path(), &turn_mail(&log)).unwrap_err();
+    let msg = err.to_string();
+    eprintln!("dropped error: {msg}");
+    assert!(matches!(err.root(), MailError::Dropped { .. }), "{err:?}");
+    assert!(msg.contains(&format!("127.0.0.1:{port}")), "{msg}");
+    assert!(msg.contains("dropped"), "{msg}");
+    assert!(dropper.output().contains("DROPPED"));
+    assert!(dropper.messages().is_empty());
+    assert_eq!(pending(home.path()).len(), 1);
+    drop(dropper);
+
+    let server = Server::start(&py, dir.path(), Mode::Plain, port);
+    let report = retry(&cfg, home.path()).unwrap();
+    assert!(report.all_sent(), "{report:?}");
+    assert!(pending(home.path()).is_empty());
+    assert_eq!(
+        extract_logs(&server.messages()[0], 1 << 20).unwrap(),
+        vec![log]
+    );
+}
+
+#[test]
+fn sendmail_transport() {
+    // Needs no SMTP server: a fake sendmail that stores its input.
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sent.eml");
+    let args = dir.path().join("args");
+    let script = dir.path().join("fake-sendmail");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$@\" > '{}'\ncat > '{}'\n",
+            args.display(),
+            out.display()
+        ),
+    )
+    .unwrap();
+    let failing = dir.path().join("failing-sendmail");
+    std::fs::write(
+        &failing,
+        "#!/bin/sh\ncat >/dev/null\necho 'queue is full' >&2\nexit 75\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        for s in [&script, &failing] {
+            std::fs::set_permissions(s, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    let log = log_bytes(2);
+    let mut cfg = MailConfig {
+        transport: TransportKind::Sendmail,
+        sendmail: Some(script.display().to_string()),
+        ..MailConfig::default()
+    };
+    let sent = send(&cfg, home.path(), &turn_mail(&log)).unwrap();
+    assert!(matches!(sent, Sent::Sendmail { .. }));
+    assert_eq!(
+        extract_logs(&std::fs::read(&out).unwrap(), 1 << 20).unwrap(),
+        vec![log.clone()]
+    );
+    let a = std::fs::read_to_string(&args).unwrap();
+    assert!(
+        a.contains("-f alice@example.org") && a.contains("-- bob@example.org"),
+        "{a}"
+    );
+
+    cfg.sendmail = Some(failing.display().to_string());
+    let err = send(&cfg, home.path(), &turn_mail(&log)).unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err.root(), MailError::Sendmail { .. }), "{err:?}");
+    assert!(msg.contains("queue is full"), "{msg}");
+    assert_eq!(pending(home.path()).len(), 1);
+
+    cfg.sendmail = Some(dir.path().join("no-such-sendmail").display().to_string());
+    let err = send(&cfg, home.path(), &turn_mail(&log)).unwrap_err();
+    assert!(err.to_string().contains("no such program"), "{err}");
+
+    cfg.sendmail = Some(script.display().to_string());
+    let report = retry(&cfg, home.path()).unwrap();
+    assert_eq!(report.sent.len(), 2);
+    assert!(pending(home.path()).is_empty());
+}
