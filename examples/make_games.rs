@@ -563,7 +563,7 @@ fn bad_reveals(v: &mut Vectors, ps: &[(PathBuf, Identity)], tmp: &Path) {
     let mut chooser = Draw::new(os_random());
     loop {
         let (action, who) = r.expected();
-        if action == Action::Reveal || r.state.as_ref().unwrap().history().len() > 0 {
+        if action == Action::Reveal || !r.state.as_ref().unwrap().history().is_empty() {
             break;
         }
         let who = who.unwrap();

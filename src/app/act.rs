@@ -285,12 +285,12 @@ pub fn act<G: Game>(
         after.genesis.seats[after.entries.last().unwrap().author].name,
     );
     text.push_str(&status_text(&status));
-    if let (Some(state), false) = (&after.state, after.is_over()) {
-        if kind == Kind::Move || kind == Kind::Ready || kind == Kind::Reveal {
-            text.push('\n');
-            text.push_str(&super::inspect::legend(&after));
-            text.push_str(&G::render_text(&G::view(state, None, None)));
-        }
+    if let (Some(state), false) = (&after.state, after.is_over())
+        && matches!(kind, Kind::Move | Kind::Ready | Kind::Reveal)
+    {
+        text.push('\n');
+        text.push_str(&super::inspect::legend(&after));
+        text.push_str(&G::render_text(&G::view(state, None, None)));
     }
     Ok(Output::new(text, &report))
 }
