@@ -257,6 +257,14 @@ struct BoardFileOut<'a> {
     boards: &'a [Board],
 }
 
+/// The board file, for its JSON Schema (`schemas/starry-sky-boards.json`);
+/// parsing goes board by board so that errors can name the board.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BoardSet {
+    pub boards: Vec<Board>,
+}
+
 /// Parses and validates a board file (see the module docs for the format).
 pub fn parse_board_set(text: &str) -> Result<Vec<Board>, RuleError> {
     let file: BoardFile = serde_json::from_str(text).map_err(|e| {

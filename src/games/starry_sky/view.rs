@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::board::{BoardId, StarLabel, StarNo};
-use super::scoring::{Doubling, Outcome, Payer, Tie, Why};
+use super::scoring::{BoardScore, Doubling, Outcome, Payer, Tie, Why};
 use super::token::Token;
 use super::{Ending, Face, Phase, Scored, Slot, State, tag};
 use crate::games::{Own, Seat};
@@ -382,73 +382,15 @@ pub(super) fn render(view: &View) -> String {
         let _ = writeln!(out, "Scored:");
     }
     for s in &view.scored {
-        let outcome = match &s.score.outcome {
-            Outcome::Nobody => "everything swallowed, nobody paid".to_string(),
-            Outcome::Alone(seat) => format!("{} alone, both prizes", tag(*seat)),
-            Outcome::TieForFirst(seats) => format!(
-                "tie for first ({}), no prizes",
-                joined(seats.iter().map(|&s| tag(s)), ", ")
-            ),
-            Outcome::TieForSecond { first, tied } => format!(
-                "{} first; tie for second ({}), no second prize",
-                tag(*first),
-                joined(tied.iter().map(|&s| tag(s)), ", ")
-            ),
-            Outcome::Ranked { first, second } => {
-                format!("{} first, {} second", tag(*first), tag(*second))
-            }
-        };
         let _ = writeln!(
             out,
-            "  {} ({}), completed by {}: {outcome}",
+            "  {} ({}), completed by {}: {}",
             s.name,
             s.board,
-            tag(s.completer)
+            tag(s.completer),
+            outcome_text(&s.score.outcome)
         );
-        if !s.score.removed.is_empty() {
-            let removed = s.score.removed.iter().map(|r| {
-                let why = match r.why {
-                    Why::BlackHolePair => "black holes joined".to_string(),
-                    Why::Swallowed(by) => format!("swallowed by {}:{by}", s.board),
-                };
-                format!("{}:{} {} {} ({why})", s.board, r.star, tag(r.seat), r.token)
-            });
-            let _ = writeln!(out, "    removed: {}", joined(removed, "; "));
-        }
-        let seats: Vec<String> = s
-            .score
-            .seats
-            .iter()
-            .filter(|x| x.place.is_some() || x.coins != 0)
-            .map(|x| {
-                let place = x
-                    .place
-                    .map(|p| format!(", {}", ordinal(p)))
-                    .unwrap_or_default();
-                format!(
-                    "{} {} points, {} left{place}: {:+} coins",
-                    tag(x.seat),
-                    x.total,
-                    x.tokens_left,
-                    x.coins
-                )
-            })
-            .collect();
-        if !seats.is_empty() {
-            let _ = writeln!(out, "    {}", seats.join("; "));
-        }
-        let by_first: Vec<String> = s
-            .score
-            .payments
-            .iter()
-            .filter_map(|p| match p.from {
-                Payer::Seat(from) => Some(format!("{} paid {} {}", tag(from), tag(p.to), p.coins)),
-                Payer::Reserve => None,
-            })
-            .collect();
-        if !by_first.is_empty() {
-            let _ = writeln!(out, "    {}", by_first.join("; "));
-        }
+        render_score(&mut out, s.board.as_str(), &s.score);
     }
     let _ = match &view.turn {
         TurnView::Move { seat } => writeln!(
@@ -490,4 +432,62 @@ fn example_move(view: &View, mover: Seat) -> String {
         .map(|s| s.label.to_string())
         .unwrap_or_else(|| "leo:3".to_string());
     format!("{token} {star}")
+}
+
+/// One line saying how the prizes went.
+pub(super) fn outcome_text(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Nobody => "everything swallowed, nobody paid".to_string(),
+        Outcome::Alone(seat) => format!("{} alone, both prizes", tag(*seat)),
+        Outcome::TieForFirst(seats) => format!(
+            "tie for first ({}), no prizes",
+            joined(seats.iter().map(|&s| tag(s)), ", ")
+        ),
+        Outcome::TieForSecond { first, tied } => format!(
+            "{} first; tie for second ({}), no second prize",
+            tag(*first),
+            joined(tied.iter().map(|&s| tag(s)), ", ")
+        ),
+        Outcome::Ranked { first, second } => {
+            format!("{} first, {} second", tag(*first), tag(*second))
+        }
+    }
+}
+
+/// The removals, each seat's result and who paid whom, indented under a
+/// board's heading (used by the view's history and by the referee).
+pub(super) fn render_score(out: &mut String, board: &str, score: &BoardScore) {
+    if !score.removed.is_empty() {
+        let removed = score.removed.iter().map(|r| {
+            let why = match r.why {
+                Why::BlackHolePair => "black holes joined".to_string(),
+                Why::Swallowed(by) => format!("swallowed by {board}:{by}"),
+            };
+            format!("{board}:{} {} {} ({why})", r.star, tag(r.seat), r.token)
+        });
+        let _ = writeln!(out, "    removed: {}", joined(removed, "; "));
+    }
+    let seats: Vec<String> = score
+        .seats
+        .iter()
+        .filter(|x| x.place.is_some() || x.coins != 0)
+        .map(|x| {
+            let place = x.place.map(|p| format!(", {}", ordinal(p))).unwrap_or_default();
+            format!("{} {} points, {} left{place}: {:+} coins", tag(x.seat), x.total, x.tokens_left, x.coins)
+        })
+        .collect();
+    if !seats.is_empty() {
+        let _ = writeln!(out, "    {}", seats.join("; "));
+    }
+    let by_first: Vec<String> = score
+        .payments
+        .iter()
+        .filter_map(|p| match p.from {
+            Payer::Seat(from) => Some(format!("{} paid {} {}", tag(from), tag(p.to), p.coins)),
+            Payer::Reserve => None,
+        })
+        .collect();
+    if !by_first.is_empty() {
+        let _ = writeln!(out, "    {}", by_first.join("; "));
+    }
 }
