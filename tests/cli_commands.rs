@@ -9,10 +9,15 @@ use common::*;
 use serde_json::{Value, json};
 
 fn validate(schema: &str, value: &Value) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schemas").join(schema);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("schemas")
+        .join(schema);
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let v = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = v.iter_errors(value).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    let errors: Vec<String> = v
+        .iter_errors(value)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
     assert!(errors.is_empty(), "{errors:?}");
 }
 
@@ -22,11 +27,27 @@ fn every_json_output_matches_its_schema() {
     let id = t.json(Some(0), &["id", "show", "--json"]);
     validate("id.json", &id);
     assert_eq!(id["email"], "anna@example.org");
-    let secret: Value = serde_json::from_str(&std::fs::read_to_string(t.homes[0].join("identity.json")).unwrap()).unwrap();
-    assert!(!id.to_string().contains(secret["secret"].as_str().unwrap()), "id show prints no secret");
+    let secret: Value =
+        serde_json::from_str(&std::fs::read_to_string(t.homes[0].join("identity.json")).unwrap())
+            .unwrap();
+    assert!(
+        !id.to_string().contains(secret["secret"].as_str().unwrap()),
+        "id show prints no secret"
+    );
 
     let players = t.emails.join(",");
-    let created = t.json(Some(0), &["new", "starry-sky", "--players", &players, "--out", t.log_str(), "--json"]);
+    let created = t.json(
+        Some(0),
+        &[
+            "new",
+            "starry-sky",
+            "--players",
+            &players,
+            "--out",
+            t.log_str(),
+            "--json",
+        ],
+    );
     validate("entry-report.json", &created);
     assert_eq!(created["status"]["to_act"], "ben@example.org");
     assert_eq!(created["status"]["action"], "join");
@@ -34,10 +55,22 @@ fn every_json_output_matches_its_schema() {
     validate("entry-report.json", &joined);
     t.play_until(|s| s["entries"].as_u64().unwrap() > 20);
     validate("status.json", &t.status());
-    validate("starry-sky-view.json", &t.json(None, &["view", t.log_str(), "--json"]));
-    validate("starry-sky-view.json", &t.json(Some(2), &["view", t.log_str(), "--json"]));
-    validate("audit.json", &t.json(None, &["audit", t.log_str(), "--json"]));
-    validate("rules-list.json", &t.json(None, &["rules", "list", "--json"]));
+    validate(
+        "starry-sky-view.json",
+        &t.json(None, &["view", t.log_str(), "--json"]),
+    );
+    validate(
+        "starry-sky-view.json",
+        &t.json(Some(2), &["view", t.log_str(), "--json"]),
+    );
+    validate(
+        "audit.json",
+        &t.json(None, &["audit", t.log_str(), "--json"]),
+    );
+    validate(
+        "rules-list.json",
+        &t.json(None, &["rules", "list", "--json"]),
+    );
 }
 
 #[test]
@@ -46,7 +79,12 @@ fn rules_list_names_the_game_and_its_variants() {
     let out = t.starry(None, &["rules", "list"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
-    for needle in ["starry-sky", "3 to 5 players", "doubling=additive|compound", "tie=coins|nothing"] {
+    for needle in [
+        "starry-sky",
+        "3 to 5 players",
+        "doubling=additive|compound",
+        "tie=coins|nothing",
+    ] {
         assert!(text.contains(needle), "{needle} in {text}");
     }
 }
@@ -76,41 +114,87 @@ fn the_referee_scores_a_position_without_keys() {
     std::fs::write(&pos, abb5().to_string()).unwrap();
     let r = t.json(None, &["rules", "score", pos.to_str().unwrap(), "--json"]);
     validate("starry-sky-referee.json", &r);
-    let coins: Vec<i64> = r["score"]["seats"].as_array().unwrap().iter().map(|s| s["coins"].as_i64().unwrap()).collect();
+    let coins: Vec<i64> = r["score"]["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["coins"].as_i64().unwrap())
+        .collect();
     assert_eq!(coins, [6, 7, 2, 1]);
-    let totals: Vec<i64> = r["score"]["seats"].as_array().unwrap().iter().map(|s| s["total"].as_i64().unwrap()).collect();
+    let totals: Vec<i64> = r["score"]["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["total"].as_i64().unwrap())
+        .collect();
     assert_eq!(totals, [24, 20, 11, 6]);
     assert_eq!(r["purses"], json!([6, 7, 2, 1]));
     let out = t.starry(None, &["rules", "score", pos.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("P1 paid P3 2") && text.contains("P1 paid P4 1"), "{text}");
+    assert!(
+        text.contains("P1 paid P3 2") && text.contains("P1 paid P4 1"),
+        "{text}"
+    );
     // From standard input too.
-    let out = assert_cmd::Command::cargo_bin("starry").unwrap().args(["rules", "score", "-"]).write_stdin(abb5().to_string()).output().unwrap();
+    let out = assert_cmd::Command::cargo_bin("starry")
+        .unwrap()
+        .args(["rules", "score", "-"])
+        .write_stdin(abb5().to_string())
+        .output()
+        .unwrap();
     assert!(out.status.success());
     // A bad position names the problem.
-    std::fs::write(&pos, r#"{"board":"leo","tokens":[{"star":99,"seat":0,"token":"10"}]}"#).unwrap();
+    std::fs::write(
+        &pos,
+        r#"{"board":"leo","tokens":[{"star":99,"seat":0,"token":"10"}]}"#,
+    )
+    .unwrap();
     let out = t.starry(None, &["rules", "score", pos.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("99"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("99"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
 fn demo_plays_a_whole_game_and_audits_it() {
     let t = Table::new(3);
-    let out = t.starry(None, &["demo", "--players", "4", "--variant", "doubling=compound", "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = t.starry(
+        None,
+        &[
+            "demo",
+            "--players",
+            "4",
+            "--variant",
+            "doubling=compound",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     validate("demo.json", &r);
     assert_eq!(r["audit"]["valid"], true);
     assert_eq!(r["audit"]["over"], true);
     assert_eq!(r["audit"]["standings"].as_array().unwrap().len(), 4);
     assert_eq!(r["audit"]["countersigned"], json!([1, 2, 3, 4]));
-    assert!(!std::path::Path::new(r["dir"].as_str().unwrap()).exists(), "the temporary directory is removed");
+    assert!(
+        !std::path::Path::new(r["dir"].as_str().unwrap()).exists(),
+        "the temporary directory is removed"
+    );
     let keep = t.dir.path().join("kept");
     let out = t.starry(None, &["demo", "--keep", keep.to_str().unwrap()]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("Audit: valid") && text.contains("Final standings"), "{text}");
+    assert!(
+        text.contains("Audit: valid") && text.contains("Final standings"),
+        "{text}"
+    );
     assert!(keep.join("starry-sky.jsonl").exists());
     let out = t.starry(None, &["demo", "--keep", keep.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "refuses a non-empty directory");
@@ -122,7 +206,15 @@ fn audit_of_many_files_reports_each_and_fails_on_any() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let good = root.join("examples/games/finished-3p-additive-coins.jsonl");
     let bad = root.join("tests/vectors/forged-signature.jsonl");
-    let out = t.starry(None, &["audit", good.to_str().unwrap(), bad.to_str().unwrap(), "--json"]);
+    let out = t.starry(
+        None,
+        &[
+            "audit",
+            good.to_str().unwrap(),
+            bad.to_str().unwrap(),
+            "--json",
+        ],
+    );
     assert_eq!(out.status.code(), Some(15));
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["valid"], false);

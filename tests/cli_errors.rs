@@ -405,3 +405,35 @@ fn missing_log_is_an_io_error() {
     assert_eq!(out.status.code(), Some(3));
     assert!(stderr(&out).contains("/nonexistent/game.jsonl"));
 }
+
+/// A write that fails (here: the file-size limit, which fails `write` with
+/// EFBIG just as a full disk fails it with ENOSPC) leaves the log as it was
+/// and no temporary file behind.
+#[test]
+fn a_failed_write_leaves_the_log_and_no_stray_file() {
+    let t = table_in_play();
+    let s = t.status();
+    let mover = t.seat_of(s["to_act"].as_str().unwrap());
+    let before = std::fs::read(&t.log).unwrap();
+    let listing = |d: &std::path::Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    let files_before = listing(t.dir.path());
+    let blocks = before.len() / 512; // the new log cannot fit
+    let bin = assert_cmd::cargo::cargo_bin("starry");
+    let script = format!("trap '' XFSZ; ulimit -f {blocks}; exec \"$0\" play \"$1\" --auto");
+    let out = std::process::Command::new("sh")
+        .env("STARRY_HOME", &t.homes[mover])
+        .args(["-c", &script, bin.to_str().unwrap(), t.log_str()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("disk full"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&t.log).unwrap(), before);
+    assert_eq!(listing(t.dir.path()), files_before);
+}

@@ -14,7 +14,12 @@ use starry::log::Replay;
 use starry::log::entry::SeatInfo;
 
 fn example(name: &str) -> Vec<u8> {
-    std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/games").join(name)).unwrap()
+    std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/games")
+            .join(name),
+    )
+    .unwrap()
 }
 
 proptest! {
@@ -40,28 +45,58 @@ fn play_random_game(seats: usize, variants: &[(&str, &str)], seed: u8) -> Replay
         .iter()
         .map(|n| {
             let home = dir.path().join(n);
-            let id = Identity::create(&home, n, &format!("{}@example.org", n.to_lowercase())).unwrap();
+            let id =
+                Identity::create(&home, n, &format!("{}@example.org", n.to_lowercase())).unwrap();
             (home, id)
         })
         .collect();
     let log = dir.path().join("g.jsonl");
-    let info = players.iter().map(|(_, i)| SeatInfo { email: i.email.clone(), name: i.name.clone() }).collect();
-    let pairs: Vec<(String, String)> = variants.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let info = players
+        .iter()
+        .map(|(_, i)| SeatInfo {
+            email: i.email.clone(),
+            name: i.name.clone(),
+        })
+        .collect();
+    let pairs: Vec<(String, String)> = variants
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     let mut clock = || "2026-11-20T12:00:00Z".to_string();
-    act::create::<StarrySky>(&players[0].0, &players[0].1, info, &pairs, None, &log, clock()).unwrap();
+    act::create::<StarrySky>(
+        &players[0].0,
+        &players[0].1,
+        info,
+        &pairs,
+        None,
+        &log,
+        clock(),
+    )
+    .unwrap();
     let mut last_entries = 0;
-    let r = autoplay::<StarrySky>(&log, &players, &mut Draw::new([seed; 32]), &mut clock, |r| r.is_over(), |r| {
-        // One entry per step, and the books balance after every one.
-        assert_eq!(r.len(), last_entries.max(2) + 1);
-        last_entries = r.len();
-        if let Some(s) = &r.state {
-            for seat in 0..seats {
-                let on_boards = s.known_on_boards(seat).total() + s.face_down_count(seat);
-                assert_eq!(s.hand_size(seat) + on_boards, 9, "seat {seat} holds 9 tokens");
-                assert!(s.coins()[seat] >= 0);
+    let r = autoplay::<StarrySky>(
+        &log,
+        &players,
+        &mut Draw::new([seed; 32]),
+        &mut clock,
+        |r| r.is_over(),
+        |r| {
+            // One entry per step, and the books balance after every one.
+            assert_eq!(r.len(), last_entries.max(2) + 1);
+            last_entries = r.len();
+            if let Some(s) = &r.state {
+                for seat in 0..seats {
+                    let on_boards = s.known_on_boards(seat).total() + s.face_down_count(seat);
+                    assert_eq!(
+                        s.hand_size(seat) + on_boards,
+                        9,
+                        "seat {seat} holds 9 tokens"
+                    );
+                    assert!(s.coins()[seat] >= 0);
+                }
             }
-        }
-    })
+        },
+    )
     .unwrap();
     // Replaying the file from scratch gives the same result.
     let again = Replay::<StarrySky>::from_bytes(&std::fs::read(&log).unwrap()).unwrap();

@@ -44,7 +44,10 @@ pub fn run(cmd: RulesCommand) -> Result<Output> {
                 StarrySky::NAME => {
                     let report = crate::games::starry_sky::referee::score_position(&text)
                         .map_err(|e| Error::Usage(format!("{}: {e}", position.display())))?;
-                    Ok(Output::new(crate::games::starry_sky::referee::render_text(&report), &report))
+                    Ok(Output::new(
+                        crate::games::starry_sky::referee::render_text(&report),
+                        &report,
+                    ))
                 }
                 other => Err(super::unknown_game(other)),
             }

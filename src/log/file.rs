@@ -98,7 +98,7 @@ fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<()> {
     }
     tmp.write_all(bytes)
         .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| io("cannot write (is the disk full?) a new version of", e))?;
+        .map_err(|e| io("cannot write (disk full?) the new version of", e))?;
     if overwrite {
         tmp.persist(path)
             .map_err(|e| io("cannot replace", e.error))?;

@@ -197,6 +197,29 @@ pub fn score(position: &Position) -> Result<RefereeReport, RuleError> {
     })
 }
 
+/// The referee's answer for a terminal.
+pub fn render_text(r: &RefereeReport) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} with {} seats{}: {}",
+        r.board,
+        r.seats,
+        if r.complete { "" } else { " (not full)" },
+        super::view::outcome_text(&r.score.outcome)
+    );
+    super::view::render_score(&mut out, r.board.as_str(), &r.score);
+    let purses: Vec<String> = r
+        .purses
+        .iter()
+        .enumerate()
+        .map(|(s, c)| format!("{} {c}", super::tag(s)))
+        .collect();
+    let _ = write!(out, "Purses after this board: {}", purses.join(", "));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,22 +286,4 @@ mod tests {
             .unwrap_err();
         assert!(e.detail.contains("unknown field `extra`"), "{e}");
     }
-}
-
-/// The referee's answer for a terminal.
-pub fn render_text(r: &RefereeReport) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} with {} seats{}: {}",
-        r.board,
-        r.seats,
-        if r.complete { "" } else { " (not full)" },
-        super::view::outcome_text(&r.score.outcome)
-    );
-    super::view::render_score(&mut out, r.board.as_str(), &r.score);
-    let purses: Vec<String> = r.purses.iter().enumerate().map(|(s, c)| format!("{} {c}", super::tag(s))).collect();
-    let _ = write!(out, "Purses after this board: {}", purses.join(", "));
-    out
 }

@@ -472,8 +472,17 @@ pub(super) fn render_score(out: &mut String, board: &str, score: &BoardScore) {
         .iter()
         .filter(|x| x.place.is_some() || x.coins != 0)
         .map(|x| {
-            let place = x.place.map(|p| format!(", {}", ordinal(p))).unwrap_or_default();
-            format!("{} {} points, {} left{place}: {:+} coins", tag(x.seat), x.total, x.tokens_left, x.coins)
+            let place = x
+                .place
+                .map(|p| format!(", {}", ordinal(p)))
+                .unwrap_or_default();
+            format!(
+                "{} {} points, {} left{place}: {:+} coins",
+                tag(x.seat),
+                x.total,
+                x.tokens_left,
+                x.coins
+            )
         })
         .collect();
     if !seats.is_empty() {
