@@ -245,7 +245,21 @@ pub fn act<G: Game>(
         fault: f,
     };
     let replay = Replay::<G>::from_bytes(&locked.bytes).map_err(log_err)?;
-    let (line, summary) = build::<G>(home, &replay, id, what, time, chooser)?;
+    let entry = replay.len();
+    // Name the file and the entry being written in every refusal.
+    let (line, summary) =
+        build::<G>(home, &replay, id, what, time, chooser).map_err(|e| match e {
+            Error::Rule(mut r, f) => {
+                r.detail = format!(
+                    "{}: cannot write entry {entry}: {}",
+                    path.display(),
+                    r.detail
+                );
+                Error::Rule(r, f)
+            }
+            Error::Usage(m) => Error::Usage(format!("{}: {m}", path.display())),
+            other => other,
+        })?;
     let mut after = replay.clone();
     after
         .apply_line(replay.len(), &line[..line.len() - 1])
@@ -256,7 +270,6 @@ pub fn act<G: Game>(
                 "refusing to write an entry that does not verify: {f}"
             ))
         })?;
-    let entry = replay.len();
     let kind = after.entries.last().expect("just applied").kind;
     if !dry_run {
         let mut bytes = locked.bytes.clone();
@@ -351,7 +364,7 @@ fn build<G: Game>(
             )));
         }
         if action != Action::Join || who != Some(seat) {
-            return Err(out_of_turn(not_your_turn(r, action, who)));
+            return Err(out_of_turn(not_now(r, Some(seat), "join", action, who)));
         }
         let (line, _) = join_line(r, id, seat, time)?;
         return Ok((line, "joined".into()));
@@ -381,8 +394,8 @@ fn build<G: Game>(
         Do::Countersign => {
             if !r.is_over() {
                 return Err(out_of_turn(format!(
-                    "the game is not over: {}",
-                    not_your_turn(r, action, who)
+                    "you can countersign only a finished game; {}",
+                    not_now(r, Some(seat), "countersign", action, who)
                 )));
             }
             if r.countersigned.contains(&seat) {
@@ -402,23 +415,30 @@ fn build<G: Game>(
         Do::Resign => {
             if who != Some(seat) || matches!(action, Action::Join | Action::Over) {
                 return Err(out_of_turn(format!(
-                    "you can resign only when it is your turn: {}",
-                    not_your_turn(r, action, who)
+                    "you can resign only when it is your turn to write the next entry; {}",
+                    not_now(r, Some(seat), "resign", action, who)
                 )));
             }
             Ok((line(Kind::Resign, to_value(&Empty {})), "resigned".into()))
         }
-        _ if who != Some(seat) => Err(out_of_turn(not_your_turn(r, action, who))),
+        ref w if who != Some(seat) => {
+            let wanted = match w {
+                Do::Ready => "ready",
+                Do::Reveal => "reveal",
+                _ => "move",
+            };
+            Err(out_of_turn(not_now(r, Some(seat), wanted, action, who)))
+        }
         Do::Ready => {
             if action != Action::Ready {
-                return Err(out_of_turn(not_your_turn(r, action, who)));
+                return Err(out_of_turn(not_now(r, Some(seat), "ready", action, who)));
             }
             Ok((line(Kind::Ready, to_value(&Empty {})), "ready".into()))
         }
         Do::Reveal => {
             let state = r.preview(seat, &link).expect("playing");
             let Turn::Reveal(_, refs) = G::turn(&state) else {
-                return Err(out_of_turn(not_your_turn(r, action, who)));
+                return Err(out_of_turn(not_now(r, Some(seat), "reveal", action, who)));
             };
             let own = r.own_hidden(&secret, seat).map_err(Error::Other)?;
             let reveals = r.openings(&secret, &own, &refs).map_err(Error::Other)?;
@@ -430,7 +450,15 @@ fn build<G: Game>(
         }
         Do::Move(text) => {
             if action != Action::Move {
-                return Err(out_of_turn(not_your_turn(r, action, who)));
+                let hint = match action {
+                    Action::Reveal => " (run `starry reveal FILE`)",
+                    Action::Ready => " (run `starry ready FILE`)",
+                    _ => "",
+                };
+                return Err(out_of_turn(format!(
+                    "{}{hint}",
+                    not_now(r, Some(seat), "move", action, who)
+                )));
             }
             let state = r.preview(seat, &link).expect("playing");
             let own = r.own_hidden(&secret, seat).map_err(Error::Other)?;
@@ -472,9 +500,24 @@ fn build<G: Game>(
     }
 }
 
-fn not_your_turn<G: Game>(r: &Replay<G>, action: Action, who: Option<Seat>) -> String {
+/// Why `me` cannot do `wanted` now, in words addressed to them.
+fn not_now<G: Game>(
+    r: &Replay<G>,
+    me: Option<Seat>,
+    wanted: &str,
+    action: Action,
+    who: Option<Seat>,
+) -> String {
     match who {
-        Some(s) => format!("it is {}'s turn to {}", r.seat_label(s), action.as_str()),
+        Some(s) if Some(s) == me => format!(
+            "you cannot {wanted} now: it is your turn to {}",
+            action.as_str()
+        ),
+        Some(s) => format!(
+            "it is not your turn: {} must {} next (`starry status` shows whose turn it is)",
+            r.seat_label(s),
+            action.as_str()
+        ),
         None => "the game is over".into(),
     }
 }

@@ -434,9 +434,21 @@ impl State {
                 } else {
                     "is not on the table"
                 };
+                let open: Vec<&str> = self
+                    .slots
+                    .iter()
+                    .filter_map(|s| match s {
+                        Slot::Open(b) => Some(self.boards[b.board].id.as_str()),
+                        _ => None,
+                    })
+                    .collect();
                 RuleError::illegal(
                     "board-not-in-play",
-                    format!("board `{}` {why}", label.board),
+                    format!(
+                        "board `{}` {why}; the boards in play are {}",
+                        label.board,
+                        open.join(", ")
+                    ),
                 )
             })?;
         let board = &self.boards[idx];
