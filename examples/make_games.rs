@@ -369,21 +369,8 @@ fn vectors() {
         let (_, own_s, _) = own_of(r, &ps[s].1, s);
         let intent = StarrySky::intents(&state, s, &own_s).remove(0);
         let sealed = StarrySky::seal(&state, s, &intent, &own_s).unwrap();
-        let data = Move {
-            action: to_value(&sealed.action),
-            commitments: vec![],
-            reveals: vec![],
-        };
-        let line = r.next_line(
-            &ps[t].1,
-            t,
-            Kind::Move,
-            to_value(&data),
-            Some(link),
-            "2026-11-30T12:00:00Z".into(),
-        );
-        let mut b = bytes.clone();
-        b.extend_from_slice(&line);
+        let action = to_value(&sealed.action);
+        let b = append_move(&bytes, r, &ps[t].1, t, action, link);
         v.add(
             "out-of-turn",
             &b,
@@ -397,21 +384,14 @@ fn vectors() {
         let (_, _, link) = own_of(r, &ps[s].1, s);
         let view = serde_json::to_value(StarrySky::view(&state, None, None)).unwrap();
         let occupied = find_occupied_star(&view).expect("some star is occupied");
-        let data = Move {
-            action: json!({"star": occupied, "token": "1"}),
-            commitments: vec![],
-            reveals: vec![],
-        };
-        let line = r.next_line(
+        let b = append_move(
+            &bytes,
+            r,
             &ps[s].1,
             s,
-            Kind::Move,
-            to_value(&data),
-            Some(link),
-            "2026-11-30T12:00:00Z".into(),
+            json!({"star": occupied, "token": "1"}),
+            link,
         );
-        let mut b = bytes.clone();
-        b.extend_from_slice(&line);
         v.add(
             "illegal-move",
             &b,
@@ -483,6 +463,33 @@ fn boards(view: &Value) -> Vec<&Value> {
         .filter(|s| s["status"] == "open")
         .map(|s| &s["board"])
         .collect()
+}
+
+/// `bytes` with a signed move by `seat` (no commitments, no reveals) appended.
+fn append_move(
+    bytes: &[u8],
+    r: &Replay<StarrySky>,
+    id: &Identity,
+    seat: usize,
+    action: Value,
+    link: [u8; 32],
+) -> Vec<u8> {
+    let data = Move {
+        action,
+        commitments: vec![],
+        reveals: vec![],
+    };
+    let line = r.next_line(
+        id,
+        seat,
+        Kind::Move,
+        to_value(&data),
+        Some(link),
+        "2026-11-30T12:00:00Z".into(),
+    );
+    let mut b = bytes.to_vec();
+    b.extend_from_slice(&line);
+    b
 }
 
 fn find_occupied_star(view: &Value) -> Option<String> {

@@ -452,17 +452,7 @@ impl State {
                 )
             })?;
         let board = &self.boards[idx];
-        if board.star(label.star).is_none() {
-            return Err(RuleError::illegal(
-                "no-such-star",
-                format!(
-                    "board `{}` has stars 1 to {}; there is no star {}",
-                    board.id,
-                    board.star_count(),
-                    label.star
-                ),
-            ));
-        }
+        check_star(board, label.star)?;
         let Slot::Open(b) = &self.slots[slot] else {
             unreachable!("found as open")
         };
@@ -1030,17 +1020,7 @@ impl Game for StarrySky {
                 ),
             ));
         };
-        if board.star(star.star).is_none() {
-            return Err(RuleError::illegal(
-                "no-such-star",
-                format!(
-                    "board `{}` has stars 1 to {}; there is no star {}",
-                    board.id,
-                    board.star_count(),
-                    star.star
-                ),
-            ));
-        }
+        check_star(board, star.star)?;
         Ok(Intent { token, star })
     }
 
@@ -1130,5 +1110,20 @@ impl Game for StarrySky {
             Some(t) => format!("{t} on {}", action.star),
             None => format!("a face-down token on {}", action.star),
         }
+    }
+}
+
+/// Refuses a star number the board does not have.
+fn check_star(board: &Board, star: StarNo) -> Result<(), RuleError> {
+    match board.star(star) {
+        Some(_) => Ok(()),
+        None => Err(RuleError::illegal(
+            "no-such-star",
+            format!(
+                "board `{}` has stars 1 to {}; there is no star {star}",
+                board.id,
+                board.star_count()
+            ),
+        )),
     }
 }
