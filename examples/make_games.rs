@@ -311,6 +311,17 @@ fn vectors() {
         "a space inserted into a line",
     );
 
+    // Malformed: a line that is not JSON at all.
+    let mut l = lines.clone();
+    l[k] = b"{\"body\":{\"author\":0,".to_vec();
+    v.add(
+        "malformed-line",
+        &join_lines(&l),
+        "malformed",
+        Some(k as u64),
+        "a line that is not JSON",
+    );
+
     // Truncated: the last line cut in the middle.
     let mut b = bytes.clone();
     b.truncate(b.len() - 40);
