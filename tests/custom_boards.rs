@@ -52,10 +52,10 @@ fn a_custom_set_that_cannot_be_completed_ends_as_stalled() {
     let tokens = ["1", "3", "5", "6", "7", "10", "bh", "ds", "ds"];
     let boards = ["one", "two", "three"];
     let mut next_star = [1; 3];
-    for round in 0..9 {
+    for (round, token) in tokens.iter().enumerate() {
         for seat in 0..3 {
             let b = (round + seat) % 3;
-            let mv = format!("{} {}:{}", tokens[round], boards[b], next_star[b]);
+            let mv = format!("{token} {}:{}", boards[b], next_star[b]);
             next_star[b] += 1;
             let out = t.starry(Some(seat), &["play", t.log_str(), &mv]);
             assert!(
