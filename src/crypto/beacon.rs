@@ -41,7 +41,9 @@ pub fn tip(seed: &Hash) -> Hash {
 /// The link a player reveals in their `k`-th entry after joining (k ≥ 1), or
 /// None once the chain is used up.
 pub fn link_for(seed: &Hash, k: u32) -> Option<Hash> {
-    (1..=CHAIN_LENGTH).contains(&k).then(|| link_at(seed, CHAIN_LENGTH - k))
+    (1..=CHAIN_LENGTH)
+        .contains(&k)
+        .then(|| link_at(seed, CHAIN_LENGTH - k))
 }
 
 #[cfg(test)]
