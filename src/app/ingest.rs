@@ -46,11 +46,19 @@ pub fn ingest(input: Option<&Path>, into: Option<&Path>) -> Result<Output> {
     };
     let raw = read_input(input, &name)?;
     let log = pick_log(&raw, &name)?;
-    let (genesis, _) = read_genesis(&log).map_err(|fault| Error::Log {
-        path: PathBuf::from(&name),
-        fault,
-    })?;
+    let (genesis, _) = read_genesis(&log).map_err(|fault| refused(&name, fault))?;
     with_game!(genesis.game.as_str(), G => ingest_game::<G>(&home, &name, &log, into))
+}
+
+/// A fault of the received log: the input is named, and nothing changed.
+fn refused(input: &str, mut fault: LogFault) -> Error {
+    fault
+        .detail
+        .push_str("; the received log is refused and nothing was changed");
+    Error::Log {
+        path: PathBuf::from(input),
+        fault,
+    }
 }
 
 /// Reads the input, at most [`LIMIT`] bytes.
@@ -117,10 +125,7 @@ fn ingest_game<G: Game>(
     log: &[u8],
     into: Option<&Path>,
 ) -> Result<Output> {
-    let incoming = Replay::<G>::from_bytes(log).map_err(|fault| Error::Log {
-        path: PathBuf::from(input),
-        fault,
-    })?;
+    let incoming = Replay::<G>::from_bytes(log).map_err(|fault| refused(input, fault))?;
     let target = match into {
         Some(p) => p.to_path_buf(),
         None => game_path(home, &incoming.game_id),

@@ -556,7 +556,7 @@ mod tests {
 
     #[test]
     fn wraps_with_indent() {
-        let w = wrap("1. one two three four five six\n", 12, "   ");
+        let w = wrap("1. one two three four five six\n", 13, "   ");
         assert_eq!(w, "1. one two\n   three four\n   five six\n");
         assert_eq!(wrap("   a b\n", 80, ""), "   a b\n");
     }

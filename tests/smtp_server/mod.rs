@@ -212,6 +212,22 @@ impl Server {
     pub fn output(&self) -> String {
         self.output.lock().unwrap().join("\n")
     }
+
+    /// Whether the server's output has (or gets within 10 s) a line
+    /// containing `needle`: it is read by another thread, so a line the
+    /// server printed just now may not have arrived yet.
+    pub fn printed(&self, needle: &str) -> bool {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            if self.output().contains(needle) {
+                return true;
+            }
+            if std::time::Instant::now() > deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Server {
