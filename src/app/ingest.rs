@@ -65,6 +65,13 @@ fn refused(input: &str, mut fault: LogFault) -> Error {
 fn read_input(input: Option<&Path>, name: &str) -> Result<Vec<u8>> {
     let mut raw = Vec::new();
     let limit = LIMIT as u64 + 1;
+    let stdin = input.is_none_or(|p| p.as_os_str() == "-");
+    if stdin && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        eprintln!(
+            "Paste the turn mail or the armored block (from -----BEGIN STARRY LOG----- to \
+             -----END STARRY LOG-----), then press Ctrl-D on a line of its own."
+        );
+    }
     match input {
         None => {
             std::io::stdin()

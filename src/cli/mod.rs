@@ -11,14 +11,14 @@ use clap::{Args, Parser, Subcommand};
     version,
     about = "Play Starry Sky by e-mail or git with a signed, append-only move log that anyone can audit",
     long_about = None,
-    after_help = "Identities live in $STARRY_HOME (default: the platform's config directory, e.g. ~/.config/starry).\n\
-                  Exit codes: 0 ok, 1 other, 2 usage, 3 I/O, 4 identity, 10 malformed line, 11 truncated last line,\n\
-                  12 non-canonical line, 13 broken chain, 14 entry from another game, 15 bad signature,\n\
-                  16 bad beacon link, 17 bad reveal, 18 impossible token, 19 out of turn, 20 illegal move,\n\
-                  21 unknown version, 22 fork;\n\
-                  5 the entry was written but a mail was not sent (kept for `starry mail --retry`),\n\
-                  6 the entry was written but `git commit` failed, 7 the input to `starry ingest` holds no usable log.\n\
-                  A FILE argument may also be a game id (8 or more hex digits) of a game in $STARRY_HOME/games/."
+    after_help = "Identities live in $STARRY_HOME (default: the platform's config directory, e.g. ~/.config/starry);\n\
+                  games received by mail in $STARRY_HOME/games/. A FILE argument may also be the id of such a game\n\
+                  (8 or more hex digits).\n\
+                  Exit codes: 0 ok, 1 other, 2 usage, 3 I/O, 4 identity, 5 entry written but mail not sent (kept for\n\
+                  `starry mail --retry`), 6 entry written but not committed, 7 no usable log in the input of ingest,\n\
+                  10 malformed line, 11 truncated last line, 12 non-canonical line, 13 broken chain,\n\
+                  14 entry from another game, 15 bad signature, 16 bad beacon link, 17 bad reveal,\n\
+                  18 impossible token, 19 out of turn, 20 illegal move, 21 unknown version, 22 fork."
 )]
 pub struct Cli {
     /// Print one JSON object instead of text (schemas in schemas/).
