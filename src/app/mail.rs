@@ -146,10 +146,16 @@ fn failure_text(report: &MailReport) -> Option<String> {
                     f.to.as_deref()
                         .map(|t| format!("the mail to {t} was not sent: "))
                         .unwrap_or_else(|| "the mail was not sent: ".into());
-                let retry = if f.pending.is_some() || f.error.contains("--retry") {
-                    ""
+                let retry = if f.pending.is_some()
+                    || f.error.contains("--retry")
+                    || f.error.contains("`starry mail ")
+                {
+                    String::new()
                 } else {
-                    " Run `starry mail FILE` to send it again."
+                    format!(
+                        " Run `starry mail {}` to send it again.",
+                        report.file.as_deref().unwrap_or("FILE")
+                    )
                 };
                 format!("{to}{}{retry}", f.error)
             })
