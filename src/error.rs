@@ -119,6 +119,10 @@ pub enum Error {
     Usage(String),
     #[error("{0}")]
     Other(String),
+    /// The input of `starry ingest` holds no usable log: no log at all,
+    /// damaged armor, two different logs, or more than the size limit.
+    #[error("{0}")]
+    Input(String),
 }
 
 impl Error {
@@ -130,6 +134,7 @@ impl Error {
             Error::Io { .. } => 3,
             Error::Usage(_) => 2,
             Error::Other(_) => 1,
+            Error::Input(_) => 7,
         }
     }
 

@@ -15,6 +15,11 @@ fn main() {
             } else if !out.text.is_empty() {
                 println!("{}", out.text);
             }
+            // The main work was done, something after it failed (a mail not
+            // sent, a commit not made): say so where errors go.
+            if let Some(w) = &out.warning {
+                eprintln!("error: {w}");
+            }
             std::process::exit(out.code);
         }
         Err(e) => {

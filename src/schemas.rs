@@ -29,6 +29,8 @@ pub fn all() -> Vec<(&'static str, Value)> {
         ("entry-report.json", schema::<EntryReport>()),
         ("rules-list.json", schema::<RulesList>()),
         ("demo.json", schema::<DemoReport>()),
+        ("mail.json", schema::<MailReport>()),
+        ("mail-retry.json", schema::<RetryReport>()),
         (
             "starry-sky-options.json",
             schema::<<StarrySky as Game>::Options>(),
@@ -44,6 +46,10 @@ pub fn all() -> Vec<(&'static str, Value)> {
         (
             "starry-sky-view.json",
             schema::<ViewReport<<StarrySky as Game>::View>>(),
+        ),
+        (
+            "starry-sky-ingest.json",
+            schema::<IngestReport<<StarrySky as Game>::View>>(),
         ),
         (
             "starry-sky-position.json",

@@ -86,7 +86,7 @@ pub fn new_game(a: &NewArgs) -> Result<Output> {
         None => None,
     };
     let home = crate::crypto::identity::home_dir()?;
-    with_game!(a.game.as_str(), G => create::<G>(&home, &id, seats, &pairs, boards.as_deref(), &a.out, now()))
+    with_game!(a.game.as_str(), G => create_in::<G>(&home, &id, seats, &pairs, boards.as_deref(), a.out.as_deref(), now()))
 }
 
 /// Writes a genesis and the creator's join. Public so examples and tests can
@@ -94,10 +94,25 @@ pub fn new_game(a: &NewArgs) -> Result<Output> {
 pub fn create<G: Game>(
     home: &Path,
     id: &Identity,
-    mut seats: Vec<SeatInfo>,
+    seats: Vec<SeatInfo>,
     pairs: &[(String, String)],
     extra: Option<&str>,
     out: &Path,
+    time: String,
+) -> Result<Output> {
+    create_in::<G>(home, id, seats, pairs, extra, Some(out), time)
+}
+
+/// [`create`], writing to `out` or, without one, to the player's games
+/// directory (`HOME/games/GAME-ID.jsonl`), where `starry ingest` keeps the
+/// copies of games received by mail.
+pub fn create_in<G: Game>(
+    home: &Path,
+    id: &Identity,
+    mut seats: Vec<SeatInfo>,
+    pairs: &[(String, String)],
+    extra: Option<&str>,
+    out: Option<&Path>,
     time: String,
 ) -> Result<Output> {
     if seats.is_empty() || !seats[0].email.eq_ignore_ascii_case(&id.email) {
@@ -142,16 +157,27 @@ pub fn create<G: Game>(
         time: time.clone(),
     };
     let mut bytes = sign_line(id, body);
+    let new_log = Path::new("(new game)");
     let replay = Replay::<G>::from_bytes(&bytes).map_err(|f| Error::Log {
-        path: out.into(),
+        path: out.unwrap_or(new_log).into(),
         fault: f,
     })?;
     let (line, _) = join_line(&replay, id, 0, time)?;
     bytes.extend_from_slice(&line);
     let replay = Replay::<G>::from_bytes(&bytes).map_err(|f| Error::Log {
-        path: out.into(),
+        path: out.unwrap_or(new_log).into(),
         fault: f,
     })?;
+    let in_games_dir = out.is_none();
+    let out: std::path::PathBuf = match out {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let dir = super::games_dir(home);
+            fs::create_dir_all(&dir).map_err(|e| Error::io("cannot create", &dir, e))?;
+            super::game_path(home, &replay.game_id)
+        }
+    };
+    let out = out.as_path();
     if out.exists() {
         return Err(Error::Usage(format!(
             "{} exists already; starry never overwrites a log — choose another --out",
@@ -172,17 +198,30 @@ pub fn create<G: Game>(
             replay.seat_count()
         ),
         status: status.clone(),
+        mail: None,
+        git: None,
+    };
+    let to = status.to_act.clone().unwrap_or_default();
+    let next = if in_games_dir {
+        let id16 = super::short_id(&replay.game_id);
+        format!(
+            "Mail it to {to} with `starry mail {id16}` (or create it with --mail); they run \
+             `starry ingest` on the mail, then `starry join {id16}`."
+        )
+    } else {
+        format!(
+            "Send the file to {to}; they run `starry join {}`.",
+            out.file_name()
+                .map(|f| f.to_string_lossy().to_string())
+                .unwrap_or_default()
+        )
     };
     Ok(Output::new(
         format!(
-            "Created {} (game {}) and joined as seat 1.\n{}Send the file to {}; they run `starry join {}`.",
+            "Created {} (game {}) and joined as seat 1.\n{}{next}",
             out.display(),
             &hex::encode(replay.game_id)[..16],
             status_text(&status),
-            status.to_act.clone().unwrap_or_default(),
-            out.file_name()
-                .map(|f| f.to_string_lossy().to_string())
-                .unwrap_or_default(),
         ),
         &report,
     ))
@@ -287,6 +326,8 @@ pub fn act<G: Game>(
         kind: kind.as_str().into(),
         summary: summary.clone(),
         status: status.clone(),
+        mail: None,
+        git: None,
     };
     let mut text = format!(
         "{}Entry {entry}: {} — {summary}.\n",

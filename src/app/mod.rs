@@ -4,7 +4,10 @@
 
 pub mod act;
 pub mod demo;
+pub mod git;
+pub mod ingest;
 pub mod inspect;
+pub mod mail;
 pub mod report;
 pub mod rules;
 
@@ -12,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::cli::{Cli, Command, IdCommand};
+use crate::cli::{AfterArgs, Cli, Command, IdCommand};
 use crate::crypto::identity::{self, Identity};
 use crate::error::{Error, Result};
 use crate::games::{Game, Seat};
@@ -23,8 +26,11 @@ use report::*;
 pub struct Output {
     pub text: String,
     pub json: serde_json::Value,
-    /// Non-zero when the command ran but found a problem (a failed audit).
+    /// Non-zero when the command ran but found a problem (a failed audit,
+    /// a mail not sent after the entry was written).
     pub code: i32,
+    /// What went wrong after the main work was done, for standard error.
+    pub warning: Option<String>,
 }
 
 impl Output {
@@ -33,6 +39,7 @@ impl Output {
             text,
             json: serde_json::to_value(report).expect("reports serialise"),
             code: 0,
+            warning: None,
         }
     }
 }
@@ -80,9 +87,12 @@ pub fn run(cli: Cli) -> Result<Output> {
                 &r,
             ))
         }
-        Command::New(a) => act::new_game(&a),
-        Command::Join(f) => act::act_file(&f.file, act::Do::Join, false),
-        Command::Ready(f) => act::act_file(&f.file, act::Do::Ready, false),
+        Command::New(a) => {
+            let after = a.after;
+            then(after, || act::new_game(&a))
+        }
+        Command::Join(a) => act_then(&a.file, a.after, act::Do::Join, false),
+        Command::Ready(a) => act_then(&a.file, a.after, act::Do::Ready, false),
         Command::Play(a) => {
             let what = match (a.auto, a.r#move) {
                 (true, _) => act::Do::Auto,
@@ -95,16 +105,118 @@ pub fn run(cli: Cli) -> Result<Output> {
                     ));
                 }
             };
-            act::act_file(&a.file, what, a.dry_run)
+            act_then(&a.file, a.after, what, a.dry_run)
         }
-        Command::Reveal(f) => act::act_file(&f.file, act::Do::Reveal, false),
-        Command::Resign(f) => act::act_file(&f.file, act::Do::Resign, false),
-        Command::Countersign(f) => act::act_file(&f.file, act::Do::Countersign, false),
-        Command::Status(f) => inspect::status(&f.file),
-        Command::View(a) => inspect::view(&a.file, a.at, a.spectator),
+        Command::Reveal(a) => act_then(&a.file, a.after, act::Do::Reveal, false),
+        Command::Resign(a) => act_then(&a.file, a.after, act::Do::Resign, false),
+        Command::Countersign(a) => act_then(&a.file, a.after, act::Do::Countersign, false),
+        Command::Mail(a) => match (a.retry, &a.file) {
+            (true, _) => mail::retry_pending(),
+            (false, Some(f)) => mail::mail_file(&log_path(f)?, a.to_all),
+            (false, None) => Err(Error::Usage(
+                "give the game log to mail (a file or a game id), or --retry to send what is pending"
+                    .into(),
+            )),
+        },
+        Command::Ingest(a) => ingest::ingest(a.input.as_deref(), a.into.as_deref()),
+        Command::Status(f) => inspect::status(&log_path(&f.file)?),
+        Command::View(a) => inspect::view(&log_path(&a.file)?, a.at, a.spectator),
         Command::Audit(a) => inspect::audit(&a.files),
         Command::Rules(r) => rules::run(r),
         Command::Demo(a) => demo::run(&a),
+    }
+}
+
+/// A writing command, then what `--mail` and `--git-commit` ask for.
+fn act_then(file: &Path, after: AfterArgs, what: act::Do, dry_run: bool) -> Result<Output> {
+    let path = log_path(file)?;
+    then(after, || act::act_file(&path, what, dry_run))
+}
+
+/// Runs `write` (a command that appends an entry), then mails and commits as
+/// asked. The mail settings are checked first, so that broken settings stop
+/// the command before anything is written; after that, the entry is written
+/// whatever happens to the mail or the commit.
+fn then(after: AfterArgs, write: impl FnOnce() -> Result<Output>) -> Result<Output> {
+    let mail_cfg = if after.mail {
+        let home = identity::home_dir()?;
+        Some(crate::mail::load(&home).map_err(|e| {
+            Error::Usage(format!(
+                "{e}. Nothing was written: fix the mail settings, or leave out --mail"
+            ))
+        })?)
+    } else {
+        None
+    };
+    let mut out = write()?;
+    if out.json["dry_run"] == true {
+        return Ok(out);
+    }
+    let path = PathBuf::from(out.json["file"].as_str().unwrap_or_default());
+    if after.git_commit {
+        git::after_entry(&path, &mut out);
+    }
+    if let Some(cfg) = mail_cfg {
+        mail::after_entry(&path, &cfg, &mut out);
+    }
+    Ok(out)
+}
+
+/// The games directory: `HOME/games`, one `GAME-ID.jsonl` per game, where
+/// `starry ingest` keeps the games received by mail and `starry new` puts a
+/// game without `--out`.
+pub fn games_dir(home: &Path) -> PathBuf {
+    home.join("games")
+}
+
+/// `HOME/games/GAME-ID.jsonl`.
+pub fn game_path(home: &Path, game_id: &crate::crypto::Hash) -> PathBuf {
+    games_dir(home).join(format!("{}.jsonl", hex::encode(game_id)))
+}
+
+/// The short game id shown to people and accepted in place of a file name
+/// (16 hex digits).
+pub fn short_id(game_id: &crate::crypto::Hash) -> String {
+    hex::encode(&game_id[..8])
+}
+
+/// A FILE argument: the file if it exists; otherwise, if it is 8 to 64 hex
+/// digits, the one game in the games directory whose id starts with them.
+pub fn log_path(arg: &Path) -> Result<PathBuf> {
+    if arg.exists() {
+        return Ok(arg.to_path_buf());
+    }
+    let Some(text) = arg.to_str() else {
+        return Ok(arg.to_path_buf());
+    };
+    let prefix = text.to_ascii_lowercase();
+    if !(8..=64).contains(&prefix.len()) || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Ok(arg.to_path_buf());
+    }
+    let home = identity::home_dir()?;
+    let dir = games_dir(&home);
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.extension().is_some_and(|x| x == "jsonl")
+                        && p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.starts_with(&prefix))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(Error::Usage(format!(
+            "{text}: there is no such file, and no game with an id starting with {prefix} in {};              give the path of the log, or `starry ingest` the turn mail first",
+            dir.display()
+        ))),
+        n => Err(Error::Usage(format!(
+            "{text}: {n} games in {} have an id starting with {prefix}; give more digits",
+            dir.display()
+        ))),
     }
 }
 

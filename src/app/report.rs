@@ -124,6 +124,130 @@ pub struct EntryReport {
     pub summary: String,
     /// The game after the entry.
     pub status: StatusReport,
+    /// With `--mail`: the mails sent, or why not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mail: Option<MailReport>,
+    /// With `--git-commit`: the commit made, or why not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git: Option<GitReport>,
+}
+
+/// One mail that left (or was written to the outbox folder).
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct SentMailReport {
+    /// Recipient's e-mail address.
+    pub to: String,
+    /// Recipient's name.
+    pub to_name: String,
+    pub subject: String,
+    /// How it left: `outbox`, `smtp` or `sendmail`.
+    pub via: String,
+    /// What happened, e.g. `sent through mail.example.org:587 (250 OK)`.
+    pub detail: String,
+    /// The `.eml` file written (outbox transport).
+    pub path: Option<String>,
+}
+
+/// One mail that could not be sent.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct UnsentMailReport {
+    /// Recipient's e-mail address, when known.
+    pub to: Option<String>,
+    pub subject: Option<String>,
+    /// Why (one paragraph; never a password).
+    pub error: String,
+    /// The copy kept in `$STARRY_HOME/pending/` for `starry mail --retry`, if it could be kept.
+    pub pending: Option<String>,
+}
+
+/// `starry mail`, and the `mail` part of a writing command run with `--mail`.
+#[derive(Serialize, JsonSchema, Debug, Clone, Default)]
+pub struct MailReport {
+    /// The log mailed (null for `--retry`).
+    pub file: Option<String>,
+    pub game_id: Option<String>,
+    /// Number of the last entry in the log mailed.
+    pub entry: Option<u64>,
+    /// Mails that left.
+    pub sent: Vec<SentMailReport>,
+    /// Mails that did not leave.
+    pub failed: Vec<UnsentMailReport>,
+    /// Why no mail was needed, e.g. when it is the sender's own turn again.
+    pub note: Option<String>,
+}
+
+/// The `git` part of a writing command run with `--git-commit`.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct GitReport {
+    /// True when the commit was made.
+    pub committed: bool,
+    /// The top directory of the repository, when found.
+    pub repository: Option<String>,
+    /// The new commit's hash.
+    pub commit: Option<String>,
+    /// The commit message's first line.
+    pub message: String,
+    /// Why no commit was made.
+    pub error: Option<String>,
+}
+
+/// What `starry ingest` did to the local copy.
+#[derive(Serialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum IngestOutcome {
+    /// There was no local copy: it was created.
+    Created,
+    /// The local copy was a prefix of the received log and now equals it.
+    FastForwarded,
+    /// The local copy already held exactly these entries.
+    Unchanged,
+    /// The received log is a prefix of the local copy (an older mail).
+    Ahead,
+}
+
+/// `starry ingest`.
+#[derive(Serialize, JsonSchema, Debug)]
+pub struct IngestReport<V> {
+    /// Where the mail came from (a file, or `-` for standard input).
+    pub input: String,
+    /// The local copy.
+    pub file: String,
+    pub game: String,
+    pub game_id: String,
+    pub outcome: IngestOutcome,
+    /// Entries in the local copy before.
+    pub entries_before: u64,
+    /// Entries in the log received.
+    pub entries_received: u64,
+    /// Entries in the local copy now.
+    pub entries_after: u64,
+    /// 1-based seat of the local player (by identity), or null.
+    pub seat: Option<u32>,
+    /// True when the local player must write the next entry.
+    pub your_turn: bool,
+    /// The command to run next, when it is your turn.
+    pub next_command: Option<String>,
+    pub status: StatusReport,
+    /// The local player's view (with their own face-down tokens), or the spectator view.
+    pub view: Option<V>,
+}
+
+/// `starry mail --retry`.
+#[derive(Serialize, JsonSchema, Debug, Clone, Default)]
+pub struct RetryReport {
+    /// Pending mails sent now.
+    pub sent: Vec<RetriedReport>,
+    /// Mails still pending, each with why.
+    pub kept: Vec<RetriedReport>,
+}
+
+/// One pending mail in `starry mail --retry`.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct RetriedReport {
+    /// The pending `.eml` file.
+    pub file: String,
+    /// What happened, or why it is still pending.
+    pub detail: String,
 }
 
 /// `starry view`.

@@ -11,11 +11,14 @@ use clap::{Args, Parser, Subcommand};
     version,
     about = "Play Starry Sky by e-mail or git with a signed, append-only move log that anyone can audit",
     long_about = None,
-    after_help = "Identities live in $STARRY_HOME (default: the platform's config directory, e.g. ~/.config/starry).\n\
-                  Exit codes: 0 ok, 1 other, 2 usage, 3 I/O, 4 identity, 10 malformed line, 11 truncated last line,\n\
-                  12 non-canonical line, 13 broken chain, 14 entry from another game, 15 bad signature,\n\
-                  16 bad beacon link, 17 bad reveal, 18 impossible token, 19 out of turn, 20 illegal move,\n\
-                  21 unknown version, 22 fork."
+    after_help = "Identities live in $STARRY_HOME (default: the platform's config directory, e.g. ~/.config/starry);\n\
+                  games received by mail in $STARRY_HOME/games/. A FILE argument may also be the id of such a game\n\
+                  (8 or more hex digits).\n\
+                  Exit codes: 0 ok, 1 other, 2 usage, 3 I/O, 4 identity, 5 entry written but mail not sent (kept for\n\
+                  `starry mail --retry`), 6 entry written but not committed, 7 no usable log in the input of ingest,\n\
+                  10 malformed line, 11 truncated last line, 12 non-canonical line, 13 broken chain,\n\
+                  14 entry from another game, 15 bad signature, 16 bad beacon link, 17 bad reveal,\n\
+                  18 impossible token, 19 out of turn, 20 illegal move, 21 unknown version, 22 fork."
 )]
 pub struct Cli {
     /// Print one JSON object instead of text (schemas in schemas/).
@@ -33,9 +36,9 @@ pub enum Command {
     /// Start a game; you are the first listed player.
     New(NewArgs),
     /// Join a game you are seated in (writes your join entry).
-    Join(FileArg),
+    Join(ActArgs),
     /// Contribute your share of the setup randomness (after everyone has joined).
-    Ready(FileArg),
+    Ready(ActArgs),
     /// Whose turn it is, what they must do, and since when.
     Status(FileArg),
     /// Show the game: your view (with your own face-down tokens) or, without an identity, the spectator view.
@@ -43,11 +46,15 @@ pub enum Command {
     /// Make your move, e.g. `starry play game.jsonl "10 leo:3"`.
     Play(PlayArgs),
     /// Reveal your face-down tokens on a completed board when asked.
-    Reveal(FileArg),
+    Reveal(ActArgs),
     /// Give up; the game ends and you are placed last.
-    Resign(FileArg),
+    Resign(ActArgs),
     /// Sign the final entry of a finished game, confirming the result.
-    Countersign(FileArg),
+    Countersign(ActArgs),
+    /// Mail the log to whoever must act next (or `--retry` what could not be sent).
+    Mail(MailArgs),
+    /// Take a received turn mail (or a pasted armored block): verify it and fast-forward your copy.
+    Ingest(IngestArgs),
     /// Verify logs from first to last entry and reproduce the standings.
     Audit(AuditArgs),
     /// The offline referee: list games and variants, score a position.
@@ -72,8 +79,59 @@ pub enum IdCommand {
 
 #[derive(Args, Debug)]
 pub struct FileArg {
-    /// The game log (a .jsonl file).
+    /// The game log (a .jsonl file, or the id of a game in your games directory).
     pub file: PathBuf,
+}
+
+/// What to do once an entry is written.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct AfterArgs {
+    /// Then mail the log to whoever must act next (settings: `starry mail --help`, docs/mail.md).
+    /// The entry is written first: a failed send keeps it, and `starry mail --retry` sends later.
+    #[arg(long)]
+    pub mail: bool,
+    /// Then commit the log in its git repository (`git add` + `git commit`), one commit per entry.
+    #[arg(long)]
+    pub git_commit: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ActArgs {
+    /// The game log (a .jsonl file, or the id of a game in your games directory).
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub after: AfterArgs,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Settings: $STARRY_HOME/mail.toml and STARRY_* variables (docs/mail.md). \
+With none, mails are written as .eml files into $STARRY_HOME/outbox/ (nothing leaves the machine).\n\
+  STARRY_SMTP_HOST, STARRY_SMTP_PORT, STARRY_SMTP_SECURITY (starttls|tls|none), STARRY_SMTP_USER,\n\
+  STARRY_SMTP_PASSWORD or STARRY_SMTP_PASSWORD_COMMAND, STARRY_SMTP_CA_FILE, STARRY_SMTP_TIMEOUT,\n\
+  STARRY_MAIL_TRANSPORT (outbox|smtp|sendmail), STARRY_SENDMAIL, STARRY_MAIL_FROM.\n\
+A password is never read from mail.toml, and never printed."
+)]
+pub struct MailArgs {
+    /// The game log (a .jsonl file, or the id of a game in your games directory).
+    #[arg(required_unless_present = "retry")]
+    pub file: Option<PathBuf>,
+    /// Send the mails that could not be sent before (kept in $STARRY_HOME/pending/).
+    #[arg(long, conflicts_with_all = ["file", "to_all"])]
+    pub retry: bool,
+    /// Mail every other player, not only the one who must act next.
+    #[arg(long)]
+    pub to_all: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct IngestArgs {
+    /// The received mail (.eml, or one mbox message) or a text holding the armored block;
+    /// `-` or nothing reads standard input (paste, then Ctrl-D).
+    pub input: Option<PathBuf>,
+    /// Your copy of the game, instead of $STARRY_HOME/games/GAME-ID.jsonl (created if missing).
+    #[arg(long, value_name = "FILE")]
+    pub into: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -89,13 +147,16 @@ pub struct NewArgs {
     /// A custom board set (JSON, see docs/boards.md), replacing the 12 zodiac boards.
     #[arg(long, value_name = "FILE")]
     pub boards: Option<PathBuf>,
-    /// Where to write the new log; must not exist.
+    /// Where to write the new log; must not exist. Default: $STARRY_HOME/games/GAME-ID.jsonl.
     #[arg(long)]
-    pub out: PathBuf,
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub after: AfterArgs,
 }
 
 #[derive(Args, Debug)]
 pub struct ViewArgs {
+    /// The game log (a .jsonl file, or the id of a game in your games directory).
     pub file: PathBuf,
     /// Show the game as it was after the first N entries.
     #[arg(long, value_name = "N")]
@@ -107,6 +168,7 @@ pub struct ViewArgs {
 
 #[derive(Args, Debug)]
 pub struct PlayArgs {
+    /// The game log (a .jsonl file, or the id of a game in your games directory).
     pub file: PathBuf,
     /// The move, e.g. `10 leo:3`, `bh virgo:1`, `ds pisces:7` (token, then star).
     pub r#move: Option<String>,
@@ -114,8 +176,10 @@ pub struct PlayArgs {
     #[arg(long, conflicts_with = "move")]
     pub auto: bool,
     /// Check and show the result, write nothing.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["mail", "git_commit"])]
     pub dry_run: bool,
+    #[command(flatten)]
+    pub after: AfterArgs,
 }
 
 #[derive(Args, Debug)]

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the test SMTP server (Python aiosmtpd) into target/smtp-venv, where
-# tests/mail_transport.rs looks for it first.
+# the mail tests (tests/mail_*.rs) look for it first.
 #
 #   sh tests/support/smtp/install.sh            # from the repository root
 #   STARRY_SMTP_VENV=/some/dir sh tests/support/smtp/install.sh

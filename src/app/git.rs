@@ -1,0 +1,185 @@
+//! `--git-commit`: one commit per entry, in the repository that holds the
+//! log. This shells out to the `git` program, so the user's own settings
+//! (identity, signing, hooks) apply; only when git knows no user name or
+//! e-mail does the commit take the starry identity's.
+//!
+//! The commit names only the log file (`git commit -- FILE`), so whatever
+//! else is staged in the repository stays staged and out of the commit.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::Output;
+use super::report::GitReport;
+use crate::crypto::identity::{self, Identity};
+
+/// Commits the log after an entry was written, and folds the outcome into
+/// `out` (JSON `git`, a line of text; on failure exit code 6 and a message
+/// for standard error saying the entry is kept).
+pub fn after_entry(path: &Path, out: &mut Output) {
+    let message = commit_message(&out.json);
+    let report = commit(path, &message);
+    let trimmed = out.text.trim_end().len();
+    out.text.truncate(trimmed);
+    match &report.error {
+        None => out.text.push_str(&format!(
+            "\nCommitted {} in {} as {}: {}",
+            path.display(),
+            report.repository.as_deref().unwrap_or("?"),
+            report
+                .commit
+                .as_deref()
+                .map_or("?", |c| &c[..c.len().min(12)]),
+            report.message
+        )),
+        Some(e) => {
+            let entry = out.json["entry"].as_u64().unwrap_or_default();
+            let warning = format!(
+                "entry {entry} is written to {} and kept, but it was not committed: {e}",
+                path.display()
+            );
+            out.text.push_str("\nNot committed (see the error below).");
+            out.warning = Some(match out.warning.take() {
+                Some(w) => format!("{w}\nerror: {warning}"),
+                None => warning,
+            });
+            if out.code == 0 {
+                out.code = 6;
+            }
+        }
+    }
+    out.json["git"] = serde_json::to_value(&report).expect("reports serialise");
+}
+
+/// `starry-sky 3f2a9c1e: entry 17 — Ben: 10 on leo:3`, from an entry report.
+fn commit_message(report: &serde_json::Value) -> String {
+    let status = &report["status"];
+    let game = status["game"].as_str().unwrap_or("starry");
+    let id = status["game_id"].as_str().unwrap_or("");
+    let entry = report["entry"].as_u64().unwrap_or_default();
+    let author = author_name(report).unwrap_or_else(|| "?".into());
+    let summary = report["summary"].as_str().unwrap_or("");
+    format!(
+        "{game} {}: entry {entry} — {author}: {summary}",
+        &id[..id.len().min(8)]
+    )
+}
+
+/// The name of whoever wrote the entry: the player whose identity runs this.
+fn author_name(report: &serde_json::Value) -> Option<String> {
+    let home = identity::home_dir().ok()?;
+    let id = Identity::load(&home).ok()?;
+    let seats = report["status"]["seats"].as_array()?;
+    seats
+        .iter()
+        .find(|s| {
+            s["email"]
+                .as_str()
+                .is_some_and(|e| e.eq_ignore_ascii_case(&id.email))
+        })
+        .and_then(|s| s["name"].as_str().map(str::to_string))
+        .or(Some(id.name))
+}
+
+/// Runs `git add` and `git commit` for `path`.
+pub fn commit(path: &Path, message: &str) -> GitReport {
+    let mut report = GitReport {
+        committed: false,
+        repository: None,
+        commit: None,
+        message: message.to_string(),
+        error: None,
+    };
+    match try_commit(path, message, &mut report) {
+        Ok(hash) => {
+            report.committed = true;
+            report.commit = Some(hash);
+        }
+        Err(e) => report.error = Some(e),
+    }
+    report
+}
+
+fn try_commit(path: &Path, message: &str, report: &mut GitReport) -> Result<String, String> {
+    let dir: PathBuf = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("{} names no file", path.display()))?
+        .to_os_string();
+    let git = |args: &[&std::ffi::OsStr]| -> Result<String, String> {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(&dir)
+            .args(args)
+            .output()
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    "the `git` program is not installed (or not on PATH)".to_string()
+                } else {
+                    format!("cannot run git: {e}")
+                }
+            })?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+        } else {
+            let said = String::from_utf8_lossy(&out.stderr);
+            let said = said.split_whitespace().collect::<Vec<_>>().join(" ");
+            Err(format!(
+                "`git {}` failed ({})",
+                args.iter()
+                    .map(|a| a.to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                if said.is_empty() {
+                    format!("exit status {}", out.status.code().unwrap_or(-1))
+                } else {
+                    format!("git said: {said}")
+                }
+            ))
+        }
+    };
+    let os = |s: &str| std::ffi::OsString::from(s);
+    let top = git(&[&os("rev-parse"), &os("--show-toplevel")]).map_err(|e| {
+        if e.contains("not a git repository") {
+            format!(
+                "{} is not inside a git repository; put the log in a clone of the game's \
+                 shared repository (see docs/git.md), or run `git init` in {}, or leave out \
+                 --git-commit",
+                path.display(),
+                dir.display()
+            )
+        } else {
+            e
+        }
+    })?;
+    report.repository = Some(top);
+    git(&[&os("add"), &os("--"), &name])?;
+    // Without a git identity, commit as the starry identity (git would
+    // refuse to commit at all).
+    let mut args: Vec<std::ffi::OsString> = Vec::new();
+    let has_user = git(&[&os("config"), &os("user.email")]).is_ok_and(|e| !e.is_empty())
+        && git(&[&os("config"), &os("user.name")]).is_ok_and(|n| !n.is_empty());
+    if !has_user
+        && let Ok(home) = identity::home_dir()
+        && let Ok(id) = Identity::load(&home)
+    {
+        args.push(os("-c"));
+        args.push(os(&format!("user.name={}", id.name)));
+        args.push(os("-c"));
+        args.push(os(&format!("user.email={}", id.email)));
+    }
+    args.extend([
+        os("commit"),
+        os("--quiet"),
+        os("-m"),
+        os(message),
+        os("--"),
+        name,
+    ]);
+    let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    git(&refs)?;
+    git(&[&os("rev-parse"), &os("HEAD")])
+}

@@ -1,0 +1,408 @@
+//! `starry ingest`: take a received turn mail (or a pasted armored block),
+//! verify the log in it completely, and fast-forward the local copy of that
+//! game — never anything but a fast-forward.
+//!
+//! The local copy is `$STARRY_HOME/games/GAME-ID.jsonl` (created when
+//! missing) or the file given with `--into`. Received and local logs are
+//! compared entry by entry:
+//! - identical: nothing new (exit 0);
+//! - the local copy is a strict prefix: it is replaced, atomically and under
+//!   its lock, by the received log;
+//! - the received log is a prefix of the local copy (an older mail): nothing
+//!   new, the local copy is ahead (exit 0);
+//! - they differ at entry k: a fork, refused (exit 22) naming entry k and,
+//!   when both entries at k are validly signed by the same seat, saying that
+//!   this seat signed two different entries;
+//! - another game: refused (exit 14).
+//!
+//! Anything refused leaves every file as it was.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::report::{IngestOutcome, IngestReport};
+use super::{
+    Output, game_path, games_dir, inspect, mail::next_command, short_id, status_of, status_text,
+};
+use crate::crypto::identity::{self, Identity, IdentityError};
+use crate::error::{Error, Fault, LogFault, Result};
+use crate::games::{Game, Seat};
+use crate::log::file::{self, LockedLog};
+use crate::log::replay::{read_genesis, split_lines};
+use crate::log::{Action, Replay};
+use crate::mail::{MailError, find_logs};
+use crate::with_game;
+
+/// Largest input accepted, in bytes (16 MiB: a finished game's log is
+/// well under 1 MiB, so a turn mail is a small fraction of this).
+pub const LIMIT: usize = crate::mail::parse::DEFAULT_LIMIT;
+
+/// `starry ingest [FILE|-] [--into FILE]`.
+pub fn ingest(input: Option<&Path>, into: Option<&Path>) -> Result<Output> {
+    let home = identity::home_dir()?;
+    let name = match input {
+        None => "-".to_string(),
+        Some(p) => p.display().to_string(),
+    };
+    let raw = read_input(input, &name)?;
+    let log = pick_log(&raw, &name)?;
+    let (genesis, _) = read_genesis(&log).map_err(|fault| refused(&name, fault))?;
+    with_game!(genesis.game.as_str(), G => ingest_game::<G>(&home, &name, &log, into))
+}
+
+/// A fault of the received log: the input is named, and nothing changed.
+fn refused(input: &str, mut fault: LogFault) -> Error {
+    fault
+        .detail
+        .push_str("; the received log is refused and nothing was changed");
+    Error::Log {
+        path: PathBuf::from(input),
+        fault,
+    }
+}
+
+/// Reads the input, at most [`LIMIT`] bytes.
+fn read_input(input: Option<&Path>, name: &str) -> Result<Vec<u8>> {
+    let mut raw = Vec::new();
+    let limit = LIMIT as u64 + 1;
+    let stdin = input.is_none_or(|p| p.as_os_str() == "-");
+    if stdin && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        eprintln!(
+            "Paste the turn mail or the armored block (from -----BEGIN STARRY LOG----- to \
+             -----END STARRY LOG-----), then press Ctrl-D on a line of its own."
+        );
+    }
+    match input {
+        None => {
+            std::io::stdin()
+                .lock()
+                .take(limit)
+                .read_to_end(&mut raw)
+                .map_err(|e| Error::io("cannot read", "standard input", e))?;
+        }
+        Some(p) if p.as_os_str() == "-" => {
+            std::io::stdin()
+                .lock()
+                .take(limit)
+                .read_to_end(&mut raw)
+                .map_err(|e| Error::io("cannot read", "standard input", e))?;
+        }
+        Some(p) => {
+            std::fs::File::open(p)
+                .and_then(|f| f.take(limit).read_to_end(&mut raw))
+                .map_err(|e| Error::io("cannot read the mail", p, e))?;
+        }
+    }
+    if raw.len() > LIMIT {
+        return Err(Error::Input(format!(
+            "{name}: {}; nothing was changed",
+            MailError::TooLarge { limit: LIMIT }
+        )));
+    }
+    Ok(raw)
+}
+
+/// The one log in the input. A mail that quotes an earlier turn mail holds
+/// an older copy too: when every log found is a prefix of the longest one,
+/// the longest is taken.
+fn pick_log(raw: &[u8], name: &str) -> Result<Vec<u8>> {
+    let bad = |e: MailError| Error::Input(format!("{name}: {e}; nothing was changed"));
+    let mut logs = find_logs(raw, LIMIT).map_err(bad)?;
+    logs.sort_by_key(|l| std::cmp::Reverse(l.len()));
+    match logs.len() {
+        0 => Err(bad(MailError::NoLog)),
+        1 => Ok(logs.remove(0)),
+        count => {
+            let longest = &logs[0];
+            if logs[1..]
+                .iter()
+                .all(|l| longest.starts_with(l) && l.ends_with(b"\n"))
+            {
+                Ok(logs.remove(0))
+            } else {
+                Err(bad(MailError::SeveralLogs { count }))
+            }
+        }
+    }
+}
+
+fn ingest_game<G: Game>(
+    home: &Path,
+    input: &str,
+    log: &[u8],
+    into: Option<&Path>,
+) -> Result<Output> {
+    let incoming = Replay::<G>::from_bytes(log).map_err(|fault| refused(input, fault))?;
+    let target = match into {
+        Some(p) => p.to_path_buf(),
+        None => game_path(home, &incoming.game_id),
+    };
+    let received = incoming.len();
+    let (outcome, before, final_bytes) = if target.exists() {
+        let locked = LockedLog::open(&target)?;
+        let local = locked.bytes.clone();
+        let (outcome, before) = compare::<G>(&target, &local, log, &incoming)?;
+        match outcome {
+            IngestOutcome::FastForwarded => {
+                locked.replace(log)?;
+                (outcome, before, log.to_vec())
+            }
+            _ => (outcome, before, local),
+        }
+    } else {
+        if into.is_none() {
+            let dir = games_dir(home);
+            std::fs::create_dir_all(&dir).map_err(|e| Error::io("cannot create", &dir, e))?;
+        }
+        file::create(&target, log)?;
+        (IngestOutcome::Created, 0, log.to_vec())
+    };
+
+    // The local copy as it is now: the received log, or (ahead) the local
+    // one, which must verify as well before it is shown.
+    let now = if final_bytes == log {
+        incoming
+    } else {
+        Replay::<G>::from_bytes(&final_bytes).map_err(|fault| Error::Log {
+            path: target.clone(),
+            fault,
+        })?
+    };
+    let file_arg = if into.is_some() {
+        target.display().to_string()
+    } else {
+        short_id(&now.game_id)
+    };
+    report::<G>(
+        input, &target, &file_arg, outcome, before, received, &now, home,
+    )
+}
+
+/// Compares the local copy with the received (verified) log.
+fn compare<G: Game>(
+    target: &Path,
+    local: &[u8],
+    log: &[u8],
+    incoming: &Replay<G>,
+) -> Result<(IngestOutcome, u64)> {
+    let local_err = |fault: LogFault| Error::Log {
+        path: target.into(),
+        fault,
+    };
+    let (_, local_id) = read_genesis(local).map_err(local_err)?;
+    if local_id != incoming.game_id {
+        return Err(local_err(LogFault {
+            entry: 0,
+            fault: Fault::ForeignEntry,
+            author: None,
+            detail: format!(
+                "the mail carries game {} ({}), but this copy is game {}; nothing was changed. \
+                 Give the right copy with --into, or leave --into out to use your games directory",
+                short_id(&incoming.game_id),
+                incoming.genesis.game,
+                short_id(&local_id)
+            ),
+        }));
+    }
+    let mine = split_lines(local).map_err(local_err)?;
+    let theirs = split_lines(log).expect("verified");
+    let before = mine.len() as u64;
+    if let Some(k) = (0..mine.len().min(theirs.len())).find(|&k| mine[k] != theirs[k]) {
+        return Err(fork::<G>(target, log, incoming, k, mine[k]));
+    }
+    Ok((
+        match mine.len().cmp(&theirs.len()) {
+            std::cmp::Ordering::Equal => IngestOutcome::Unchanged,
+            std::cmp::Ordering::Less => IngestOutcome::FastForwarded,
+            std::cmp::Ordering::Greater => IngestOutcome::Ahead,
+        },
+        before,
+    ))
+}
+
+/// The error for copies that differ at entry `k`.
+fn fork<G: Game>(
+    target: &Path,
+    log: &[u8],
+    incoming: &Replay<G>,
+    k: usize,
+    local_line: &[u8],
+) -> Error {
+    let theirs = &incoming.entries[k];
+    let theirs_by = theirs.author;
+    // Entries 0..k are the same in both copies: replay them from the
+    // verified log and try the local entry k on top.
+    let mine = Replay::<G>::from_bytes_upto(log, k).ok().map(|mut r| {
+        let res = r.apply_line(k as u64, local_line);
+        (res, r)
+    });
+    let describe = |by: Seat, kind: &str, summary: &str| {
+        format!(
+            "{} by {}{}",
+            kind,
+            incoming.seat_label(by),
+            if summary.is_empty() || summary == kind {
+                String::new()
+            } else {
+                format!(": {summary}")
+            }
+        )
+    };
+    let theirs_text = describe(theirs_by, theirs.kind.as_str(), &theirs.summary);
+    let (mine_text, proof) = match &mine {
+        Some((Ok(()), r)) => {
+            let m = r.entries.last().expect("applied");
+            (
+                describe(m.author, m.kind.as_str(), &m.summary),
+                (m.author == theirs_by).then(|| {
+                    format!(
+                        " Both entries are validly signed by {}: this player signed two different \
+                         entries for the same position, which is proof of cheating (or of playing \
+                         from two copies of the game).",
+                        incoming.seat_label(theirs_by)
+                    )
+                }),
+            )
+        }
+        Some((Err(f), _)) => (
+            format!(
+                "an entry that does not verify ({}: {})",
+                f.fault.name(),
+                f.detail
+            ),
+            None,
+        ),
+        None => ("an entry that cannot be checked".into(), None),
+    };
+    Error::Log {
+        path: target.into(),
+        fault: LogFault {
+            entry: k as u64,
+            fault: Fault::Fork,
+            author: Some(incoming.seat_label(theirs_by)),
+            detail: format!(
+                "the received log is not a continuation of this copy: entries 0 to {} are the \
+                 same, but entry {k} in the mail is {theirs_text}, while entry {k} in this copy \
+                 is {mine_text}.{} Nothing was changed; compare with the other players' copies \
+                 before going on",
+                k - 1,
+                proof.unwrap_or_default()
+            ),
+        },
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report<G: Game>(
+    input: &str,
+    target: &Path,
+    file_arg: &str,
+    outcome: IngestOutcome,
+    before: u64,
+    received: u64,
+    r: &Replay<G>,
+    home: &Path,
+) -> Result<Output> {
+    let id = match Identity::load(home) {
+        Ok(id) => Some(id),
+        Err(IdentityError::Missing { .. }) => None,
+        Err(e) => return Err(e.into()),
+    };
+    let status = status_of(r);
+    let joined = id.as_ref().and_then(|i| r.seat_of_key(&i.public_key()));
+    let seat = joined.or_else(|| id.as_ref().and_then(|i| r.seat_of_email(&i.email)));
+    let (action, who) = r.expected();
+    let your_turn = seat.is_some() && who == seat;
+    let next = your_turn.then(|| next_command::<G>(action, file_arg));
+
+    let mut text = match outcome {
+        IngestOutcome::Created => format!(
+            "{input}: verified {received} entries; created your copy {}.\n",
+            target.display()
+        ),
+        IngestOutcome::FastForwarded => format!(
+            "{input}: verified {received} entries; {} new — your copy {} now has {received}.\n",
+            received - before,
+            target.display()
+        ),
+        IngestOutcome::Unchanged => format!(
+            "{input}: nothing new — your copy {} already has these {received} entries.\n",
+            target.display()
+        ),
+        IngestOutcome::Ahead => format!(
+            "{input}: nothing new — your copy {} is ahead: it has {before} entries, the mail only \
+             {received} (an older mail).\n",
+            target.display()
+        ),
+    };
+    text.push_str(&format!(
+        "{} — game {} — {} entries\n{}",
+        status.game,
+        &status.game_id[..16],
+        status.entries,
+        status_text(&status)
+    ));
+    match (&next, seat) {
+        (Some(cmd), _) => {
+            text.push_str(&format!(
+                "It is your turn ({}). Next:\n  {cmd}\n",
+                action.as_str()
+            ));
+        }
+        (None, Some(_)) if !r.is_over() => text.push_str("It is not your turn.\n"),
+        (None, Some(s)) if r.is_over() && !r.countersigned.contains(&s) && joined.is_some() => {
+            text.push_str(&format!(
+                "You may countersign the result:\n  {}\n",
+                next_command::<G>(Action::Over, file_arg)
+            ));
+        }
+        (None, None) => text.push_str("You hold no seat in this game.\n"),
+        _ => {}
+    }
+
+    let view = match &r.state {
+        None => None,
+        Some(state) => {
+            let v = match (joined, &id) {
+                (Some(s), Some(i)) => {
+                    let secret = r.game_secret(i, s).expect("seat key matches");
+                    let own = r.own_hidden(&secret, s).map_err(Error::Other)?;
+                    // The player to act sees the random events their next
+                    // entry will resolve.
+                    let preview = (who == Some(s))
+                        .then(|| r.next_link(&secret, s))
+                        .flatten()
+                        .and_then(|l| r.preview(s, &l));
+                    G::view(preview.as_ref().unwrap_or(state), Some(s), Some(&own))
+                }
+                _ => G::view(state, None, None),
+            };
+            text.push_str(&format!(
+                "\n{}\n",
+                match joined {
+                    Some(s) => format!("Your view (seat {}):", s + 1),
+                    None => "The spectator view:".into(),
+                }
+            ));
+            text.push_str(&inspect::legend(r));
+            text.push_str(&G::render_text(&v));
+            Some(v)
+        }
+    };
+    let report = IngestReport {
+        input: input.to_string(),
+        file: target.display().to_string(),
+        game: status.game.clone(),
+        game_id: status.game_id.clone(),
+        outcome,
+        entries_before: before,
+        entries_received: received,
+        entries_after: r.len(),
+        seat: seat.map(|s| s as u32 + 1),
+        your_turn,
+        next_command: next,
+        status,
+        view,
+    };
+    Ok(Output::new(text.trim_end().to_string(), &report))
+}

@@ -1,0 +1,604 @@
+//! `starry ingest` through the real binary, with mails made by the real
+//! binary (the outbox transport, which needs no server): what it accepts,
+//! and everything it must refuse — damaged armor, bad base64, two different
+//! logs, another game, a huge input, non-UTF-8 bodies, forks, rewritten
+//! history, tampered entries — each with a clear error, the documented exit
+//! code, and every file left exactly as it was. Then a property: any
+//! one-byte change to a mailed log (anywhere in the .eml, in the
+//! attachment's base64, in the armored block) is refused, or yields exactly
+//! the log that was sent — never a different log.
+
+mod players;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use players::*;
+use proptest::prelude::*;
+use serde_json::Value;
+
+/// A game played through the outbox: every mail written, in order, with the
+/// log it carries.
+struct Played {
+    players: Players,
+    game_id: String,
+    /// (sender, recipient, .eml, log carried)
+    mails: Vec<(usize, usize, Vec<u8>, Vec<u8>)>,
+}
+
+impl Played {
+    fn id16(&self) -> &str {
+        &self.game_id[..16]
+    }
+}
+
+fn lines(log: &[u8]) -> usize {
+    log.iter().filter(|&&b| b == b'\n').count()
+}
+
+/// The first `n` entries of `log`.
+fn prefix(log: &[u8], n: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for l in log.split_inclusive(|&b| b == b'\n').take(n) {
+        out.extend_from_slice(l);
+    }
+    out
+}
+
+/// Plays by mail (outbox transport) until the log has at least `entries`
+/// entries and the last one is a move; each mail is ingested by its
+/// recipient.
+fn play_outbox(entries: usize) -> Played {
+    let players = Players::new(3);
+    let ps = &players.p;
+    let v = ps[0].json(&[
+        "new",
+        "starry-sky",
+        "--players",
+        &players.emails(),
+        "--mail",
+        "--json",
+    ]);
+    let game_id = v["status"]["game_id"].as_str().unwrap().to_string();
+    let mut played = Played {
+        players,
+        game_id,
+        mails: Vec::new(),
+    };
+    let mut writer = 0;
+    let mut outboxes = [0usize; 3];
+    loop {
+        let ps = &played.players.p;
+        let log = std::fs::read(ps[writer].copy_of(&played.game_id)).unwrap();
+        // The writer's new mails, delivered.
+        let files = ps[writer].outbox();
+        for f in &files[outboxes[writer]..] {
+            let eml = std::fs::read(f).unwrap();
+            let (to, _, _) = mail_headers(&eml);
+            let r = played.players.seat_of(&to);
+            let file = ps[r].home.join("turn.eml");
+            std::fs::write(&file, &eml).unwrap();
+            ps[r].json(&["ingest", file.to_str().unwrap(), "--json"]);
+            played.mails.push((writer, r, eml, log.clone()));
+        }
+        outboxes[writer] = files.len();
+        let status = ps[writer].json(&["status", &played.game_id[..16], "--json"]);
+        let last_kind = String::from_utf8_lossy(&log)
+            .lines()
+            .last()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["body"]["kind"].clone())
+            .unwrap();
+        if lines(&log) >= entries && last_kind == "move" && !played.mails.is_empty() {
+            let (_, _, _, last) = played.mails.last().unwrap();
+            if *last == log {
+                return played;
+            }
+        }
+        assert_ne!(status["over"], true, "the game ended too early");
+        let who = played.players.seat_of(status["to_act"].as_str().unwrap());
+        let out = ps[who].run(&["play", &played.game_id[..16], "--auto", "--mail"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        writer = who;
+    }
+}
+
+/// The decoded text part of a mail, LF line ends.
+fn text_of(eml: &[u8]) -> String {
+    mail_text(eml).replace("\r\n", "\n")
+}
+
+/// The armored block of a mail's text (BEGIN to END line, with newline).
+fn armor_of(eml: &[u8]) -> String {
+    let t = text_of(eml);
+    let start = t.find("-----BEGIN STARRY LOG-----\n").unwrap();
+    let end = start + t[start..].find("-----END STARRY LOG-----").unwrap() + 25;
+    t[start..end].to_string()
+}
+
+/// Runs ingest as `who` and checks that nothing under their home changed.
+fn refused(p: &Player, args: &[&str], stdin: Option<&[u8]>, code: i32, says: &[&str]) -> String {
+    let before = snapshot(&p.home);
+    let out = match stdin {
+        Some(input) => p.run_stdin(input, args),
+        None => p.run(args),
+    };
+    let e = stderr(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}: {e}{}",
+        stdout(&out)
+    );
+    for s in says {
+        assert!(e.contains(s), "{args:?}: expected `{s}` in: {e}");
+    }
+    assert!(
+        e.contains("Nothing was changed") || e.contains("nothing was changed"),
+        "{e}"
+    );
+    assert_eq!(snapshot(&p.home), before, "{args:?} changed a file");
+    e
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+#[test]
+fn older_and_repeated_mails_are_nothing_new() {
+    let g = play_outbox(12);
+    let (_, r, eml, log) = g.mails.last().unwrap().clone();
+    let p = &g.players.p[r];
+    let copy = p.copy_of(&g.game_id);
+    assert_eq!(std::fs::read(&copy).unwrap(), log);
+
+    let f = write(g.players.dir.path(), "latest.eml", &eml);
+    let out = p.run(&["ingest", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("nothing new"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("It is your turn (move)"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains(&format!(
+            "starry play {} \"TOKEN BOARD:STAR\" --mail",
+            g.id16()
+        )),
+        "{}",
+        stdout(&out)
+    );
+    // The recipient's own view: their face-down tokens are shown to them.
+    assert!(stdout(&out).contains("Your view (seat"), "{}", stdout(&out));
+
+    let (_, _, first, _) = g.mails[0].clone();
+    let f = write(g.players.dir.path(), "first.eml", &first);
+    let before = snapshot(&p.home);
+    let v = p.json(&["ingest", f.to_str().unwrap(), "--json"]);
+    assert_eq!(v["outcome"], "ahead");
+    assert_eq!(v["entries_before"].as_u64().unwrap() as usize, lines(&log));
+    assert_eq!(v["entries_received"], 2);
+    assert_eq!(snapshot(&p.home), before);
+    let out = p.run(&["ingest", f.to_str().unwrap()]);
+    assert!(stdout(&out).contains("your copy"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("is ahead"), "{}", stdout(&out));
+
+    // Somebody without a seat (no identity) can keep a copy too.
+    let nobody = Player {
+        name: "Nobody".into(),
+        email: "nobody@example.org".into(),
+        home: g.players.dir.path().join("nobody"),
+        env: Vec::new(),
+    };
+    let into = g.players.dir.path().join("spectator-copy.jsonl");
+    let v = nobody.json(&[
+        "ingest",
+        g.players.dir.path().join("latest.eml").to_str().unwrap(),
+        "--into",
+        into.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(v["outcome"], "created");
+    assert_eq!(v["seat"], Value::Null);
+    assert_eq!(std::fs::read(&into).unwrap(), log);
+}
+
+#[test]
+fn damaged_or_strange_input_is_refused_and_changes_nothing() {
+    let g = play_outbox(8);
+    let dir = g.players.dir.path();
+    let (_, r, eml, log) = g.mails.last().unwrap().clone();
+    let p = &g.players.p[r];
+    // The player's copy is one mail behind, so that an accepted input would
+    // change it.
+    let older = &g.mails[g.mails.len() - 2].3;
+    std::fs::write(p.copy_of(&g.game_id), older).unwrap();
+    let armor = armor_of(&eml);
+
+    // Truncated armor: the END line and the last lines are missing.
+    let cut: String = armor.lines().take(5).map(|l| format!("{l}\n")).collect();
+    let f = write(dir, "cut.txt", format!("my move:\n{cut}").as_bytes());
+    refused(
+        p,
+        &["ingest", f.to_str().unwrap()],
+        None,
+        7,
+        &["cut off", "line 2"],
+    );
+
+    // The same on standard input, pasted.
+    refused(p, &["ingest"], Some(cut.as_bytes()), 7, &["cut off"]);
+
+    // Bad base64: a character outside the alphabet.
+    let mut damaged: Vec<String> = armor.lines().map(str::to_string).collect();
+    damaged[3].replace_range(10..11, "#");
+    let f = write(dir, "bad64.txt", damaged.join("\n").as_bytes());
+    refused(
+        p,
+        &["ingest", f.to_str().unwrap()],
+        None,
+        7,
+        &["damaged on line 4", "`#`"],
+    );
+
+    // A character missing: the base64 has the wrong length.
+    let mut short: Vec<String> = armor.lines().map(str::to_string).collect();
+    short[2].remove(7);
+    let f = write(dir, "short.txt", short.join("\n").as_bytes());
+    refused(
+        p,
+        &["ingest", f.to_str().unwrap()],
+        None,
+        7,
+        &["wrong length"],
+    );
+
+    // Two different logs: this game attached, another game armored in the
+    // text (a mail made with the library, the way `starry mail` makes them).
+    let other = play_outbox(3);
+    let other_log = other.mails.last().unwrap().3.clone();
+    let two = starry::mail::compose(&starry::mail::TurnMail {
+        from_name: "Anna".into(),
+        from_email: "anna@example.org".into(),
+        to_name: p.name.clone(),
+        to_email: p.email.clone(),
+        subject: "two logs".into(),
+        body_text: starry::mail::body_with_armor("Two games in one mail.", &other_log),
+        log_file_name: "game.jsonl".into(),
+        log: log.clone(),
+    })
+    .unwrap();
+    let f = write(dir, "two.eml", &starry::mail::to_eml(&two));
+    refused(
+        p,
+        &["ingest", f.to_str().unwrap()],
+        None,
+        7,
+        &["2 different starry logs"],
+    );
+
+    // Two armored blocks of different games, pasted.
+    let both = format!("{armor}\n{}", armor_of(&other.mails.last().unwrap().2));
+    refused(
+        p,
+        &["ingest", "-"],
+        Some(both.as_bytes()),
+        7,
+        &["2 different"],
+    );
+
+    // A log of another game, into this game's copy.
+    let (_, _, other_eml, _) = other.mails.last().unwrap().clone();
+    let f = write(dir, "other.eml", &other_eml);
+    let copy = p.copy_of(&g.game_id);
+    refused(
+        p,
+        &[
+            "ingest",
+            f.to_str().unwrap(),
+            "--into",
+            copy.to_str().unwrap(),
+        ],
+        None,
+        14,
+        &["game", &other.game_id[..16], &g.game_id[..16]],
+    );
+
+    // A huge input: refused without reading it all, the limit named.
+    let mut huge = eml.clone();
+    huge.extend(std::iter::repeat_n(b'x', 17 << 20));
+    let f = write(dir, "huge.eml", &huge);
+    refused(
+        p,
+        &["ingest", f.to_str().unwrap()],
+        None,
+        7,
+        &["16777216 bytes"],
+    );
+    std::fs::remove_file(&f).unwrap();
+
+    // A huge attachment inside an ordinary mail.
+    let big_log = [log.as_slice(), &vec![b'x'; 17 << 20]].concat();
+    let big = starry::mail::compose(&starry::mail::TurnMail {
+        from_name: "Anna".into(),
+        from_email: "anna@example.org".into(),
+        to_name: p.name.clone(),
+        to_email: p.email.clone(),
+        subject: "big".into(),
+        body_text: "see attachment".into(),
+        log_file_name: "game.jsonl".into(),
+        log: big_log,
+    })
+    .unwrap();
+    let f = write(dir, "big.eml", &starry::mail::to_eml(&big));
+    refused(
+        p,
+        &["ingest", f.to_str().unwrap()],
+        None,
+        7,
+        &["limit of 16777216 bytes"],
+    );
+    std::fs::remove_file(&f).unwrap();
+
+    // Non-UTF-8 bodies without a log.
+    let f = write(
+        dir,
+        "latin1.eml",
+        b"From: a@example.org\r\nTo: b@example.org\r\nSubject: x\r\n\r\n\xff\xfe\xc0 nothing \xe9\r\n",
+    );
+    refused(
+        p,
+        &["ingest", f.to_str().unwrap()],
+        None,
+        7,
+        &["no starry log found"],
+    );
+    let f = write(dir, "binary.bin", b"\x00\xff\xfe\x80\x81 \xc3\x28");
+    refused(
+        p,
+        &["ingest", f.to_str().unwrap()],
+        None,
+        7,
+        &["no starry log found"],
+    );
+    // An empty input.
+    refused(p, &["ingest", "-"], Some(b""), 7, &["no starry log found"]);
+
+    // A well-armored "log" that is not UTF-8.
+    let bogus = starry::mail::armor(b"{\"body\":\xff\xfe}\n");
+    let f = write(dir, "bogus.txt", bogus.as_bytes());
+    refused(
+        p,
+        &["ingest", f.to_str().unwrap()],
+        None,
+        10,
+        &["not UTF-8"],
+    );
+
+    // A tampered log, consistently in the attachment and the armor: the
+    // signature check names the entry.
+    let mut tampered = log.clone();
+    let n = lines(&log) - 1;
+    let at = log.len() - 40;
+    tampered[at] = if tampered[at] == b'A' { b'B' } else { b'A' };
+    let mail = starry::mail::compose(&starry::mail::TurnMail {
+        from_name: "Anna".into(),
+        from_email: "anna@example.org".into(),
+        to_name: p.name.clone(),
+        to_email: p.email.clone(),
+        subject: "tampered".into(),
+        body_text: starry::mail::body_with_armor("tampered", &tampered),
+        log_file_name: "game.jsonl".into(),
+        log: tampered,
+    })
+    .unwrap();
+    let f = write(dir, "tampered.eml", &starry::mail::to_eml(&mail));
+    let e = refused(
+        p,
+        &["ingest", f.to_str().unwrap()],
+        None,
+        15,
+        &[&format!("entry {n}")],
+    );
+    assert!(e.contains("signature"), "{e}");
+
+    // After all that, the real mail still goes in.
+    let f = write(dir, "good.eml", &eml);
+    let v = p.json(&["ingest", f.to_str().unwrap(), "--json"]);
+    assert_eq!(v["outcome"], "fast-forwarded");
+    assert_eq!(std::fs::read(p.copy_of(&g.game_id)).unwrap(), log);
+}
+
+/// The index (in `mails`) of the last mail that carried a move, with the
+/// entry number of that move.
+fn last_move(g: &Played) -> (usize, usize) {
+    let i = g.mails.len() - 1;
+    (i, lines(&g.mails[i].3) - 1)
+}
+
+/// A copy of `log` cut before entry `k`, where `seat` writes entry k again,
+/// differently (a move is random; retried until the line differs).
+fn rewrite(g: &Played, log: &[u8], k: usize, seat: usize, extra: usize) -> Vec<u8> {
+    let dir = g.players.dir.path();
+    for attempt in 0..30 {
+        let f = dir.join(format!("fork-{attempt}.jsonl"));
+        std::fs::write(&f, prefix(log, k)).unwrap();
+        let out = g.players.p[seat].run(&["play", f.to_str().unwrap(), "--auto"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let forked = std::fs::read(&f).unwrap();
+        if prefix(&forked, k + 1) == prefix(log, k + 1) {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            continue;
+        }
+        // Play on from the forked entry.
+        for _ in 0..extra {
+            let s = g.players.p[0].json(&["status", f.to_str().unwrap(), "--json"]);
+            let who = g.players.seat_of(s["to_act"].as_str().unwrap());
+            let out = g.players.p[who].run(&["play", f.to_str().unwrap(), "--auto"]);
+            assert!(out.status.success(), "{}", stderr(&out));
+        }
+        return std::fs::read(&f).unwrap();
+    }
+    panic!("could not write a different entry {k}");
+}
+
+#[test]
+fn forks_and_rewritten_history_are_refused_naming_the_entry() {
+    let g = play_outbox(16);
+    let (i, k) = last_move(&g);
+    let (writer, r, _, log) = g.mails[i].clone();
+    let p = &g.players.p[r];
+    assert_eq!(std::fs::read(p.copy_of(&g.game_id)).unwrap(), log);
+
+    // A fork: the writer of entry k writes another entry k and mails it.
+    let forked = rewrite(&g, &log, k, writer, 0);
+    assert_eq!(lines(&forked), lines(&log));
+    let w = &g.players.p[writer];
+    let ff = write(g.players.dir.path(), "forked.jsonl", &forked);
+    let before = w.outbox().len();
+    let out = w.run(&["mail", ff.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let fork_eml = std::fs::read(&w.outbox()[before]).unwrap();
+    let f = write(g.players.dir.path(), "fork.eml", &fork_eml);
+    let e = refused(
+        p,
+        &["ingest", f.to_str().unwrap()],
+        None,
+        22,
+        &[
+            &format!("entry {k} (line {})", k + 1),
+            "fork",
+            "signed two different entries",
+            "proof of cheating",
+            &w.name,
+        ],
+    );
+    eprintln!("fork: {e}");
+
+    // Rewritten history: a longer, valid log that replaces entry k and goes
+    // on from there.
+    let rewritten = rewrite(&g, &log, k, writer, 3);
+    assert!(lines(&rewritten) > lines(&log));
+    let f = write(
+        g.players.dir.path(),
+        "rewritten.txt",
+        starry::mail::armor(&rewritten).as_bytes(),
+    );
+    let e = refused(
+        p,
+        &["ingest", f.to_str().unwrap()],
+        None,
+        22,
+        &[&format!("entry {k}"), "not a continuation"],
+    );
+    eprintln!("rewritten: {e}");
+
+    // History rewritten further back: the copy of an earlier recipient.
+    let (_, r0, _, log0) = g.mails[2].clone();
+    let p0 = &g.players.p[r0];
+    std::fs::write(p0.copy_of(&g.game_id), &log0).unwrap();
+    let out = p0.run(&["ingest", f.to_str().unwrap()]);
+    // Their copy is a prefix of both: the rewritten log is a fast-forward
+    // for them. It is a valid log; the fork shows once the two meet.
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read(p0.copy_of(&g.game_id)).unwrap(), rewritten);
+}
+
+// ------------------------------------------------------------ one-byte changes
+
+struct Fixture {
+    players: Players,
+    /// Who ingests.
+    seat: usize,
+    eml: Vec<u8>,
+    log: Vec<u8>,
+    /// The log without its last entry: the local copy before the mail.
+    before: Vec<u8>,
+    /// Byte ranges of the .eml: the attachment's base64, the armored block.
+    attachment: std::ops::Range<usize>,
+    armor: std::ops::Range<usize>,
+}
+
+fn fixture() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        let g = play_outbox(10);
+        let (_, seat, eml, log) = g.mails.last().unwrap().clone();
+        let before = prefix(&log, lines(&log) - 1);
+        let raw = String::from_utf8(eml.clone()).unwrap();
+        let a_start = raw
+            .find("Content-Transfer-Encoding: base64\r\n\r\n")
+            .unwrap()
+            + 37;
+        let a_end = a_start + raw[a_start..].find("\r\n--").unwrap();
+        let b_start = raw.find("-----BEGIN STARRY LOG-----\r\n").unwrap() + 28;
+        let b_end = b_start + raw[b_start..].find("-----END STARRY LOG-----").unwrap();
+        Fixture {
+            players: g.players,
+            seat,
+            eml,
+            log,
+            before,
+            attachment: a_start..a_end,
+            armor: b_start..b_end,
+        }
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 512,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn any_one_byte_change_is_refused_or_harmless(
+        region in 0u8..3,
+        pos in any::<prop::sample::Index>(),
+        byte in any::<u8>(),
+    ) {
+        let f = fixture();
+        let range = match region {
+            0 => 0..f.eml.len(),
+            1 => f.attachment.clone(),
+            _ => f.armor.clone(),
+        };
+        let i = range.start + pos.index(range.len());
+        prop_assume!(f.eml[i] != byte);
+        let mut eml = f.eml.clone();
+        eml[i] = byte;
+        let dir = tempfile::tempdir().unwrap();
+        let mail = dir.path().join("changed.eml");
+        std::fs::write(&mail, &eml).unwrap();
+        let copy = dir.path().join("copy.jsonl");
+        std::fs::write(&copy, &f.before).unwrap();
+        let p = &f.players.p[f.seat];
+        let out = p.run(&[
+            "ingest",
+            mail.to_str().unwrap(),
+            "--into",
+            copy.to_str().unwrap(),
+        ]);
+        let now = std::fs::read(&copy).unwrap();
+        if out.status.success() {
+            prop_assert!(
+                now == f.log,
+                "byte {} set to {:#04x}: accepted a different log",
+                i,
+                byte
+            );
+        } else {
+            prop_assert!(
+                now == f.before,
+                "byte {} set to {:#04x}: refused but changed the copy",
+                i,
+                byte
+            );
+            prop_assert!(!stderr(&out).is_empty());
+        }
+    }
+}
