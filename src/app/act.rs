@@ -86,7 +86,7 @@ pub fn new_game(a: &NewArgs) -> Result<Output> {
         None => None,
     };
     let home = crate::crypto::identity::home_dir()?;
-    with_game!(a.game.as_str(), G => create_in::<G>(&home, &id, seats, &pairs, boards.as_deref(), a.out.as_deref(), now()))
+    with_game!(a.game.as_str(), G => create_in::<G>(&home, &id, seats, &pairs, boards.as_deref(), a.out.as_deref(), now(), a.after.mail))
 }
 
 /// Writes a genesis and the creator's join. Public so examples and tests can
@@ -100,12 +100,14 @@ pub fn create<G: Game>(
     out: &Path,
     time: String,
 ) -> Result<Output> {
-    create_in::<G>(home, id, seats, pairs, extra, Some(out), time)
+    create_in::<G>(home, id, seats, pairs, extra, Some(out), time, false)
 }
 
 /// [`create`], writing to `out` or, without one, to the player's games
 /// directory (`HOME/games/GAME-ID.jsonl`), where `starry ingest` keeps the
-/// copies of games received by mail.
+/// copies of games received by mail. `mailing`: the caller mails the log on,
+/// so the text need not say how to pass it.
+#[allow(clippy::too_many_arguments)]
 pub fn create_in<G: Game>(
     home: &Path,
     id: &Identity,
@@ -114,6 +116,7 @@ pub fn create_in<G: Game>(
     extra: Option<&str>,
     out: Option<&Path>,
     time: String,
+    mailing: bool,
 ) -> Result<Output> {
     if seats.is_empty() || !seats[0].email.eq_ignore_ascii_case(&id.email) {
         return Err(Error::Usage(format!(
@@ -202,7 +205,9 @@ pub fn create_in<G: Game>(
         git: None,
     };
     let to = status.to_act.clone().unwrap_or_default();
-    let next = if in_games_dir {
+    let next = if mailing {
+        String::new()
+    } else if in_games_dir {
         let id16 = super::short_id(&replay.game_id);
         format!(
             "Mail it to {to} with `starry mail {id16}` (or create it with --mail); they run \
