@@ -167,6 +167,8 @@ fn resign_body(id: &Identity, body: Body) -> Vec<u8> {
 struct Vectors {
     dir: PathBuf,
     manifest: Vec<Value>,
+    /// Files audited together.
+    pairs: Vec<Value>,
 }
 
 impl Vectors {
@@ -195,6 +197,7 @@ fn vectors() {
     let mut v = Vectors {
         dir: dir.clone(),
         manifest: Vec::new(),
+        pairs: Vec::new(),
     };
     let ps = players(3);
     let tmp = tempfile::tempdir().unwrap();
@@ -452,6 +455,56 @@ fn vectors() {
         );
     }
 
+    // A fork: two different honest moves by the seat to move, each appended
+    // to its own copy. Each copy is valid alone; together they prove that
+    // the seat signed two entries for one position.
+    {
+        let (secret, own, link) = own_of(r, &ps[s].1, s);
+        let intents = StarrySky::intents(&state, s, &own);
+        let mut copies = Vec::new();
+        for intent in [&intents[0], &intents[intents.len() - 1]] {
+            let sealed = StarrySky::seal(&state, s, intent, &own).unwrap();
+            let commitments = sealed
+                .hidden
+                .iter()
+                .enumerate()
+                .map(|(i, h)| HexHash(r.commit_next(&secret, s, i as u32, h)))
+                .collect();
+            let reveals = r.openings(&secret, &own, &sealed.reveals).unwrap();
+            let data = Move {
+                action: to_value(&sealed.action),
+                commitments,
+                reveals,
+            };
+            let line = r.next_line(
+                &ps[s].1,
+                s,
+                Kind::Move,
+                to_value(&data),
+                Some(link),
+                "2026-11-30T12:00:00Z".into(),
+            );
+            let mut b = bytes.clone();
+            b.extend_from_slice(&line);
+            copies.push(b);
+        }
+        v.add(
+            "fork-a",
+            &copies[0],
+            "ok",
+            None,
+            "one copy of a forked game: valid alone",
+        );
+        v.add(
+            "fork-b",
+            &copies[1],
+            "ok",
+            None,
+            "the other copy: valid alone, but audited with fork-a it is a fork",
+        );
+        v.pairs.push(json!({"files": ["fork-a.jsonl", "fork-b.jsonl"], "expect": "fork", "entry": r.len(), "same_author": true}));
+    }
+
     // A reveal that does not open its commitment, and a token the player
     // could not have held: scripted from a fresh game.
     bad_reveals(&mut v, &ps, tmp.path());
@@ -459,6 +512,7 @@ fn vectors() {
     let manifest = serde_json::to_string_pretty(&json!({
         "about": "Protocol test vectors made by `cargo run --example make_games -- vectors` from the example identities; tests/vectors.rs audits each with the real binary.",
         "vectors": v.manifest,
+        "pairs": v.pairs,
     }))
     .unwrap();
     fs::write(dir.join("manifest.json"), manifest + "\n").unwrap();

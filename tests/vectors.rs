@@ -108,3 +108,68 @@ fn every_vector_has_its_documented_outcome() {
         assert!(faults_seen.contains(needed), "no vector for {needed}");
     }
 }
+
+#[test]
+fn copies_that_diverge_are_reported_as_a_fork() {
+    let dir = root().join("tests/vectors");
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let pairs = manifest["pairs"].as_array().unwrap();
+    assert!(!pairs.is_empty());
+    for p in pairs {
+        let files: Vec<PathBuf> = p["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| dir.join(f.as_str().unwrap()))
+            .collect();
+        let out = Command::cargo_bin("starry")
+            .unwrap()
+            .arg("audit")
+            .args(&files)
+            .arg("--json")
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(exit_code(p["expect"].as_str().unwrap()))
+        );
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["valid"], false);
+        assert!(
+            r["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|f| f["valid"] == true),
+            "each copy is valid alone"
+        );
+        let fork = &r["forks"][0];
+        assert_eq!(fork["entry"], p["entry"]);
+        assert_eq!(fork["same_author"], p["same_author"]);
+        let text = Command::cargo_bin("starry")
+            .unwrap()
+            .arg("audit")
+            .args(&files)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&text.stdout);
+        assert!(
+            stdout.contains(&format!("fork at entry {}", p["entry"])) && stdout.contains("proof"),
+            "{stdout}"
+        );
+        // Each alone is fine.
+        for f in &files {
+            assert!(
+                Command::cargo_bin("starry")
+                    .unwrap()
+                    .arg("audit")
+                    .arg(f)
+                    .output()
+                    .unwrap()
+                    .status
+                    .success()
+            );
+        }
+    }
+}

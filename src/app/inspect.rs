@@ -262,15 +262,93 @@ pub fn audit(paths: &[PathBuf]) -> Result<Output> {
             Some(fault) => text.push_str(&format!("INVALID {}\n", fault.message)),
         }
     }
+    let forks = find_forks(paths, &files);
+    for f in &forks {
+        text.push_str(&format!("FORK {}\n", f.message));
+    }
     let code = files
         .iter()
         .find_map(|f| f.fault.as_ref().map(|x| x.code))
+        .or_else(|| (!forks.is_empty()).then(|| crate::error::Fault::Fork.exit_code()))
         .unwrap_or(0);
     let report = AuditReport {
         valid: code == 0,
         files,
+        forks,
     };
     let mut out = Output::new(text.trim_end().to_string(), &report);
     out.code = code;
     Ok(out)
+}
+
+/// Compares every two audited copies of the same game: the first entry where
+/// they differ, within the part both verified, is a fork.
+fn find_forks(paths: &[PathBuf], files: &[AuditFileReport]) -> Vec<ForkReport> {
+    let logs: Vec<Option<Vec<u8>>> = paths.iter().map(|p| file::read(p).ok()).collect();
+    let mut forks = Vec::new();
+    for i in 0..files.len() {
+        for j in i + 1..files.len() {
+            let (a, b) = (&files[i], &files[j]);
+            if a.game_id.is_none() || a.game_id != b.game_id {
+                continue;
+            }
+            let (Some(la), Some(lb)) = (&logs[i], &logs[j]) else {
+                continue;
+            };
+            let (Ok(la), Ok(lb)) = (
+                crate::log::replay::split_lines(la),
+                crate::log::replay::split_lines(lb),
+            ) else {
+                continue;
+            };
+            let verified = a.entries.min(b.entries) as usize;
+            let Some(k) = (0..verified).find(|&k| la[k] != lb[k]) else {
+                continue;
+            };
+            let author = |line: &[u8]| {
+                crate::log::replay::parse_line(k as u64, line)
+                    .map(|p| p.line.body.author)
+                    .ok()
+            };
+            let seats = logs[i]
+                .as_deref()
+                .and_then(|l| read_genesis(l).ok())
+                .map(|(g, _)| g.seats)
+                .unwrap_or_default();
+            let label = |seat: Option<u32>| match seat
+                .and_then(|s| seats.get(s as usize).map(|x| (s, x)))
+            {
+                Some((s, x)) => format!("seat {}, {} <{}>", s + 1, x.name, x.email),
+                None => "unknown".into(),
+            };
+            let (sa, sb) = (author(la[k]), author(lb[k]));
+            let same_author = sa.is_some() && sa == sb;
+            let message = format!(
+                "{} and {} are copies of the same game that fork at entry {k} (line {}): entries 0 to {} \
+                 agree, then each holds a different valid entry ({} in the first, {} in the second).{}",
+                a.file,
+                b.file,
+                k + 1,
+                k.saturating_sub(1),
+                label(sa),
+                label(sb),
+                if same_author {
+                    format!(
+                        " Both are signed by {}: proof that this player signed two different entries for one position.",
+                        label(sa)
+                    )
+                } else {
+                    String::new()
+                }
+            );
+            forks.push(ForkReport {
+                files: [a.file.clone(), b.file.clone()],
+                entry: k as u64,
+                authors: [label(sa), label(sb)],
+                same_author,
+                message,
+            });
+        }
+    }
+    forks
 }

@@ -107,8 +107,26 @@ pub struct AuditFileReport {
 /// `starry audit`.
 #[derive(Serialize, JsonSchema, Debug)]
 pub struct AuditReport {
+    /// Every file valid and no two copies of one game forked.
     pub valid: bool,
     pub files: Vec<AuditFileReport>,
+    /// Copies of the same game that diverge: two different valid entries at
+    /// the same position.
+    pub forks: Vec<ForkReport>,
+}
+
+/// Two copies of one game with different entries at the same position.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct ForkReport {
+    pub files: [String; 2],
+    /// The first entry where they differ (both copies verified up to it).
+    pub entry: u64,
+    /// Who wrote entry `entry` in each copy.
+    pub authors: [String; 2],
+    /// Both entries were signed by the same player: proof that this player
+    /// signed two different entries for one position.
+    pub same_author: bool,
+    pub message: String,
 }
 
 /// `starry new`, `join`, `ready`, `play`, `reveal`, `resign`, `countersign`.
