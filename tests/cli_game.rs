@@ -4,56 +4,13 @@
 //! player's secrets appears in the log or in another player's view.
 
 mod common;
+mod players;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
-use base64::Engine;
 use common::*;
+use players::{encodings, secrets_of};
 use serde_json::Value;
-use starry::crypto::identity::Identity;
-use starry::games::starry_sky::StarrySky;
-use starry::log::Replay;
-
-/// Every way a 32-byte secret might be written down.
-fn encodings(b: &[u8]) -> Vec<String> {
-    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
-    vec![
-        hex::encode(b),
-        hex::encode_upper(b),
-        STANDARD.encode(b),
-        STANDARD_NO_PAD.encode(b),
-        URL_SAFE.encode(b),
-        URL_SAFE_NO_PAD.encode(b),
-    ]
-}
-
-/// Secrets of `seat` that must not be visible yet: the master secret, the
-/// per-game secret, the salts of unrevealed commitments and the beacon links
-/// not yet published.
-fn secrets_of(home: &Path, log: &[u8], seat: usize) -> Vec<Vec<u8>> {
-    let id = Identity::load(home).unwrap();
-    let file: Value =
-        serde_json::from_str(&std::fs::read_to_string(home.join("identity.json")).unwrap())
-            .unwrap();
-    let master = base64::engine::general_purpose::STANDARD
-        .decode(file["secret"].as_str().unwrap())
-        .unwrap();
-    let mut out = vec![master];
-    let r = Replay::<StarrySky>::from_bytes(log).unwrap();
-    let Some(secret) = r.game_secret(&id, seat) else {
-        return out;
-    };
-    out.push(secret.to_vec());
-    if let Some(l) = r.next_link(&secret, seat) {
-        out.push(l.to_vec());
-    }
-    let own = r.own_hidden(&secret, seat).unwrap();
-    for at in own.hidden.keys() {
-        out.push(starry::crypto::commitment::salt(&secret, at.entry, at.slot).to_vec());
-    }
-    out
-}
 
 /// The face-down tokens `seat` sees as their own: star label → token.
 fn own_face_down(view: &Value) -> BTreeMap<String, String> {
