@@ -1600,3 +1600,25 @@ fn schemas_of_what_enters_the_log() {
         &report
     ));
 }
+
+#[test]
+fn the_shipped_boards_can_never_stall() {
+    // n boards in play hold at most 9n stars when no board has more than 9,
+    // and n seats hold 9n tokens: before the tokens run out a board is full,
+    // is scored, and gives its tokens back. So no game on the shipped set
+    // can stall, whatever is dealt (a random game on an earlier set with
+    // 10-star boards did: 10 + 9 + 9 stars for 27 tokens).
+    let boards = board::default_boards();
+    assert_eq!(boards.len(), 12);
+    for b in &boards {
+        assert!(b.star_count() <= 9, "{} has {} stars", b.id, b.star_count());
+        assert!(b.star_count() >= 5, "{} has {} stars", b.id, b.star_count());
+        assert!(b.stars.iter().any(|s| s.large), "{} has a large star", b.id);
+        assert_eq!(
+            b.prizes,
+            [b.star_count() as u32, b.star_count() as u32 - 2],
+            "{}",
+            b.id
+        );
+    }
+}
