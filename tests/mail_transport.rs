@@ -8,6 +8,7 @@
 //! them fail instead. The TLS tests also need the `openssl` command to make a
 //! throw-away certificate; without it they fail.
 
+mod players;
 mod smtp_server;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ use starry::mail::{
     MailError, Sent, TurnMail, body_with_armor, compose, extract_logs, retry, send,
 };
 
+use players::walk;
 use smtp_server::*;
 
 fn smtp_config(port: u16, security: Security) -> MailConfig {
@@ -92,21 +94,6 @@ fn assert_no_password_on_disk(home: &Path) {
             assert!(!text.contains(p), "{} holds a password", entry.display());
         }
     }
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Ok(d) = std::fs::read_dir(dir) {
-        for e in d {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                out.extend(walk(&p));
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out
 }
 
 fn assert_no_password(text: &str) {

@@ -369,7 +369,7 @@ fn parse_file(path: &Path, text: &str) -> Result<FileConfig, MailError> {
         MailError::Config(format!(
             "{} is not valid TOML: {}",
             path.display(),
-            one_line(e.message())
+            without_values(&one_line(e.message()))
         ))
     })?;
     if holds_password(&toml::Value::Table(table.clone())) {
@@ -382,9 +382,30 @@ fn parse_file(path: &Path, text: &str) -> Result<FileConfig, MailError> {
             "{}: {}; see the keys documented for mail.toml (transport, from, [smtp] host, port, \
              security, user, password_command, ca_file, timeout_secs, [sendmail] command)",
             path.display(),
-            one_line(e.message())
+            without_values(&one_line(e.message()))
         ))
     })
+}
+
+/// Drops double-quoted values from a parser's message: serde quotes the
+/// offending value (`invalid type: string "…", expected u16`), and a
+/// password typed into the wrong field must not be echoed. Key names, in
+/// backticks, stay.
+fn without_values(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len());
+    let mut quoted = false;
+    for c in msg.chars() {
+        match (c, quoted) {
+            ('"', false) => {
+                quoted = true;
+                out.push_str("(value not shown)");
+            }
+            ('"', true) => quoted = false,
+            (_, true) => {}
+            (c, false) => out.push(c),
+        }
+    }
+    out
 }
 
 /// A `password` (or `pass`, `passwd`) key at any depth.
@@ -1152,6 +1173,24 @@ pub fn describe(cfg: &MailConfig) -> BTreeMap<&'static str, String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_value_in_the_wrong_field_is_not_echoed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mail.toml");
+        let text = "[smtp]\nhost = \"mail.example.org\"\ntimeout_secs = \"Hunter2-Secret\"\n";
+        let err = parse_file(&path, text).err().expect("refused").to_string();
+        assert!(!err.contains("Hunter2"), "{err}");
+        assert!(
+            err.contains("timeout_secs") || err.contains("u64") || err.contains("integer"),
+            "{err}"
+        );
+        let err = parse_file(&path, "user = \"Hunter2-Secret\n")
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(!err.contains("Hunter2"), "{err}");
+    }
     use super::*;
     use std::collections::HashMap;
 
