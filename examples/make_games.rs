@@ -77,6 +77,7 @@ fn make(
         .iter()
         .map(|(_, id)| SeatInfo {
             email: id.email.clone(),
+            key: None,
             name: id.name.clone(),
         })
         .collect();
@@ -85,12 +86,13 @@ fn make(
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
     let mut time = clock();
-    act::create::<StarrySky>(&ps[0].0, &ps[0].1, seats, &pairs, None, path, time())
+    let mut fresh = Draw::new(os_random());
+    act::create::<StarrySky>(&ps[0].0, &ps[0].1, seats, &pairs, None, path, time(), &mut fresh)
         .expect("create");
     let r = autoplay::<StarrySky>(
         path,
         &ps,
-        &mut Draw::new(os_random()),
+        &mut fresh,
         &mut time,
         stop,
         |_| {},

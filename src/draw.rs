@@ -55,6 +55,17 @@ impl Draw {
     }
 
     /// Removes and returns one uniformly chosen element.
+    /// The next 32 bytes of the stream (four numbers, big-endian). Not
+    /// used by any draw of the protocol: the program takes its nonces this
+    /// way, so that a seeded stream makes reproducible test vectors.
+    pub fn bytes(&mut self) -> [u8; 32] {
+        let mut out = [0u8; 32];
+        for chunk in out.chunks_mut(8) {
+            chunk.copy_from_slice(&self.next_u64().to_be_bytes());
+        }
+        out
+    }
+
     pub fn pick<T>(&mut self, items: &mut Vec<T>) -> T {
         let i = self.below(items.len());
         items.remove(i)

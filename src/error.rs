@@ -82,6 +82,7 @@ impl Fault {
             RuleErrorKind::Illegal | RuleErrorKind::BadSetup => Fault::IllegalMove,
             RuleErrorKind::OutOfTurn => Fault::OutOfTurn,
             RuleErrorKind::ImpossibleReveal => Fault::ImpossibleToken,
+            RuleErrorKind::WrongReveals => Fault::BadReveal,
         }
     }
 }

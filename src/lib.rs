@@ -10,3 +10,4 @@ pub mod games;
 pub mod log;
 pub mod mail;
 pub mod schemas;
+pub mod text;

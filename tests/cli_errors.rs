@@ -359,10 +359,25 @@ fn joining_twice_or_without_a_seat_is_refused() {
     let out = t.starry(Some(1), &["join", t.log_str()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("joined"), "{}", stderr(&out));
-    // A copy of the log from before the join: joining it again would fork.
+    // A copy of the log from before the join: joining it writes the very
+    // same join line again (the one recorded), never a second one that
+    // would fork the game.
     let copy = t.dir.path().join("copy.jsonl");
     let lines: Vec<&str> = std::str::from_utf8(&after_join).unwrap().lines().collect();
     std::fs::write(&copy, lines[..2].join("\n") + "\n").unwrap();
+    let out = t.starry(Some(1), &["join", copy.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&copy).unwrap(), after_join, "the same join, byte for byte");
+    // A join record without the line (as older versions wrote it): the
+    // program cannot know what it wrote, so it refuses rather than fork.
+    std::fs::write(&copy, lines[..2].join("\n") + "\n").unwrap();
+    let record = std::fs::read_dir(t.homes[1].join("joined"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::write(&record, "2026-11-20T12:00:00Z").unwrap();
     let out = t.starry(Some(1), &["join", copy.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("fork"), "{}", stderr(&out));

@@ -55,6 +55,7 @@ fn play_random_game(seats: usize, variants: &[(&str, &str)], seed: u8) -> Replay
         .iter()
         .map(|(_, i)| SeatInfo {
             email: i.email.clone(),
+            key: None,
             name: i.name.clone(),
         })
         .collect();
@@ -71,6 +72,7 @@ fn play_random_game(seats: usize, variants: &[(&str, &str)], seed: u8) -> Replay
         None,
         &log,
         clock(),
+        &mut Draw::new([seed; 32]),
     )
     .unwrap();
     let mut last_entries = 0;

@@ -11,11 +11,13 @@ use super::{Output, joined_dir, load_identity, status_of, status_text};
 use crate::cli::NewArgs;
 use crate::crypto::identity::Identity;
 use crate::crypto::{Hash, beacon, os_random};
+
 use crate::error::{Error, Fault, Result};
 use crate::games::{Draw, Game, Seat, Turn};
 use crate::log::canonical::to_value;
 use crate::log::entry::{
-    Body, Countersign, Empty, Genesis, HexHash, Join, Kind, Move, Reveal, SeatInfo,
+    Abandon, Body, Countersign, Empty, Genesis, HexHash, Join, Kind, Line, Move, Resign, Reveal,
+    SeatInfo,
 };
 use crate::log::file::{self, LockedLog};
 use crate::log::replay::{now, sign_line};
@@ -31,13 +33,30 @@ pub enum Do {
     Reveal,
     Resign,
     Countersign,
+    /// Claim that the seat the game waits for has stopped answering.
+    Abandon,
     /// Whatever they must do next; a uniformly random legal move.
     Auto,
 }
 
-/// Parses `--players`: `EMAIL` or `Name <EMAIL>`.
+/// Parses one `--players` seat: `EMAIL`, `Name <EMAIL>`, either followed
+/// by `key:HEX` to pin the seat to that public key (as `starry id show`
+/// prints it).
 fn parse_seat(text: &str) -> Result<SeatInfo> {
-    let t = text.trim();
+    let mut t = text.trim();
+    let mut key = None;
+    if let Some(i) = t.rfind("key:") {
+        let hex_key = t[i + 4..].trim();
+        let mut bytes = [0u8; 32];
+        if hex_key.len() != 64 || hex::decode_to_slice(hex_key, &mut bytes).is_err() {
+            return Err(Error::Usage(format!(
+                "--players: `{}`: a pinned key is `key:` and the 64 hex digits that `starry id                  show` prints for that player",
+                crate::text::excerpt(text)
+            )));
+        }
+        key = Some(HexHash(bytes));
+        t = t[..i].trim();
+    }
     let (name, email) = match (t.find('<'), t.ends_with('>')) {
         (Some(i), true) => (
             t[..i].trim().to_string(),
@@ -52,7 +71,8 @@ fn parse_seat(text: &str) -> Result<SeatInfo> {
     } else {
         name
     };
-    Ok(SeatInfo { email, name })
+    crate::text::check_name(&name).map_err(|e| Error::Usage(format!("--players: {e}")))?;
+    Ok(SeatInfo { email, key, name })
 }
 
 fn parse_variants(variants: &[String]) -> Result<Vec<(String, String)>> {
@@ -86,11 +106,14 @@ pub fn new_game(a: &NewArgs) -> Result<Output> {
         None => None,
     };
     let home = crate::crypto::identity::home_dir()?;
-    with_game!(a.game.as_str(), G => create_in::<G>(&home, &id, seats, &pairs, boards.as_deref(), a.out.as_deref(), now(), a.after.mail))
+    let mut fresh = Draw::new(os_random());
+    with_game!(a.game.as_str(), G => create_in::<G>(&home, &id, seats, &pairs, boards.as_deref(), a.out.as_deref(), now(), a.after.mail, &mut fresh))
 }
 
 /// Writes a genesis and the creator's join. Public so examples and tests can
-/// build games with fixed times.
+/// build games with fixed times; `fresh` gives the nonces (OS randomness in
+/// the CLI, a seeded draw for reproducible vectors).
+#[allow(clippy::too_many_arguments)]
 pub fn create<G: Game>(
     home: &Path,
     id: &Identity,
@@ -99,8 +122,9 @@ pub fn create<G: Game>(
     extra: Option<&str>,
     out: &Path,
     time: String,
+    fresh: &mut Draw,
 ) -> Result<Output> {
-    create_in::<G>(home, id, seats, pairs, extra, Some(out), time, false)
+    create_in::<G>(home, id, seats, pairs, extra, Some(out), time, false, fresh)
 }
 
 /// [`create`], writing to `out` or, without one, to the player's games
@@ -117,6 +141,7 @@ pub fn create_in<G: Game>(
     out: Option<&Path>,
     time: String,
     mailing: bool,
+    fresh: &mut Draw,
 ) -> Result<Output> {
     if seats.is_empty() || !seats[0].email.eq_ignore_ascii_case(&id.email) {
         return Err(Error::Usage(format!(
@@ -124,6 +149,16 @@ pub fn create_in<G: Game>(
             id.email
         )));
     }
+    if let Some(k) = seats[0].key
+        && k.0 != id.public_key()
+    {
+        return Err(Error::Usage(
+            "--players: the first seat is you, and your seat is always pinned to your own key; \
+             leave its key: out"
+                .into(),
+        ));
+    }
+    seats[0].key = None;
     // The creator's own name comes from their identity.
     if !seats[0].name.contains(' ')
         && seats[0].name == seats[0].email.split('@').next().unwrap_or_default()
@@ -143,7 +178,7 @@ pub fn create_in<G: Game>(
     let genesis = Genesis {
         creator_key: HexHash(id.public_key()),
         game: G::NAME.into(),
-        nonce: HexHash(os_random()),
+        nonce: HexHash(fresh.bytes()),
         options: to_value(&options),
         protocol: PROTOCOL_VERSION,
         rules: G::RULES_VERSION,
@@ -165,7 +200,7 @@ pub fn create_in<G: Game>(
         path: out.unwrap_or(new_log).into(),
         fault: f,
     })?;
-    let (line, _) = join_line(&replay, id, 0, time)?;
+    let (line, _) = join_line(&replay, id, 0, time, fresh)?;
     bytes.extend_from_slice(&line);
     let replay = Replay::<G>::from_bytes(&bytes).map_err(|f| Error::Log {
         path: out.unwrap_or(new_log).into(),
@@ -187,8 +222,10 @@ pub fn create_in<G: Game>(
             out.display()
         )));
     }
+    // The record of the join first: should the log not be written after
+    // it, a later `new` simply makes another game.
+    remember_join(home, &replay.game_id, &line)?;
     file::create(out, &bytes)?;
-    remember_join(home, &replay.game_id)?;
     let status = status_of(&replay);
     let report = EntryReport {
         file: out.display().to_string(),
@@ -232,11 +269,53 @@ pub fn create_in<G: Game>(
     ))
 }
 
-fn remember_join(home: &Path, game: &Hash) -> Result<()> {
+/// Records, durably and before the log is written, the join line this
+/// identity is about to append to a game. Written first so that no crash
+/// can leave a join in a log with no record of it: a record whose line is
+/// not in the log yet is finished by the next `join`, with the very same
+/// line, instead of a second join with a fresh nonce (which would fork the
+/// game and look like cheating).
+fn remember_join(home: &Path, game: &Hash, line: &[u8]) -> Result<()> {
     let dir = joined_dir(home);
     fs::create_dir_all(&dir).map_err(|e| Error::io("cannot create", &dir, e))?;
     let p = dir.join(hex::encode(game));
-    fs::write(&p, now()).map_err(|e| Error::io("cannot record the join in", &p, e))
+    let io = |e| Error::io("cannot record the join in", &p, e);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".starry-record-")
+        .tempfile_in(&dir)
+        .map_err(io)?;
+    std::io::Write::write_all(&mut tmp, line)
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(io)?;
+    tmp.persist(&p).map_err(|e| io(e.error))?;
+    if let Ok(d) = fs::File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// What the join record says about `game`.
+enum Record {
+    None,
+    /// A join line this identity prepared (and may or may not have written).
+    Line(Vec<u8>),
+    /// A record without the line (older starry versions wrote a time).
+    Opaque,
+}
+
+fn join_record(home: &Path, game: &Hash) -> Result<Record> {
+    let p = joined_dir(home).join(hex::encode(game));
+    match fs::read(&p) {
+        Ok(bytes) => {
+            let line = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+            match serde_json::from_slice::<Line>(line) {
+                Ok(l) if l.body.kind == Kind::Join => Ok(Record::Line(bytes)),
+                _ => Ok(Record::Opaque),
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Record::None),
+        Err(e) => Err(Error::io("cannot read the join record", &p, e)),
+    }
 }
 
 /// Builds a join entry with a fresh nonce; returns it and the nonce.
@@ -245,8 +324,9 @@ fn join_line<G: Game>(
     id: &Identity,
     seat: Seat,
     time: String,
+    fresh: &mut Draw,
 ) -> Result<(Vec<u8>, Hash)> {
-    let nonce = os_random();
+    let nonce = fresh.bytes();
     let secret = id.game_secret(&r.game_id, &nonce);
     let data = Join {
         key: HexHash(id.public_key()),
@@ -257,6 +337,16 @@ fn join_line<G: Game>(
         r.next_line(id, seat, Kind::Join, to_value(&data), None, time),
         nonce,
     ))
+}
+
+/// Points at which a writing command can be interrupted, for tests that
+/// inject a failure at each one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The join record is about to be written.
+    WriteRecord,
+    /// The log is about to be replaced.
+    ReplaceLog,
 }
 
 /// Locks the log, acts, writes.
@@ -271,8 +361,7 @@ pub fn act_file(path: &Path, what: Do, dry_run: bool) -> Result<Output> {
     with_game!(genesis.game.as_str(), G => act::<G>(&home, path, locked, &id, what, dry_run, now(), &mut Draw::new(os_random())))
 }
 
-/// The generic core of every writing command. `chooser` picks automatic
-/// moves (OS randomness in the CLI, a seeded draw when making examples).
+/// [`act_with`] without failure injection.
 #[allow(clippy::too_many_arguments)]
 pub fn act<G: Game>(
     home: &Path,
@@ -283,6 +372,24 @@ pub fn act<G: Game>(
     dry_run: bool,
     time: String,
     chooser: &mut Draw,
+) -> Result<Output> {
+    act_with::<G>(home, path, locked, id, what, dry_run, time, chooser, &mut |_| Ok(()))
+}
+
+/// The generic core of every writing command. `chooser` picks automatic
+/// moves and nonces (OS randomness in the CLI, a seeded draw when making
+/// examples); `step` is called before each write and may fail it (tests).
+#[allow(clippy::too_many_arguments)]
+pub fn act_with<G: Game>(
+    home: &Path,
+    path: &Path,
+    locked: LockedLog,
+    id: &Identity,
+    what: Do,
+    dry_run: bool,
+    time: String,
+    chooser: &mut Draw,
+    step: &mut dyn FnMut(Step) -> Result<()>,
 ) -> Result<Output> {
     let log_err = |f| Error::Log {
         path: path.into(),
@@ -316,12 +423,15 @@ pub fn act<G: Game>(
         })?;
     let kind = after.entries.last().expect("just applied").kind;
     if !dry_run {
+        if kind == Kind::Join && !matches!(join_record(home, &replay.game_id)?, Record::Line(ref l) if *l == line)
+        {
+            step(Step::WriteRecord)?;
+            remember_join(home, &replay.game_id, &line)?;
+        }
         let mut bytes = locked.bytes.clone();
         bytes.extend_from_slice(&line);
+        step(Step::ReplaceLog)?;
         locked.replace(&bytes)?;
-        if kind == Kind::Join {
-            remember_join(home, &replay.game_id)?;
-        }
     }
     let status = status_of(&after);
     let report = EntryReport {
@@ -341,7 +451,7 @@ pub fn act<G: Game>(
         } else {
             ""
         },
-        after.genesis.seats[after.entries.last().unwrap().author].name,
+        after.name(after.entries.last().expect("just applied").author),
     );
     text.push_str(&status_text(&status));
     if let (Some(state), false) = (&after.state, after.is_over())
@@ -373,6 +483,7 @@ fn build<G: Game>(
             Action::Move => Do::Move(String::new()),
             Action::Over => Do::Countersign,
         },
+        Do::Abandon => Do::Abandon,
         // Keep an explicit move distinct from an automatic one.
         other => other,
     };
@@ -400,20 +511,57 @@ fn build<G: Game>(
         if me.is_some() || r.seats[seat].key.is_some() {
             return Err(Error::Usage("you have joined this game already".into()));
         }
-        let mark = joined_dir(home).join(hex::encode(r.game_id));
-        if mark.exists() {
+        if let Some(pin) = r.genesis.seats[seat].key
+            && pin.0 != id.public_key()
+        {
             return Err(Error::Usage(format!(
-                "you joined game {} before (recorded in {}); joining it again would fork it. Use the \
-                 copy of the log that holds your join",
-                &hex::encode(r.game_id)[..16],
-                mark.display()
+                "seat {} is pinned to the key {}, and yours is {}: only the pinned key may take \
+                 this seat. If the creator pinned an old key of yours, ask them to start the game \
+                 again with the line `starry id show` prints for you",
+                seat + 1,
+                crate::log::replay::fingerprint(&pin.0),
+                crate::log::replay::fingerprint(&id.public_key())
             )));
         }
         if action != Action::Join || who != Some(seat) {
             return Err(out_of_turn(not_now(r, Some(seat), "join", action, who)));
         }
-        let (line, _) = join_line(r, id, seat, time)?;
-        return Ok((line, "joined".into()));
+        let mark = joined_dir(home).join(hex::encode(r.game_id));
+        match join_record(home, &r.game_id)? {
+            Record::None => {
+                let (line, _) = join_line(r, id, seat, time, chooser)?;
+                return Ok((line, "joined".into()));
+            }
+            Record::Line(line) => {
+                // A join begun before and not finished (the program was
+                // stopped between the record and the log): the same line
+                // again, never a second one.
+                let body = serde_json::from_slice::<Line>(line.strip_suffix(b"\n").unwrap_or(&line))
+                    .map(|l| l.body)
+                    .ok();
+                if let Some(b) = body
+                    && b.n == r.len()
+                    && b.prev.map(|h| h.0) == Some(r.tip())
+                {
+                    return Ok((line, "joined (finishing the join begun earlier)".into()));
+                }
+                return Err(Error::Usage(format!(
+                    "you joined game {} before (recorded in {}), at another point of its log than \
+                     this copy: joining it again would fork it. Use the copy of the log that holds \
+                     your join",
+                    &hex::encode(r.game_id)[..16],
+                    mark.display()
+                )));
+            }
+            Record::Opaque => {
+                return Err(Error::Usage(format!(
+                    "you joined game {} before (recorded in {}); joining it again would fork it. \
+                     Use the copy of the log that holds your join",
+                    &hex::encode(r.game_id)[..16],
+                    mark.display()
+                )));
+            }
+        }
     }
 
     let seat = me.ok_or_else(|| {
@@ -465,9 +613,56 @@ fn build<G: Game>(
                     not_now(r, Some(seat), "resign", action, who)
                 )));
             }
-            Ok((line(Kind::Resign, to_value(&Empty {})), "resigned".into()))
+            let own = r.own_hidden(&secret, seat).map_err(Error::Other)?;
+            let reveals = r
+                .openings(&secret, &own, &r.unopened(seat))
+                .map_err(Error::Other)?;
+            let summary = if reveals.is_empty() {
+                "resigned".to_string()
+            } else {
+                format!("resigned, opening {} hidden value(s)", reveals.len())
+            };
+            Ok((line(Kind::Resign, to_value(&Resign { reveals })), summary))
         }
-        ref w if who != Some(seat) => {
+        Do::Abandon => {
+            let Some(silent) = who.filter(|_| {
+                matches!(action, Action::Ready | Action::Move | Action::Reveal)
+            }) else {
+                return Err(Error::Usage(match action {
+                    Action::Join => "a game can be declared abandoned only once everyone has joined; \
+                         until then, start a new game without the silent player"
+                        .into(),
+                    _ => "the game is over; there is nobody to wait for".into(),
+                }));
+            };
+            if silent == seat {
+                return Err(Error::Usage(format!(
+                    "the game is waiting for you to {}; you cannot declare yourself gone (to give up, \
+                     `starry resign`)",
+                    action.as_str()
+                )));
+            }
+            if r.claims.as_ref().is_some_and(|c| c.by.contains(&seat)) {
+                return Err(Error::Usage(format!(
+                    "you have claimed already that {} stopped answering; the other players must \
+                     claim it too",
+                    r.name(silent)
+                )));
+            }
+            let awaited = r.claims.as_ref().map_or(r.len(), |c| c.awaited);
+            let data = Abandon {
+                awaited,
+                silent: silent as u32,
+            };
+            Ok((
+                line(Kind::Abandon, to_value(&data)),
+                format!(
+                    "claims that {} stopped answering (awaited since entry {awaited})",
+                    r.name(silent)
+                ),
+            ))
+        }
+        ref w if who != Some(seat) && !matches!(w, Do::Abandon) => {
             let wanted = match w {
                 Do::Ready => "ready",
                 Do::Reveal => "reveal",

@@ -103,10 +103,14 @@ fn play_demo(
         .iter()
         .map(|i| SeatInfo {
             email: i.email.clone(),
+            key: None,
             name: i.name.clone(),
         })
         .collect();
-    act::create::<StarrySky>(&homes[0], &ids[0], seats, pairs, None, &log, now())?;
+    let mut fresh = Draw::new(os_random());
+    act::create::<StarrySky>(
+        &homes[0], &ids[0], seats, pairs, None, &log, now(), &mut fresh,
+    )?;
     out.push(format!(
         "{} created {} and joined; seats: {}",
         ids[0].name,
@@ -122,7 +126,7 @@ fn play_demo(
     autoplay::<StarrySky>(
         &log,
         &players,
-        &mut Draw::new(os_random()),
+        &mut fresh,
         &mut now,
         |r| r.is_over() && r.countersigned.len() == players.len(),
         |r| {

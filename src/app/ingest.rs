@@ -138,10 +138,42 @@ fn ingest_game<G: Game>(
         None => game_path(home, &incoming.game_id),
     };
     let received = incoming.len();
+    let mut note = None;
     let (outcome, before, final_bytes) = if target.exists() {
         let locked = LockedLog::open(&target)?;
         let local = locked.bytes.clone();
-        let (outcome, before) = compare::<G>(&target, &local, log, &incoming)?;
+        let (outcome, before) = match compare::<G>(&target, &local, log, &incoming)? {
+            Compared::Plain(o, before) => (o, before),
+            Compared::Fork(k, before) => {
+                let (mine, theirs) = (
+                    split_lines(&local).expect("compared"),
+                    split_lines(log).expect("verified"),
+                );
+                match crate::log::fork::resolve(&mine, &theirs, k) {
+                    None => return Err(fork::<G>(&target, log, &incoming, k, mine[k])),
+                    Some((0, why)) => {
+                        note = Some(resolution_note(why, false, k));
+                        (IngestOutcome::Kept, before)
+                    }
+                    Some((_, why)) => {
+                        let mut bytes = log.to_vec();
+                        let mut text = resolution_note(why, true, k);
+                        if why == crate::log::fork::Resolution::Countersignatures
+                            && let Some(line) = recountersign::<G>(home, &local, &incoming)?
+                        {
+                            bytes.extend_from_slice(&line);
+                            text.push_str(
+                                " Your countersignature was on the other side: it is written \
+                                 again on top — mail the log on so that the others have it.",
+                            );
+                        }
+                        locked.replace(&bytes)?;
+                        note = Some(text);
+                        return finish::<G>(home, input, &target, into, IngestOutcome::Resolved, before, received, &bytes, None, note);
+                    }
+                }
+            }
+        };
         match outcome {
             IngestOutcome::FastForwarded => {
                 locked.replace(log)?;
@@ -157,25 +189,130 @@ fn ingest_game<G: Game>(
         file::create(&target, log)?;
         (IngestOutcome::Created, 0, log.to_vec())
     };
+    let same = final_bytes == log;
+    finish::<G>(
+        home,
+        input,
+        &target,
+        into,
+        outcome,
+        before,
+        received,
+        &final_bytes,
+        same.then_some(incoming),
+        note,
+    )
+}
 
-    // The local copy as it is now: the received log, or (ahead) the local
-    // one, which must verify as well before it is shown.
-    let now = if final_bytes == log {
-        incoming
-    } else {
-        Replay::<G>::from_bytes(&final_bytes).map_err(|fault| Error::Log {
-            path: target.clone(),
+/// Reports on the local copy as it is now (verified again unless it is the
+/// received log itself).
+#[allow(clippy::too_many_arguments)]
+fn finish<G: Game>(
+    home: &Path,
+    input: &str,
+    target: &Path,
+    into: Option<&Path>,
+    outcome: IngestOutcome,
+    before: u64,
+    received: u64,
+    bytes: &[u8],
+    verified: Option<Replay<G>>,
+    note: Option<String>,
+) -> Result<Output> {
+    let now = match verified {
+        Some(r) => r,
+        None => Replay::<G>::from_bytes(bytes).map_err(|fault| Error::Log {
+            path: target.to_path_buf(),
             fault,
-        })?
+        })?,
     };
     let file_arg = if into.is_some() {
         target.display().to_string()
     } else {
         short_id(&now.game_id)
     };
-    report::<G>(
-        input, &target, &file_arg, outcome, before, received, &now, home,
-    )
+    let mut out = report::<G>(
+        input, target, &file_arg, outcome, before, received, &now, home,
+    )?;
+    if let Some(n) = note {
+        out.text = format!("{n}\n{}", out.text);
+        out.json["resolution"] = serde_json::Value::String(n);
+    }
+    Ok(out)
+}
+
+fn resolution_note(why: crate::log::fork::Resolution, theirs_won: bool, k: usize) -> String {
+    use crate::log::fork::Resolution::*;
+    match (why, theirs_won) {
+        (ClaimLapsed, true) => format!(
+            "The copies differed from entry {k} on: yours held claims that a player had stopped \
+             answering, the mail holds that player's awaited entry. The entry wins and the claims \
+             lapse; your copy now follows the mail."
+        ),
+        (ClaimLapsed, false) => format!(
+            "The copies differ from entry {k} on: the mail holds claims that a player had stopped \
+             answering, your copy holds that player's awaited entry. The entry wins and the claims \
+             lapse; your copy is kept as it is."
+        ),
+        (Countersignatures, true) => format!(
+            "The copies differed from entry {k} on only in countersignatures written at the same \
+             time; by the protocol's rule (the smaller entry id wins) your copy now follows the \
+             mail."
+        ),
+        (Countersignatures, false) => format!(
+            "The copies differ from entry {k} on only in countersignatures written at the same \
+             time; by the protocol's rule (the smaller entry id wins) your copy is kept, and the \
+             sender writes theirs again on top when they ingest your copy."
+        ),
+    }
+}
+
+/// The local player's countersignature, written again on top of the
+/// winning copy `theirs`, if it was in the local copy and is not in theirs.
+fn recountersign<G: Game>(home: &Path, local: &[u8], theirs: &Replay<G>) -> Result<Option<Vec<u8>>> {
+    let id = match Identity::load(home) {
+        Ok(id) => id,
+        Err(IdentityError::Missing { .. }) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let Some(seat) = theirs.seat_of_key(&id.public_key()) else {
+        return Ok(None);
+    };
+    let mine = Replay::<G>::from_bytes(local).map_err(|fault| Error::Log {
+        path: PathBuf::from("(your copy)"),
+        fault,
+    })?;
+    if !mine.countersigned.contains(&seat) || theirs.countersigned.contains(&seat) {
+        return Ok(None);
+    }
+    let secret = theirs.game_secret(&id, seat).expect("the seat's key is this identity's");
+    let link = theirs.next_link(&secret, seat).ok_or_else(|| {
+        Error::Other("your beacon chain for this game is used up".into())
+    })?;
+    let end = theirs.ended_at.expect("countersigned games are over");
+    let data = crate::log::entry::Countersign {
+        final_entry: crate::log::entry::HexHash(theirs.entries[end as usize].id),
+    };
+    let line = theirs.next_line(
+        &id,
+        seat,
+        crate::log::Kind::Countersign,
+        crate::log::canonical::to_value(&data),
+        Some(link),
+        crate::log::replay::now(),
+    );
+    let mut check = theirs.clone();
+    check
+        .apply_line(theirs.len(), &line[..line.len() - 1])
+        .map_err(|f| Error::Other(format!("refusing to write an entry that does not verify: {f}")))?;
+    Ok(Some(line))
+}
+
+/// How the local copy relates to the received log.
+enum Compared {
+    Plain(IngestOutcome, u64),
+    /// They differ first at entry k.
+    Fork(usize, u64),
 }
 
 /// Compares the local copy with the received (verified) log.
@@ -184,7 +321,7 @@ fn compare<G: Game>(
     local: &[u8],
     log: &[u8],
     incoming: &Replay<G>,
-) -> Result<(IngestOutcome, u64)> {
+) -> Result<Compared> {
     let local_err = |fault: LogFault| Error::Log {
         path: target.into(),
         fault,
@@ -208,9 +345,12 @@ fn compare<G: Game>(
     let theirs = split_lines(log).expect("verified");
     let before = mine.len() as u64;
     if let Some(k) = (0..mine.len().min(theirs.len())).find(|&k| mine[k] != theirs[k]) {
-        return Err(fork::<G>(target, log, incoming, k, mine[k]));
+        // The local copy must verify in full before it can win or lose by
+        // rule; a broken one is reported as it is.
+        Replay::<G>::from_bytes(local).map_err(local_err)?;
+        return Ok(Compared::Fork(k, before));
     }
-    Ok((
+    Ok(Compared::Plain(
         match mine.len().cmp(&theirs.len()) {
             std::cmp::Ordering::Equal => IngestOutcome::Unchanged,
             std::cmp::Ordering::Less => IngestOutcome::FastForwarded,
@@ -332,6 +472,15 @@ fn report<G: Game>(
         IngestOutcome::Ahead => format!(
             "{input}: nothing new — your copy {} is ahead: it has {before} entries, the mail only \
              {received} (an older mail).\n",
+            target.display()
+        ),
+        IngestOutcome::Resolved => format!(
+            "{input}: verified {received} entries; your copy {} now has {}.\n",
+            target.display(),
+            r.len()
+        ),
+        IngestOutcome::Kept => format!(
+            "{input}: verified {received} entries; your copy {} is kept with its {before} entries.\n",
             target.display()
         ),
     };

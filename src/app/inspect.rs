@@ -3,13 +3,14 @@
 use std::path::{Path, PathBuf};
 
 use super::report::*;
-use super::{Output, standings_of, standings_text, status_of, status_text};
+use super::{Output, ending_text, seats_text, standings_of, standings_text, status_of, status_text};
 use crate::crypto::identity::{self, Identity, IdentityError};
 use crate::error::{Error, LogFault, Result};
 use crate::games::Game;
 use crate::log::Replay;
 use crate::log::file;
 use crate::log::replay::read_genesis;
+use crate::text::inline;
 use crate::with_game;
 
 fn open<T>(path: &Path, f: impl FnOnce(&[u8], &str) -> Result<T>) -> Result<T> {
@@ -27,7 +28,7 @@ pub fn status(path: &Path) -> Result<Output> {
         with_game!(game, G => {
             let r = Replay::<G>::from_bytes(bytes).map_err(|fault| Error::Log { path: path.into(), fault })?;
             let s = status_of(&r);
-            let text = format!("{} — game {} — {} entries\n{}", s.game, &s.game_id[..16], s.entries, status_text(&s));
+            let text = format!("{} — game {} — {} entries\n{}{}", s.game, &s.game_id[..16], s.entries, status_text(&s), seats_text(&s));
             Ok(Output::new(text, &s))
         })
     })
@@ -40,7 +41,7 @@ pub fn legend<G: Game>(r: &Replay<G>) -> String {
         .seats
         .iter()
         .enumerate()
-        .map(|(i, s)| format!("P{} = {} <{}>", i + 1, s.name, s.email))
+        .map(|(i, s)| format!("P{} = {} <{}>", i + 1, inline(&s.name), inline(&s.email)))
         .collect();
     format!("{}\n", names.join(", "))
 }
@@ -152,6 +153,7 @@ pub fn audit_file(path: &Path) -> AuditFileReport {
         ending: None,
         standings: None,
         countersigned: Vec::new(),
+        status: None,
     };
     let to_fault = |f: &LogFault| FaultReport {
         entry: f.entry,
@@ -184,11 +186,9 @@ pub fn audit_file(path: &Path) -> AuditFileReport {
     };
     rep.game = Some(genesis.game.clone());
     let res: Result<()> = with_game!(genesis.game.as_str(), G => {
-        // Replay entry by entry so that the report can say how far it got.
-        let lines = match crate::log::replay::split_lines(&bytes) {
-            Ok(l) => l,
-            Err(f) => { rep.fault = Some(to_fault(&f)); return rep; }
-        };
+        // Replay entry by entry so that the report can say how far it got;
+        // a fault that ends the lines (a cut-off last line) comes after them.
+        let (lines, end) = crate::log::replay::lines(&bytes);
         match Replay::<G>::from_genesis(lines[0]) {
             Err(f) => rep.fault = Some(to_fault(&f)),
             Ok(mut r) => {
@@ -200,16 +200,18 @@ pub fn audit_file(path: &Path) -> AuditFileReport {
                         break;
                     }
                 }
+                let failed = failed.or(end);
                 rep.entries = r.len();
                 match failed {
                     Some(f) => rep.fault = Some(to_fault(&f)),
                     None => {
                         rep.valid = true;
                         rep.over = r.is_over();
-                        if let crate::log::Phase::Over(e) = r.phase {
+                        if let Some(e) = r.ending() {
                             rep.ending = Some(e);
                             rep.standings = Some(standings_of(&r));
                         }
+                        rep.status = Some(status_of(&r));
                         rep.countersigned = r.countersigned.iter().map(|s| *s as u32 + 1).collect();
                     }
                 }
@@ -224,7 +226,7 @@ pub fn audit_file(path: &Path) -> AuditFileReport {
             fault: crate::error::Fault::UnknownVersion,
             code: crate::error::Fault::UnknownVersion.exit_code(),
             author: None,
-            message: format!("{}: entry 0 (line 1): {e}", path.display()),
+            message: format!("{}: entry 0 (line 1): unknown version: {e}", path.display()),
         });
     }
     rep
@@ -241,12 +243,17 @@ pub fn audit(paths: &[PathBuf]) -> Result<Output> {
                     "{}: valid — {} entries, every signature, link, commitment, draw and rule checked.\n",
                     f.file, f.entries
                 ));
-                match &f.standings {
-                    Some(s) => {
+                match (&f.standings, &f.status) {
+                    (Some(s), Some(st)) => {
+                        text.push_str(&format!("  {}\n", ending_text(st)));
                         text.push_str("  Final standings:\n");
                         text.push_str(&standings_text(s));
                     }
-                    None => text.push_str("  The game is still in progress.\n"),
+                    (_, Some(st)) => {
+                        text.push_str("  The game is still in progress. ");
+                        text.push_str(&status_text(st));
+                    }
+                    _ => text.push_str("  The game is still in progress.\n"),
                 }
                 if !f.countersigned.is_empty() {
                     text.push_str(&format!(
@@ -264,12 +271,20 @@ pub fn audit(paths: &[PathBuf]) -> Result<Output> {
     }
     let forks = find_forks(paths, &files);
     for f in &forks {
-        text.push_str(&format!("FORK {}\n", f.message));
+        match f.resolution {
+            None => text.push_str(&format!("FORK {}\n", f.message)),
+            Some(_) => text.push_str(&format!("RESOLVED FORK {}\n", f.message)),
+        }
     }
     let code = files
         .iter()
         .find_map(|f| f.fault.as_ref().map(|x| x.code))
-        .or_else(|| (!forks.is_empty()).then(|| crate::error::Fault::Fork.exit_code()))
+        .or_else(|| {
+            forks
+                .iter()
+                .any(|f| f.resolution.is_none())
+                .then(|| crate::error::Fault::Fork.exit_code())
+        })
         .unwrap_or(0);
     let report = AuditReport {
         valid: code == 0,
@@ -318,10 +333,38 @@ fn find_forks(paths: &[PathBuf], files: &[AuditFileReport]) -> Vec<ForkReport> {
             let label = |seat: Option<u32>| match seat
                 .and_then(|s| seats.get(s as usize).map(|x| (s, x)))
             {
-                Some((s, x)) => format!("seat {}, {} <{}>", s + 1, x.name, x.email),
+                Some((s, x)) => format!("seat {}, {} <{}>", s + 1, inline(&x.name), inline(&x.email)),
                 None => "unknown".into(),
             };
             let (sa, sb) = (author(la[k]), author(lb[k]));
+            let names = [&a.file, &b.file];
+            if let Some((w, why)) = crate::log::fork::resolve(&la, &lb, k) {
+                let message = match why {
+                    crate::log::fork::Resolution::ClaimLapsed => format!(
+                        "{} and {} are copies of the same game that differ from entry {k} on: {} \
+                         holds claims that {} stopped answering, {} holds that player's awaited \
+                         entry. The entry wins and the claims lapse; the game goes on as in {}. \
+                         Nobody cheated.",
+                        a.file, b.file, names[1 - w], label(if w == 0 { sa } else { sb }), names[w], names[w]
+                    ),
+                    crate::log::fork::Resolution::Countersignatures => format!(
+                        "{} and {} are copies of the same game that differ from entry {k} on only \
+                         in countersignatures written at the same time. Either order is valid; by \
+                         the protocol's rule the copy whose entry {k} has the smaller id, {}, is \
+                         kept, and `starry ingest` re-applies the other countersignatures on top.",
+                        a.file, b.file, names[w]
+                    ),
+                };
+                forks.push(ForkReport {
+                    files: [a.file.clone(), b.file.clone()],
+                    entry: k as u64,
+                    authors: [label(sa), label(sb)],
+                    same_author: false,
+                    resolution: Some(why.as_str().into()),
+                    message,
+                });
+                continue;
+            }
             let same_author = sa.is_some() && sa == sb;
             let message = format!(
                 "{} and {} are copies of the same game that fork at entry {k} (line {}): entries 0 to {} \
@@ -346,6 +389,7 @@ fn find_forks(paths: &[PathBuf], files: &[AuditFileReport]) -> Vec<ForkReport> {
                 entry: k as u64,
                 authors: [label(sa), label(sb)],
                 same_author,
+                resolution: None,
                 message,
             });
         }

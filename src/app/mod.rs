@@ -19,7 +19,8 @@ use crate::cli::{AfterArgs, Cli, Command, IdCommand};
 use crate::crypto::identity::{self, Identity};
 use crate::error::{Error, Result};
 use crate::games::{Game, Seat};
-use crate::log::Replay;
+use crate::log::{Ending, Replay};
+use crate::text::inline;
 use report::*;
 
 /// What a command prints.
@@ -83,7 +84,10 @@ pub fn run(cli: Cli) -> Result<Output> {
             let id = Identity::load(&home)?;
             let r = id_report(&id, &home);
             Ok(Output::new(
-                format!("{} <{}>\nkey  {}\nfile {}", r.name, r.email, r.key, r.file),
+                format!(
+                    "{} <{}>\nkey  {}\nfile {}\nTo pin your seat in a game to this key, its creator lists you in --players as:\n  {}",
+                    r.name, r.email, r.key, r.file, r.players_entry
+                ),
                 &r,
             ))
         }
@@ -109,6 +113,7 @@ pub fn run(cli: Cli) -> Result<Output> {
         }
         Command::Reveal(a) => act_then(&a.file, a.after, act::Do::Reveal, false),
         Command::Resign(a) => act_then(&a.file, a.after, act::Do::Resign, false),
+        Command::Abandon(a) => act_then(&a.file, a.after, act::Do::Abandon, false),
         Command::Countersign(a) => act_then(&a.file, a.after, act::Do::Countersign, false),
         Command::Mail(a) => match (a.retry, &a.file) {
             (true, _) => mail::retry_pending(),
@@ -226,6 +231,12 @@ fn id_report(id: &Identity, home: &Path) -> IdReport {
         email: id.email.clone(),
         key: hex::encode(id.public_key()),
         file: home.join(identity::FILE_NAME).display().to_string(),
+        players_entry: format!(
+            "{} <{}> key:{}",
+            id.name,
+            id.email,
+            hex::encode(id.public_key())
+        ),
     }
 }
 
@@ -244,6 +255,7 @@ pub fn joined_dir(home: &Path) -> PathBuf {
 pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
     let (action, who) = r.expected();
     let seat_info = |s: Seat| &r.genesis.seats[s];
+    let n = r.seat_count();
     StatusReport {
         game: r.genesis.game.clone(),
         game_id: hex::encode(r.game_id),
@@ -260,18 +272,27 @@ pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
             .seats
             .iter()
             .enumerate()
-            .map(|(i, s)| SeatReport {
-                seat: i as u32 + 1,
-                name: s.name.clone(),
-                email: s.email.clone(),
-                joined: r.seats[i].key.is_some(),
-                countersigned: r.countersigned.contains(&i),
+            .map(|(i, s)| {
+                let key = r.seat_key(i);
+                SeatReport {
+                    seat: i as u32 + 1,
+                    name: s.name.clone(),
+                    email: s.email.clone(),
+                    joined: r.seats[i].key.is_some(),
+                    countersigned: r.countersigned.contains(&i),
+                    key: key.map(hex::encode),
+                    fingerprint: key.map(|k| crate::log::replay::fingerprint(&k)),
+                    pinned: i == 0 || s.key.is_some(),
+                }
             })
             .collect(),
-        ending: match r.phase {
-            crate::log::Phase::Over(e) => Some(e),
-            _ => None,
-        },
+        claims: r.claims.as_ref().map(|c| ClaimsReport {
+            silent: c.silent as u32 + 1,
+            awaited: c.awaited,
+            by: c.by.iter().map(|&s| s as u32 + 1).collect(),
+            missing: (n - 1 - c.by.len()) as u32,
+        }),
+        ending: r.ending(),
         standings: standings_of(r),
     }
 }
@@ -289,24 +310,42 @@ pub fn standings_of<G: Game>(r: &Replay<G>) -> Vec<StandingReport> {
         .collect()
 }
 
-/// Two or three lines saying where the game stands, for text output.
+/// One line saying how a game ended, safe to print.
+pub fn ending_text(s: &StatusReport) -> String {
+    let name = |seat: Seat| {
+        s.seats
+            .get(seat)
+            .map_or_else(|| format!("seat {}", seat + 1), |x| inline(&x.name).into_owned())
+    };
+    match s.ending {
+        Some(Ending::Resigned { seat }) => format!("The game is over: {} resigned.", name(seat)),
+        Some(Ending::Abandoned { seat, awaited }) => format!(
+            "The game is over: abandoned while waiting for {} at entry {awaited}; every other \
+             player claimed that {} stopped answering.",
+            name(seat),
+            name(seat)
+        ),
+        Some(Ending::Stalled) => {
+            "The game is over: it stalled — nobody could move any more.".to_string()
+        }
+        _ => "The game is over.".to_string(),
+    }
+}
+
+/// Where the game stands, for text output; every name is made safe.
 pub fn status_text(s: &StatusReport) -> String {
     let mut out = String::new();
     if s.over {
-        out.push_str(&match s.ending {
-            Some(crate::log::Ending::Resigned(seat)) => {
-                format!("The game is over: {} resigned.\n", s.seats[seat].name)
-            }
-            _ => "The game is over.\n".to_string(),
-        });
+        out.push_str(&ending_text(s));
+        out.push('\n');
         out.push_str(&standings_text(&s.standings));
     } else {
-        let who = s.to_act_name.clone().unwrap_or_default();
-        let email = s.to_act.clone().unwrap_or_default();
+        let who = inline(s.to_act_name.as_deref().unwrap_or_default()).into_owned();
+        let email = inline(s.to_act.as_deref().unwrap_or_default()).into_owned();
         out.push_str(&format!(
             "Waiting for {who} <{email}> to {} (since {}).\n",
             s.action.as_str(),
-            s.waiting_since
+            inline(&s.waiting_since)
         ));
         if s.pending_events > 0 {
             out.push_str(&format!(
@@ -314,6 +353,40 @@ pub fn status_text(s: &StatusReport) -> String {
                 s.pending_events
             ));
         }
+        if let Some(c) = &s.claims {
+            let by: Vec<String> = c
+                .by
+                .iter()
+                .map(|&b| inline(&s.seats[b as usize - 1].name).into_owned())
+                .collect();
+            out.push_str(&format!(
+                "{} claimed that {who} stopped answering (awaited since entry {}); {} more \
+                 claim(s) end the game with {who} placed last. An entry by {who} answers the claims.\n",
+                by.join(", "),
+                c.awaited,
+                c.missing
+            ));
+        }
+    }
+    out
+}
+
+/// The seats with their keys' fingerprints, so that players can check each
+/// other's keys against what `starry id show` prints.
+pub fn seats_text(s: &StatusReport) -> String {
+    let mut out = String::from("Seats:\n");
+    for x in &s.seats {
+        let key = match (&x.fingerprint, x.joined, x.pinned) {
+            (Some(f), true, _) => format!("key {f}"),
+            (Some(f), false, true) => format!("pinned to key {f}, not joined yet"),
+            _ => "not joined yet (any key may take the seat)".into(),
+        };
+        out.push_str(&format!(
+            "  {}. {} <{}> — {key}\n",
+            x.seat,
+            inline(&x.name),
+            inline(&x.email)
+        ));
     }
     out
 }
@@ -323,7 +396,10 @@ pub fn standings_text(rows: &[StandingReport]) -> String {
         .map(|r| {
             format!(
                 "  {}. {:<12} {:>3} coins   ({})\n",
-                r.rank, r.name, r.score, r.email
+                r.rank,
+                inline(&r.name),
+                r.score,
+                inline(&r.email)
             )
         })
         .collect()

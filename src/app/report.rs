@@ -17,6 +17,9 @@ pub struct IdReport {
     pub key: String,
     /// The identity file.
     pub file: String,
+    /// `Name <EMAIL> key:HEX`: what a game's creator puts in `--players`
+    /// to pin this player's seat to this key.
+    pub players_entry: String,
 }
 
 /// A seat in a report.
@@ -28,6 +31,27 @@ pub struct SeatReport {
     pub email: String,
     pub joined: bool,
     pub countersigned: bool,
+    /// The seat's public key (hex): the one it joined with, or the one it
+    /// is pinned to before it joins; null for an unpinned seat not joined.
+    pub key: Option<String>,
+    /// The key's short form (first 16 hex digits), for players to compare
+    /// with what `starry id show` prints.
+    pub fingerprint: Option<String>,
+    /// Whether the genesis pins the seat to a key (seat 1 always is).
+    pub pinned: bool,
+}
+
+/// Claims in progress that the awaited player has stopped answering.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct ClaimsReport {
+    /// 1-based seat of the player waited for.
+    pub silent: u32,
+    /// The entry at which the game began waiting for them.
+    pub awaited: u64,
+    /// 1-based seats that have claimed it.
+    pub by: Vec<u32>,
+    /// How many claims are still needed to end the game.
+    pub missing: u32,
 }
 
 /// A line of the standings.
@@ -63,6 +87,9 @@ pub struct StatusReport {
     /// Random events requested and not yet resolved (they resolve with the next entry by another player).
     pub pending_events: u32,
     pub seats: Vec<SeatReport>,
+    /// Claims that the awaited player stopped answering, while not all
+    /// other players have made one.
+    pub claims: Option<ClaimsReport>,
     /// How the game ended, once over.
     pub ending: Option<Ending>,
     /// Standings (final once over).
@@ -102,6 +129,8 @@ pub struct AuditFileReport {
     pub standings: Option<Vec<StandingReport>>,
     /// Seats (1-based) that countersigned the final entry.
     pub countersigned: Vec<u32>,
+    /// Where the game stands (valid logs only).
+    pub status: Option<StatusReport>,
 }
 
 /// `starry audit`.
@@ -126,6 +155,12 @@ pub struct ForkReport {
     /// Both entries were signed by the same player: proof that this player
     /// signed two different entries for one position.
     pub same_author: bool,
+    /// How the fork resolves by the protocol's rules, if it does:
+    /// `claim-lapsed` (one side holds abandonment claims, the other the
+    /// awaited player's entry, which wins) or `countersignatures` (both
+    /// sides hold only countersignatures; the side whose first differing
+    /// entry has the smaller id wins). Such a fork is no fault.
+    pub resolution: Option<String>,
     pub message: String,
 }
 
@@ -221,6 +256,14 @@ pub enum IngestOutcome {
     Unchanged,
     /// The received log is a prefix of the local copy (an older mail).
     Ahead,
+    /// The copies forked in a way the protocol resolves (a lapsed
+    /// abandonment claim, or countersignatures written at once) and the
+    /// received side won: the local copy now follows it, with the local
+    /// player's countersignature written again on top if it was lost.
+    Resolved,
+    /// The copies forked in a way the protocol resolves and the local side
+    /// won: the local copy is kept as it is.
+    Kept,
 }
 
 /// `starry ingest`.

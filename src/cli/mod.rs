@@ -17,8 +17,9 @@ use clap::{Args, Parser, Subcommand};
                   Exit codes: 0 ok, 1 other, 2 usage, 3 I/O, 4 identity, 5 entry written but mail not sent (kept for\n\
                   `starry mail --retry`), 6 entry written but not committed, 7 no usable log in the input of ingest,\n\
                   10 malformed line, 11 truncated last line, 12 non-canonical line, 13 broken chain,\n\
-                  14 entry from another game, 15 bad signature, 16 bad beacon link, 17 bad reveal,\n\
-                  18 impossible token, 19 out of turn, 20 illegal move, 21 unknown version, 22 fork."
+                  14 entry from another game, 15 bad signature or key, 16 bad beacon link, 17 bad reveal,\n\
+                  18 impossible token, 19 out of turn, 20 illegal move, 21 unknown version, 22 fork\n\
+                  (docs/protocol.md, section 8, defines each)."
 )]
 pub struct Cli {
     /// Print one JSON object instead of text (schemas in schemas/).
@@ -47,8 +48,12 @@ pub enum Command {
     Play(PlayArgs),
     /// Reveal your face-down tokens on a completed board when asked.
     Reveal(ActArgs),
-    /// Give up; the game ends and you are placed last.
+    /// Give up; the game ends and you are placed last (your face-down tokens are turned over).
     Resign(ActArgs),
+    /// Claim that the player the game waits for has stopped answering. Once every other
+    /// player has claimed it, the game ends with that player placed last; an entry from
+    /// them before that answers the claims.
+    Abandon(ActArgs),
     /// Sign the final entry of a finished game, confirming the result.
     Countersign(ActArgs),
     /// Mail the log to whoever must act next (or `--retry` what could not be sent).
@@ -73,7 +78,8 @@ pub enum IdCommand {
         #[arg(long)]
         email: String,
     },
-    /// Show your name, e-mail and public key (never the secret).
+    /// Show your name, e-mail and public key (never the secret), and the line a game's
+    /// creator pastes into `--players` to pin your seat to your key.
     Show,
 }
 
@@ -138,7 +144,9 @@ pub struct IngestArgs {
 pub struct NewArgs {
     /// The game: starry-sky.
     pub game: String,
-    /// Seats in turn order, comma-separated: `EMAIL` or `Name <EMAIL>`; the first is you.
+    /// Seats in turn order, comma-separated: `EMAIL` or `Name <EMAIL>`, optionally followed by
+    /// `key:HEX` (as `starry id show` prints it) to pin the seat so that only that key can take it;
+    /// the first is you.
     #[arg(long, value_delimiter = ',', required = true)]
     pub players: Vec<String>,
     /// A variant, e.g. `doubling=compound` or `tie=nothing` (see `starry rules list`).

@@ -92,22 +92,10 @@ pub fn home_dir() -> Result<PathBuf, IdentityError> {
     })
 }
 
-/// Checks that an e-mail address is plausible: one `@`, something on both
-/// sides, no spaces or commas (commas separate seats on the command line).
+/// Checks an e-mail address against the protocol's rule
+/// ([`crate::text::check_email`]).
 pub fn check_email(email: &str) -> Result<(), IdentityError> {
-    let ok = email.split('@').count() == 2
-        && !email.starts_with('@')
-        && !email.ends_with('@')
-        && !email
-            .chars()
-            .any(|c| c.is_whitespace() || c == ',' || c.is_control() || c == '<' || c == '>');
-    if ok {
-        Ok(())
-    } else {
-        Err(IdentityError::Invalid(format!(
-            "`{email}` is not an e-mail address (expected name@host, without spaces or commas)"
-        )))
-    }
+    crate::text::check_email(email).map_err(IdentityError::Invalid)
 }
 
 impl Identity {
@@ -124,11 +112,7 @@ impl Identity {
     /// Creates a new identity file in `dir`; refuses to overwrite one.
     pub fn create(dir: &Path, name: &str, email: &str) -> Result<Identity, IdentityError> {
         let name = name.trim();
-        if name.is_empty() || name.chars().any(|c| c.is_control()) {
-            return Err(IdentityError::Invalid(
-                "a name must be non-empty and printable".into(),
-            ));
-        }
+        crate::text::check_name(name).map_err(IdentityError::Invalid)?;
         check_email(email)?;
         let path = dir.join(FILE_NAME);
         if path.exists() {

@@ -151,6 +151,9 @@ pub enum RuleErrorKind {
     ImpossibleReveal,
     /// The game options or setup data are invalid.
     BadSetup,
+    /// The entry does not open exactly the hidden values the rules ask it
+    /// to open (one missing, one too many, or in another order).
+    WrongReveals,
 }
 
 impl RuleError {
@@ -171,6 +174,13 @@ impl RuleError {
     pub fn impossible(rule: &'static str, detail: impl Into<String>) -> Self {
         RuleError {
             kind: RuleErrorKind::ImpossibleReveal,
+            rule,
+            detail: detail.into(),
+        }
+    }
+    pub fn wrong_reveals(rule: &'static str, detail: impl Into<String>) -> Self {
+        RuleError {
+            kind: RuleErrorKind::WrongReveals,
             rule,
             detail: detail.into(),
         }
@@ -259,6 +269,22 @@ pub trait Game: Sized {
 
     /// Applies a reveal entry (the seat was asked for [`Turn::Reveal`]).
     fn reveal(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError>;
+
+    /// Applies a resignation: `ctx.reveals` opens every hidden value the
+    /// seat still had (already checked against the commitments by the
+    /// protocol). The game turns them over and refuses a value the seat could
+    /// not have held ([`RuleErrorKind::ImpossibleReveal`]), so that a cheat
+    /// cannot escape the audit by resigning.
+    fn resign(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError>;
+
+    /// An upper bound on the number of `move` and `reveal` entries of a whole
+    /// game under these options; the protocol refuses options under which a
+    /// seat could need more entries than its beacon chain has links.
+    fn max_entries(options: &Self::Options, seats: usize) -> u64;
+
+    /// Whether a game that is over ended because nobody could move any more,
+    /// rather than by being played to its end.
+    fn stalled(state: &Self::State) -> bool;
 
     /// Every value a hidden slot could hold; the owner's program finds its own
     /// values by trying each against its commitment.

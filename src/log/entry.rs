@@ -12,8 +12,10 @@ use serde_json::Value;
 use crate::crypto::Hash;
 use crate::games::HiddenRef;
 
-/// The protocol version this program writes and reads.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The protocol version this program writes and reads. Version 2 added
+/// pinned seat keys, `abandon` entries and openings in `resign` entries,
+/// and tightened names, addresses and times (docs/protocol.md, history).
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// One line of the log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -60,6 +62,7 @@ pub enum Kind {
     Reveal,
     Resign,
     Countersign,
+    Abandon,
 }
 
 impl Kind {
@@ -72,6 +75,7 @@ impl Kind {
             Kind::Reveal => "reveal",
             Kind::Resign => "resign",
             Kind::Countersign => "countersign",
+            Kind::Abandon => "abandon",
         }
     }
 }
@@ -131,6 +135,9 @@ impl<'de> Deserialize<'de> for HexHash {
 #[serde(deny_unknown_fields)]
 pub struct SeatInfo {
     pub email: String,
+    /// The key the seat is pinned to: only this key may join the seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<HexHash>,
     pub name: String,
 }
 
@@ -165,7 +172,7 @@ pub struct Join {
     pub tip: HexHash,
 }
 
-/// Data of ready and resign entries: nothing.
+/// Data of ready entries: nothing.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Empty {}
@@ -207,6 +214,24 @@ pub struct Move {
 #[serde(deny_unknown_fields)]
 pub struct Reveal {
     pub reveals: Vec<Opening>,
+}
+
+/// Data of a resign entry: the resigner opens every commitment of theirs
+/// not opened yet, so that an audit checks what they had hidden.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Resign {
+    pub reveals: Vec<Opening>,
+}
+
+/// Data of an abandon entry: the author claims that `silent` has stopped
+/// answering, the game having waited for `silent`'s entry since entry
+/// `awaited`. Once every other seat has claimed it, the game is over.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Abandon {
+    pub awaited: u64,
+    pub silent: u32,
 }
 
 /// Data of a countersign entry: the signer agrees that the game ended at

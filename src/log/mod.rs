@@ -4,6 +4,7 @@
 pub mod canonical;
 pub mod entry;
 pub mod file;
+pub mod fork;
 pub mod replay;
 
 pub use entry::{Kind, PROTOCOL_VERSION};

@@ -1,6 +1,10 @@
 //! Replaying a log: every check the protocol requires, in one place. Every
 //! command that reads a log goes through [`Replay`], and `audit` is nothing
 //! but a replay that reports, so a log that plays is a log that audits.
+//!
+//! The checks run line by line in the order of the fault table in
+//! `docs/protocol.md`, section 8; the first that fails names the fault. The
+//! steps are marked below as `S1` … `S12`, as in the spec.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -16,11 +20,17 @@ use crate::crypto::identity::Identity;
 use crate::crypto::{Hash, beacon, commitment, lp_hash};
 use crate::error::{Fault, LogFault};
 use crate::games::{Context, Draw, Game, HiddenRef, Own, Seat, Standing, Turn, rank_by_score};
+use crate::text::{excerpt, excerpt_of, inline};
 
 /// Domain tag of entry signatures.
 pub const SIG_TAG: &[u8] = b"starry/1 entry";
 const SETUP_TAG: &[u8] = b"starry/1 setup";
 const DRAW_TAG: &[u8] = b"starry/1 draw";
+
+/// Longest line a log may hold, in bytes, newline excluded (1 MiB). A whole
+/// game's log is far smaller; the bound keeps a hostile file from costing
+/// more than a moment to refuse.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The message an entry's signature covers.
 pub fn signed_message(body: &[u8]) -> Vec<u8> {
@@ -32,7 +42,22 @@ pub fn signed_message(body: &[u8]) -> Vec<u8> {
     m
 }
 
-/// A line that parsed and is canonical.
+/// The kind-specific data of an entry, in the shape the protocol defines.
+/// Game objects inside it (`options`, `action`, revealed values) stay JSON
+/// until the game reads them.
+#[derive(Clone, Debug)]
+pub enum Data {
+    Genesis(Genesis),
+    Join(Join),
+    Ready,
+    Move(Move),
+    Reveal(Reveal),
+    Resign(Resign),
+    Countersign(Countersign),
+    Abandon(Abandon),
+}
+
+/// A line that has the protocol's shape and is canonical.
 #[derive(Clone, Debug)]
 pub struct Parsed {
     pub line: Line,
@@ -42,6 +67,7 @@ pub struct Parsed {
     pub id: Hash,
     /// The body's bytes (what the signature covers).
     pub body_bytes: Vec<u8>,
+    pub data: Data,
 }
 
 fn fault(entry: u64, fault: Fault, detail: impl Into<String>) -> LogFault {
@@ -53,51 +79,206 @@ fn fault(entry: u64, fault: Fault, detail: impl Into<String>) -> LogFault {
     }
 }
 
-/// Splits a log into lines, refusing an empty log, blank lines and a cut-off
-/// last line.
-pub fn split_lines(bytes: &[u8]) -> Result<Vec<&[u8]>, LogFault> {
+/// Splits a log into its complete lines and the fault, if any, that ends
+/// them: an empty log, a blank line, or a last line without its newline.
+/// Every line before that fault is checked before the fault is reported, so
+/// the first fault in file order is the one named.
+pub fn lines(bytes: &[u8]) -> (Vec<&[u8]>, Option<LogFault>) {
     if bytes.is_empty() {
-        return Err(fault(0, Fault::Malformed, "the log is empty"));
+        return (Vec::new(), Some(fault(0, Fault::Malformed, "the log is empty")));
     }
-    let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-    let last = lines.pop().expect("split yields at least one piece");
-    if !last.is_empty() {
-        return Err(fault(
-            lines.len() as u64,
-            Fault::Truncated,
-            "the last line does not end with a newline: the file was cut short (restore it from \
-             the sender's copy or the mail it came in)",
-        ));
+    let mut out: Vec<&[u8]> = Vec::new();
+    let mut pieces = bytes.split(|&b| b == b'\n').peekable();
+    while let Some(piece) = pieces.next() {
+        let last = pieces.peek().is_none();
+        let n = out.len() as u64;
+        if last {
+            if piece.is_empty() {
+                return (out, None);
+            }
+            return (
+                out,
+                Some(fault(
+                    n,
+                    Fault::Truncated,
+                    "the last line does not end with a newline: the file was cut short (restore \
+                     it from the sender's copy or the mail it came in)",
+                )),
+            );
+        }
+        if piece.is_empty() {
+            return (out, Some(fault(n, Fault::Malformed, "blank line")));
+        }
+        out.push(piece);
     }
-    if let Some(i) = lines.iter().position(|l| l.is_empty()) {
-        return Err(fault(i as u64, Fault::Malformed, "blank line"));
-    }
-    Ok(lines)
+    (out, None)
 }
 
-/// Parses one line and checks that it is canonical.
+/// The lines of a log that must be whole: the first fault of [`lines`], if
+/// any, is an error.
+pub fn split_lines(bytes: &[u8]) -> Result<Vec<&[u8]>, LogFault> {
+    match lines(bytes) {
+        (l, None) => Ok(l),
+        (_, Some(f)) => Err(f),
+    }
+}
+
+/// Parses a protocol object of type `T`; a shape error is malformed (S2).
+fn shaped<T: DeserializeOwned>(n: u64, what: &str, value: &Value) -> Result<T, LogFault> {
+    serde_json::from_value(value.clone()).map_err(|e| {
+        fault(
+            n,
+            Fault::Malformed,
+            format!("{what}: {}", excerpt_of(&e.to_string(), 160)),
+        )
+    })
+}
+
+/// Checks that a parsed protocol object re-encodes to exactly the JSON it
+/// was read from (S3).
+fn same_encoding<T: serde::Serialize>(n: u64, what: &str, t: &T, value: &Value) -> Result<(), LogFault> {
+    if canonical::to_value(t) != *value {
+        return Err(fault(
+            n,
+            Fault::NonCanonical,
+            format!("{what} is not in canonical form (a `null`, or a field spelt two ways)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Steps S2 and S3 for one line: the protocol's shape, then canonical form.
 pub fn parse_line(n: u64, bytes: &[u8]) -> Result<Parsed, LogFault> {
+    // S2: shape.
+    if bytes.len() > MAX_LINE_BYTES {
+        return Err(fault(
+            n,
+            Fault::Malformed,
+            format!(
+                "the line is {} bytes long; a line of a starry log is at most {MAX_LINE_BYTES} bytes",
+                bytes.len()
+            ),
+        ));
+    }
     let text = std::str::from_utf8(bytes)
         .map_err(|_| fault(n, Fault::Malformed, "the line is not UTF-8"))?;
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| fault(n, Fault::Malformed, format!("not JSON ({e})")))?;
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        fault(
+            n,
+            Fault::Malformed,
+            format!(
+                "not JSON ({}); the line begins `{}`",
+                excerpt_of(&e.to_string(), 120),
+                excerpt(text)
+            ),
+        )
+    })?;
+    if !value.is_object() {
+        return Err(fault(
+            n,
+            Fault::Malformed,
+            format!("the line is JSON but not an object: `{}`", excerpt(text)),
+        ));
+    }
+    // A genesis of another protocol version may have another shape: say
+    // so before judging its shape by this version's rules.
+    if n == 0 && value["body"]["kind"] == "genesis" {
+        if let Some(v) = value["body"]["data"]["protocol"].as_u64() {
+            if v != u64::from(PROTOCOL_VERSION) {
+                return Err(fault(
+                    n,
+                    Fault::UnknownVersion,
+                    format!(
+                        "this log uses protocol version {v}; this program implements version \
+                         {PROTOCOL_VERSION} only, and refuses rather than guess — use a starry \
+                         release that implements version {v}"
+                    ),
+                ));
+            }
+        }
+    }
     if let Some(at) = canonical::find_float(&value, &mut String::new()) {
         return Err(fault(
             n,
             Fault::NonCanonical,
-            format!("a number at {at} is not an integer (only integers are allowed)"),
+            format!(
+                "a number at {} is not an integer (only integers are allowed)",
+                excerpt(&at)
+            ),
         ));
     }
-    let line: Line = serde_json::from_value(value.clone())
-        .map_err(|e| fault(n, Fault::Malformed, format!("not a log entry ({e})")))?;
-    if canonical::to_bytes(&value) != bytes
-        || canonical::to_bytes(&canonical::to_value(&line)) != bytes
-    {
+    let line: Line = shaped(n, "not a log entry", &value)?;
+    let body = &line.body;
+    let kind = body.kind.as_str();
+    let (game, prev, link) = match body.kind {
+        Kind::Genesis => (false, false, false),
+        Kind::Join => (true, true, false),
+        _ => (true, true, true),
+    };
+    for (present, wanted, key) in [
+        (body.game.is_some(), game, "game"),
+        (body.prev.is_some(), prev, "prev"),
+        (body.link.is_some(), link, "link"),
+    ] {
+        if present != wanted {
+            return Err(fault(
+                n,
+                Fault::Malformed,
+                if wanted {
+                    format!("a {kind} entry must have `{key}`")
+                } else {
+                    format!("a {kind} entry has no `{key}`")
+                },
+            ));
+        }
+    }
+    check_time(n, &body.time)?;
+    let d = &body.data;
+    let data = match body.kind {
+        Kind::Genesis => {
+            let g: Genesis = shaped(n, "the genesis data", d)?;
+            check_seats(n, &g.seats)?;
+            Data::Genesis(g)
+        }
+        Kind::Join => Data::Join(shaped(n, "the join data", d)?),
+        Kind::Ready => {
+            shaped::<Empty>(n, "the ready data", d)?;
+            Data::Ready
+        }
+        Kind::Move => Data::Move(shaped(n, "the move data", d)?),
+        Kind::Reveal => Data::Reveal(shaped(n, "the reveal data", d)?),
+        Kind::Resign => Data::Resign(shaped(n, "the resign data", d)?),
+        Kind::Countersign => Data::Countersign(shaped(n, "the countersign data", d)?),
+        Kind::Abandon => Data::Abandon(shaped(n, "the abandon data", d)?),
+    };
+
+    // S3: canonical form.
+    if canonical::to_bytes(&value) != bytes || canonical::to_bytes(&canonical::to_value(&line)) != bytes {
         return Err(fault(
             n,
             Fault::NonCanonical,
             "the line is not in canonical form (keys sorted, no spaces, minimal escapes, no \
              duplicate keys); it was edited by hand or by another tool",
+        ));
+    }
+    match &data {
+        Data::Genesis(g) => same_encoding(n, "the genesis data", g, d)?,
+        Data::Join(j) => same_encoding(n, "the join data", j, d)?,
+        Data::Ready => same_encoding(n, "the ready data", &Empty {}, d)?,
+        Data::Move(m) => same_encoding(n, "the move data", m, d)?,
+        Data::Reveal(r) => same_encoding(n, "the reveal data", r, d)?,
+        Data::Resign(r) => same_encoding(n, "the resign data", r, d)?,
+        Data::Countersign(c) => same_encoding(n, "the countersign data", c, d)?,
+        Data::Abandon(a) => same_encoding(n, "the abandon data", a, d)?,
+    }
+    if let Ok(raw) = B64.decode(&line.sig)
+        && raw.len() == 64
+        && B64.encode(&raw) != line.sig
+    {
+        return Err(fault(
+            n,
+            Fault::NonCanonical,
+            "the signature's base64 is not in canonical form",
         ));
     }
     let body_bytes = canonical::to_bytes(&canonical::to_value(&line.body));
@@ -106,23 +287,52 @@ pub fn parse_line(n: u64, bytes: &[u8]) -> Result<Parsed, LogFault> {
         bytes: bytes.to_vec(),
         id: crate::crypto::sha256(bytes),
         body_bytes,
+        data,
     })
 }
 
-/// Parses kind-specific JSON into its type, requiring the canonical form.
-pub fn typed<T: DeserializeOwned + serde::Serialize>(
+/// The genesis' rules for seats (S2): valid names and addresses, no
+/// address twice.
+fn check_seats(n: u64, seats: &[SeatInfo]) -> Result<(), LogFault> {
+    let mut emails = BTreeSet::new();
+    for (i, s) in seats.iter().enumerate() {
+        crate::text::check_name(&s.name)
+            .and_then(|_| crate::text::check_email(&s.email))
+            .map_err(|e| fault(n, Fault::Malformed, format!("seat {}: {e}", i + 1)))?;
+        if !emails.insert(s.email.to_ascii_lowercase()) {
+            return Err(fault(
+                n,
+                Fault::Malformed,
+                format!("{} holds two seats", inline(&s.email)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Parses a game object (an action, the options) into the game's type: one
+/// the game cannot read is an illegal move (20); one it reads but would
+/// write differently is non-canonical (12).
+pub fn game_object<T: DeserializeOwned + serde::Serialize>(
     n: u64,
     what: &str,
     value: &Value,
 ) -> Result<T, LogFault> {
-    let t: T = serde_json::from_value(value.clone())
-        .map_err(|e| fault(n, Fault::Malformed, format!("{what}: {e}")))?;
+    let t: T = serde_json::from_value(value.clone()).map_err(|e| {
+        fault(
+            n,
+            Fault::IllegalMove,
+            format!("{what} is not one this game knows: {}", excerpt_of(&e.to_string(), 160)),
+        )
+    })?;
     if canonical::to_value(&t) != *value {
         return Err(fault(
             n,
             Fault::NonCanonical,
             format!(
-                "{what} is not in canonical form (a default value written out, or a field spelt two ways)"
+                "{what} is not in canonical form: the game writes it as {} (every field written \
+                 out, defaults included)",
+                excerpt_of(&String::from_utf8_lossy(&canonical::to_bytes(&canonical::to_value(&t))), 200)
             ),
         ));
     }
@@ -131,38 +341,38 @@ pub fn typed<T: DeserializeOwned + serde::Serialize>(
 
 /// Reads only the genesis: enough to know which game a log is.
 pub fn read_genesis(bytes: &[u8]) -> Result<(Genesis, Hash), LogFault> {
-    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
-    if bytes.is_empty() {
-        return Err(fault(0, Fault::Malformed, "the log is empty"));
-    }
-    if !bytes.contains(&b'\n') {
-        return Err(fault(
-            0,
-            Fault::Truncated,
-            "the first line does not end with a newline",
-        ));
-    }
+    let (l, end) = lines(bytes);
+    let Some(first) = l.first() else {
+        return Err(end.expect("no line means a fault"));
+    };
     let p = parse_line(0, first)?;
-    if p.line.body.kind != Kind::Genesis {
+    let g = genesis_of(&p)?;
+    Ok((g.clone(), p.id))
+}
+
+/// S4–S5 for line 0: it must be a genesis, entry 0.
+fn genesis_of(p: &Parsed) -> Result<&Genesis, LogFault> {
+    let body = &p.line.body;
+    let Data::Genesis(g) = &p.data else {
         return Err(fault(
             0,
-            Fault::Malformed,
-            "the first entry must be a genesis",
-        ));
-    }
-    let g: Genesis = typed(0, "the genesis data", &p.line.body.data)?;
-    if g.protocol != PROTOCOL_VERSION {
-        return Err(fault(
-            0,
-            Fault::UnknownVersion,
+            Fault::BrokenChain,
             format!(
-                "this log uses protocol version {}, this program implements version {PROTOCOL_VERSION}; \
-                 use a starry release that supports it",
-                g.protocol
+                "the first line must be the genesis, entry 0; it is a {} entry (entry {}): the \
+                 beginning of the log is missing, or this is not a starry log",
+                body.kind.as_str(),
+                body.n
             ),
         ));
+    };
+    if body.n != 0 {
+        return Err(fault(
+            0,
+            Fault::BrokenChain,
+            format!("the genesis says it is entry {}; it is entry 0", body.n),
+        ));
     }
-    Ok((g, p.id))
+    Ok(g)
 }
 
 /// The protocol phase.
@@ -178,13 +388,29 @@ pub enum Phase {
     Over(Ending),
 }
 
+/// How a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case", tag = "how", content = "seat")]
+#[serde(rename_all = "kebab-case", tag = "how")]
 pub enum Ending {
     /// Played to the end under the rules.
     Finished,
+    /// Nobody could move any more (the game's rules say when).
+    Stalled,
     /// This seat resigned.
-    Resigned(Seat),
+    Resigned { seat: Seat },
+    /// Every other seat claimed that this seat stopped answering; the game
+    /// had waited for its entry since entry `awaited`.
+    Abandoned { seat: Seat, awaited: u64 },
+}
+
+impl Ending {
+    /// The seat placed last regardless of score, if any.
+    pub fn last(self) -> Option<Seat> {
+        match self {
+            Ending::Resigned { seat } | Ending::Abandoned { seat, .. } => Some(seat),
+            _ => None,
+        }
+    }
 }
 
 /// What the next entry must be.
@@ -244,6 +470,17 @@ pub struct EntryMeta {
     pub summary: String,
 }
 
+/// Claims, not yet complete, that the awaited seat has stopped answering.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Claims {
+    /// The seat the game waits for.
+    pub silent: Seat,
+    /// The entry at which it has been waited for (the first claim's number).
+    pub awaited: u64,
+    /// The seats that have claimed so far.
+    pub by: BTreeSet<Seat>,
+}
+
 #[derive(Clone, Debug)]
 struct Commitment {
     hash: Hash,
@@ -264,6 +501,8 @@ pub struct Replay<G: Game> {
     /// Entry id that caused each random event, by the game's event id.
     event_causes: BTreeMap<u64, Hash>,
     pub countersigned: BTreeSet<Seat>,
+    /// Abandonment claims in progress.
+    pub claims: Option<Claims>,
     /// The entry at which the game ended.
     pub ended_at: Option<u64>,
 }
@@ -284,6 +523,7 @@ impl<G: Game> Clone for Replay<G> {
             revealed: self.revealed.clone(),
             event_causes: self.event_causes.clone(),
             countersigned: self.countersigned.clone(),
+            claims: self.claims.clone(),
             ended_at: self.ended_at,
         }
     }
@@ -292,61 +532,36 @@ impl<G: Game> Clone for Replay<G> {
 impl<G: Game> Replay<G> {
     /// Replays a whole log.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, LogFault> {
-        let lines = split_lines(bytes)?;
-        let mut replay = Self::from_genesis(lines[0])?;
-        for (i, l) in lines.iter().enumerate().skip(1) {
-            replay.apply_line(i as u64, l)?;
-        }
-        Ok(replay)
+        Self::from_bytes_upto(bytes, usize::MAX)
     }
 
     /// Replays only the first `count` entries (for `view --at`).
     pub fn from_bytes_upto(bytes: &[u8], count: usize) -> Result<Self, LogFault> {
-        let lines = split_lines(bytes)?;
-        let mut replay = Self::from_genesis(lines[0])?;
-        for (i, l) in lines
-            .iter()
-            .enumerate()
-            .skip(1)
-            .take(count.saturating_sub(1))
-        {
+        let (lines, end) = lines(bytes);
+        let Some(first) = lines.first() else {
+            return Err(end.expect("no line means a fault"));
+        };
+        let mut replay = Self::from_genesis(first)?;
+        for (i, l) in lines.iter().enumerate().skip(1).take(count.saturating_sub(1)) {
             replay.apply_line(i as u64, l)?;
         }
-        Ok(replay)
+        match end {
+            Some(f) if count > lines.len() => Err(f),
+            _ => Ok(replay),
+        }
     }
 
-    /// Starts a replay from the genesis line alone.
+    /// Starts a replay from the genesis line alone (steps S2–S12 for line 0).
     pub fn from_genesis(first: &[u8]) -> Result<Self, LogFault> {
         let p = parse_line(0, first)?;
+        let g = genesis_of(&p)?.clone();
         let body = &p.line.body;
-        if body.kind != Kind::Genesis
-            || body.n != 0
-            || body.game.is_some()
-            || body.prev.is_some()
-            || body.link.is_some()
-        {
-            return Err(fault(
-                0,
-                Fault::Malformed,
-                "the first entry must be a genesis with n = 0 and no game, prev or link",
-            ));
-        }
-        let g: Genesis = typed(0, "the genesis data", &body.data)?;
-        if g.protocol != PROTOCOL_VERSION {
-            return Err(fault(
-                0,
-                Fault::UnknownVersion,
-                format!(
-                    "protocol version {} is not {PROTOCOL_VERSION}, the one this program implements",
-                    g.protocol
-                ),
-            ));
-        }
+        // S6: versions.
         if g.game != G::NAME {
             return Err(fault(
                 0,
                 Fault::UnknownVersion,
-                format!("this log is a game of `{}`, not `{}`", g.game, G::NAME),
+                format!("this log is a game of `{}`, not `{}`", inline(&g.game), G::NAME),
             ));
         }
         if g.rules != G::RULES_VERSION {
@@ -364,6 +579,44 @@ impl<G: Game> Replay<G> {
                 ),
             ));
         }
+        // S7: the creator writes the genesis.
+        if body.author != 0 {
+            return Err(fault(
+                0,
+                Fault::OutOfTurn,
+                format!(
+                    "the genesis must be written by seat 1 (author 0), the creator; this one names \
+                     author {}",
+                    body.author
+                ),
+            ));
+        }
+        // S8: keys and signature.
+        let key = verifying_key(0, g.creator_key.bytes())?;
+        let mut pinned = BTreeSet::new();
+        for (i, s) in g.seats.iter().enumerate() {
+            let Some(k) = s.key else { continue };
+            verifying_key(0, k.bytes()).map_err(|f| LogFault {
+                detail: format!("the key pinned to seat {}: {}", i + 1, f.detail),
+                ..f
+            })?;
+            if i == 0 && k != g.creator_key {
+                return Err(fault(
+                    0,
+                    Fault::BadSignature,
+                    "seat 1 is pinned to a key other than the creator's",
+                ));
+            }
+            if !pinned.insert(k) {
+                return Err(fault(
+                    0,
+                    Fault::BadSignature,
+                    format!("seat {} is pinned to a key that another seat is pinned to", i + 1),
+                ));
+            }
+        }
+        check_signature(0, &key, &p)?;
+        // S12: the game's own rules for the options and the seat count.
         if !G::SEATS.contains(&g.seats.len()) {
             return Err(fault(
                 0,
@@ -377,40 +630,34 @@ impl<G: Game> Replay<G> {
                 ),
             ));
         }
-        let mut emails = BTreeSet::new();
-        for s in &g.seats {
-            crate::crypto::identity::check_email(&s.email)
-                .map_err(|e| fault(0, Fault::Malformed, e.to_string()))?;
-            if !emails.insert(s.email.to_lowercase()) {
-                return Err(fault(
-                    0,
-                    Fault::Malformed,
-                    format!("{} holds two seats", s.email),
-                ));
-            }
-        }
-        if body.author != 0 {
+        let options: G::Options = game_object(0, "the game options", &g.options)?;
+        let n = g.seats.len();
+        // Every entry a seat writes after joining reveals one link of its
+        // beacon chain; refuse a game that could outlast the chain.
+        let most = G::max_entries(&options, n);
+        let per_seat = most_entries_per_seat(most, n);
+        if per_seat > u64::from(beacon::CHAIN_LENGTH) {
             return Err(fault(
                 0,
-                Fault::Malformed,
-                "the genesis is written by seat 0, the creator",
+                Fault::IllegalMove,
+                format!(
+                    "under these options a game can last {most} moves and reveals, so one player \
+                     could need {per_seat} entries; a beacon chain has {} links. Use fewer or \
+                     smaller boards",
+                    beacon::CHAIN_LENGTH
+                ),
             ));
         }
-        let key = verifying_key(0, g.creator_key.bytes())?;
-        check_signature(0, &key, &p)?;
-        let options: G::Options = typed(0, "the game options", &g.options)?;
         // Setup is pure, so running it once here with a dummy draw checks the
         // options (a custom board set, say) the moment the game is created
         // rather than after everybody has joined.
-        G::setup(&options, g.seats.len(), &mut Draw::new([0; 32])).map_err(|e| {
+        G::setup(&options, n, &mut Draw::new([0; 32])).map_err(|e| {
             fault(
                 0,
                 Fault::IllegalMove,
                 format!("the game options are invalid: {e}"),
             )
         })?;
-        check_time(0, &body.time)?;
-        let n = g.seats.len();
         Ok(Replay {
             game_id: p.id,
             options,
@@ -429,6 +676,7 @@ impl<G: Game> Replay<G> {
             revealed: BTreeSet::new(),
             event_causes: BTreeMap::new(),
             countersigned: BTreeSet::new(),
+            claims: None,
             ended_at: None,
         })
     }
@@ -451,12 +699,20 @@ impl<G: Game> Replay<G> {
         self.genesis.seats.len()
     }
 
-    /// "seat 2, Cleo <cleo@example.org>"
+    /// "seat 2, Cleo <cleo@example.org>", safe to print.
     pub fn seat_label(&self, seat: Seat) -> String {
         match self.genesis.seats.get(seat) {
-            Some(s) => format!("seat {}, {} <{}>", seat + 1, s.name, s.email),
+            Some(s) => format!("seat {}, {} <{}>", seat + 1, inline(&s.name), inline(&s.email)),
             None => format!("seat {}", seat + 1),
         }
+    }
+
+    /// The seat's name, safe to print.
+    pub fn name(&self, seat: Seat) -> String {
+        self.genesis
+            .seats
+            .get(seat)
+            .map_or_else(|| format!("seat {}", seat + 1), |s| inline(&s.name).into_owned())
     }
 
     /// Who must write the next entry and what it must be.
@@ -477,6 +733,14 @@ impl<G: Game> Replay<G> {
         matches!(self.phase, Phase::Over(_))
     }
 
+    /// How the game ended, if it has.
+    pub fn ending(&self) -> Option<Ending> {
+        match self.phase {
+            Phase::Over(e) => Some(e),
+            _ => None,
+        }
+    }
+
     /// The seat holding `key`, if it has joined.
     pub fn seat_of_key(&self, key: &[u8; 32]) -> Option<Seat> {
         self.seats.iter().position(|s| s.key.as_ref() == Some(key))
@@ -490,35 +754,55 @@ impl<G: Game> Replay<G> {
             .position(|s| s.email.eq_ignore_ascii_case(email))
     }
 
-    /// Standings: the game's, with a resigner placed last.
-    pub fn standings(&self) -> Vec<Standing> {
-        let Some(state) = &self.state else {
-            return Vec::new();
-        };
-        let rows = G::standings(state);
-        match self.phase {
-            Phase::Over(Ending::Resigned(r)) => {
-                let scores: Vec<i64> = (0..self.seat_count())
-                    .map(|s| rows.iter().find(|x| x.seat == s).map_or(0, |x| x.score))
-                    .collect();
-                let others: Vec<Seat> = (0..self.seat_count()).filter(|&s| s != r).collect();
-                let other_scores: Vec<i64> = others.iter().map(|&s| scores[s]).collect();
-                let mut out: Vec<Standing> = rank_by_score(&other_scores)
-                    .into_iter()
-                    .map(|st| Standing {
-                        seat: others[st.seat],
-                        ..st
-                    })
-                    .collect();
-                out.push(Standing {
-                    seat: r,
-                    rank: others.len() as u32 + 1,
-                    score: scores[r],
-                });
-                out
+    /// The key a seat holds or, before it joins, the key it is pinned to.
+    pub fn seat_key(&self, seat: Seat) -> Option<[u8; 32]> {
+        self.seats[seat].key.or_else(|| {
+            if seat == 0 {
+                Some(self.genesis.creator_key.0)
+            } else {
+                self.genesis.seats[seat].key.map(|k| k.0)
             }
-            _ => rows,
-        }
+        })
+    }
+
+    /// The unopened commitments of `seat`, in (entry, slot) order.
+    pub fn unopened(&self, seat: Seat) -> Vec<HiddenRef> {
+        self.commitments
+            .iter()
+            .filter(|(at, c)| c.seat == seat && !self.revealed.contains(at))
+            .map(|(at, _)| *at)
+            .collect()
+    }
+
+    /// Standings: the game's, with a seat that resigned or abandoned the
+    /// game placed last. Before the setup every score is 0.
+    pub fn standings(&self) -> Vec<Standing> {
+        let n = self.seat_count();
+        let last = self.ending().and_then(Ending::last);
+        let rows = match &self.state {
+            Some(state) => G::standings(state),
+            None if last.is_some() => rank_by_score(&vec![0; n]),
+            None => return Vec::new(),
+        };
+        let Some(r) = last else { return rows };
+        let scores: Vec<i64> = (0..n)
+            .map(|s| rows.iter().find(|x| x.seat == s).map_or(0, |x| x.score))
+            .collect();
+        let others: Vec<Seat> = (0..n).filter(|&s| s != r).collect();
+        let other_scores: Vec<i64> = others.iter().map(|&s| scores[s]).collect();
+        let mut out: Vec<Standing> = rank_by_score(&other_scores)
+            .into_iter()
+            .map(|st| Standing {
+                seat: others[st.seat],
+                ..st
+            })
+            .collect();
+        out.push(Standing {
+            seat: r,
+            rank: others.len() as u32 + 1,
+            score: scores[r],
+        });
+        out
     }
 
     fn fail(&self, n: u64, author: Option<Seat>, f: Fault, detail: impl Into<String>) -> LogFault {
@@ -530,10 +814,11 @@ impl<G: Game> Replay<G> {
         }
     }
 
-    /// Checks and applies one line.
+    /// Checks and applies one line (steps S2–S12 for line `n` ≥ 1).
     pub fn apply_line(&mut self, n: u64, bytes: &[u8]) -> Result<(), LogFault> {
         let p = parse_line(n, bytes)?;
         let body = &p.line.body;
+        // S4: this game.
         if body.game.map(|g| g.0) != Some(self.game_id) {
             return Err(self.fail(
                 n,
@@ -549,6 +834,7 @@ impl<G: Game> Replay<G> {
                 },
             ));
         }
+        // S5: the chain.
         if body.n != n {
             return Err(self.fail(
                 n,
@@ -570,95 +856,54 @@ impl<G: Game> Replay<G> {
                  id): a line before it was changed, removed or reordered",
             ));
         }
+        // S7: an author who can sign here.
         let author = body.author as Seat;
         if author >= self.seat_count() {
             return Err(self.fail(
                 n,
                 None,
-                Fault::Malformed,
-                format!("there is no seat {}", author + 1),
+                Fault::OutOfTurn,
+                format!(
+                    "the entry names author {}, but the game has seats 0 to {} only",
+                    body.author,
+                    self.seat_count() - 1
+                ),
             ));
         }
-        check_time(n, &body.time)?;
-        // The key that must have signed: a join brings its own; every other
-        // entry uses the key the seat joined with.
-        let key_bytes = match body.kind {
-            Kind::Join => typed::<Join>(n, "the join data", &body.data)?.key.0,
-            Kind::Genesis => {
-                return Err(self.fail(n, Some(author), Fault::Malformed, "a second genesis"));
-            }
+        let key_bytes = match &p.data {
+            Data::Join(j) => j.key.0,
             _ => self.seats[author].key.ok_or_else(|| {
                 self.fail(
                     n,
                     Some(author),
                     Fault::OutOfTurn,
-                    "this seat has not joined the game yet",
+                    format!(
+                        "a {} entry by a seat that has not joined the game",
+                        body.kind.as_str()
+                    ),
                 )
             })?,
         };
+        // S8: the key and the signature.
         let key = verifying_key(n, &key_bytes).map_err(|f| LogFault {
             author: Some(self.seat_label(author)),
             ..f
         })?;
+        if let Data::Join(j) = &p.data {
+            self.check_join_key(n, author, &j.key)?;
+        }
         check_signature(n, &key, &p).map_err(|f| LogFault {
             author: Some(self.seat_label(author)),
             ..f
         })?;
-
-        let (action, who) = self.expected();
-        let kind_ok = match body.kind {
-            Kind::Join => action == Action::Join,
-            Kind::Ready => action == Action::Ready,
-            Kind::Move => action == Action::Move,
-            Kind::Reveal => action == Action::Reveal,
-            Kind::Resign => matches!(action, Action::Ready | Action::Move | Action::Reveal),
-            Kind::Countersign => action == Action::Over,
-            Kind::Genesis => false,
-        };
-        let seat_ok = body.kind == Kind::Countersign || who == Some(author);
-        if !kind_ok || !seat_ok {
-            let wanted = match who {
-                Some(s) => format!("{} must {}", self.seat_label(s), action.as_str()),
-                None => "the game is over".into(),
-            };
-            return Err(self.fail(
-                n,
-                Some(author),
-                Fault::OutOfTurn,
-                format!(
-                    "a {} entry is not allowed here: {wanted}",
-                    body.kind.as_str()
-                ),
-            ));
-        }
-
-        // Beacon link: joins publish a tip; every later entry steps back once.
-        let link = match body.kind {
-            Kind::Join => {
-                if body.link.is_some() {
-                    return Err(self.fail(
-                        n,
-                        Some(author),
-                        Fault::Malformed,
-                        "a join entry carries no link",
-                    ));
-                }
-                None
-            }
-            _ => {
-                let l = body
-                    .link
-                    .ok_or_else(|| {
-                        self.fail(
-                            n,
-                            Some(author),
-                            Fault::BadLink,
-                            "the entry has no beacon link",
-                        )
-                    })?
-                    .0;
+        // S9: the kind and the author are the ones expected.
+        self.check_turn(n, author, body.kind)?;
+        // S10: the beacon link steps back once.
+        let link = match body.link {
+            None => None,
+            Some(l) => {
                 let prev = self.seats[author].link.expect("joined seats have a link");
-                if beacon::step(&l) != prev {
+                if beacon::step(&l.0) != prev {
                     return Err(self.fail(
                         n,
                         Some(author),
@@ -667,10 +912,11 @@ impl<G: Game> Replay<G> {
                          invented link)",
                     ));
                 }
-                Some(l)
+                Some(l.0)
             }
         };
 
+        // S11–S12: openings and the rules.
         let summary = self.apply_kind(n, author, &p, link)?;
         if let Some(l) = link {
             let rec = &mut self.seats[author];
@@ -687,6 +933,93 @@ impl<G: Game> Replay<G> {
         Ok(())
     }
 
+    /// S8 for a join: the key is the one the seat may hold.
+    fn check_join_key(&self, n: u64, author: Seat, key: &HexHash) -> Result<(), LogFault> {
+        let bad = |detail: String| self.fail(n, Some(author), Fault::BadSignature, detail);
+        if author == 0 && *key != self.genesis.creator_key {
+            return Err(bad(
+                "the creator joined with a key other than the genesis key".into(),
+            ));
+        }
+        if let Some(pin) = self.genesis.seats[author].key
+            && pin != *key
+        {
+            return Err(bad(format!(
+                "seat {} is pinned to key {}, but this join uses key {}: only the pinned key may \
+                 take the seat",
+                author + 1,
+                fingerprint(&pin.0),
+                fingerprint(&key.0)
+            )));
+        }
+        if let Some(other) = self.seat_of_key(&key.0) {
+            return Err(bad(format!(
+                "this key already holds seat {}; one key may hold one seat",
+                other + 1
+            )));
+        }
+        if let Some(other) = (0..self.seat_count())
+            .find(|&s| s != author && self.seats[s].key.is_none() && self.seat_key(s) == Some(key.0))
+        {
+            return Err(bad(format!(
+                "this key is pinned to seat {}; it may not take another seat",
+                other + 1
+            )));
+        }
+        Ok(())
+    }
+
+    /// S9: whether `author` may write a `kind` entry now.
+    fn check_turn(&self, n: u64, author: Seat, kind: Kind) -> Result<(), LogFault> {
+        let (action, who) = self.expected();
+        let playing = matches!(action, Action::Ready | Action::Move | Action::Reveal);
+        let refuse = |why: String| {
+            Err(self.fail(
+                n,
+                Some(author),
+                Fault::OutOfTurn,
+                format!("a {} entry is not allowed here: {why}", kind.as_str()),
+            ))
+        };
+        let wanted = || match who {
+            Some(s) => format!("{} must {}", self.seat_label(s), action.as_str()),
+            None => "the game is over".into(),
+        };
+        let ok = match kind {
+            Kind::Genesis => false,
+            Kind::Join => action == Action::Join && who == Some(author),
+            Kind::Ready => action == Action::Ready && who == Some(author),
+            Kind::Move => action == Action::Move && who == Some(author),
+            Kind::Reveal => action == Action::Reveal && who == Some(author),
+            Kind::Resign => playing && who == Some(author),
+            Kind::Countersign => {
+                if action == Action::Over && self.countersigned.contains(&author) {
+                    return refuse("this seat has countersigned already".into());
+                }
+                action == Action::Over
+            }
+            Kind::Abandon => {
+                if !playing {
+                    return refuse(match action {
+                        Action::Join => "a game can be abandoned only once everyone has joined".into(),
+                        _ => "the game is over".into(),
+                    });
+                }
+                if who == Some(author) {
+                    return refuse(format!(
+                        "the game waits for this very seat; it must {}",
+                        action.as_str()
+                    ));
+                }
+                if self.claims.as_ref().is_some_and(|c| c.by.contains(&author)) {
+                    return refuse("this seat has claimed the abandonment already".into());
+                }
+                true
+            }
+        };
+        if ok { Ok(()) } else { refuse(wanted()) }
+    }
+
     fn apply_kind(
         &mut self,
         n: u64,
@@ -694,27 +1027,15 @@ impl<G: Game> Replay<G> {
         p: &Parsed,
         link: Option<Hash>,
     ) -> Result<String, LogFault> {
-        let body = &p.line.body;
-        match body.kind {
-            Kind::Genesis => unreachable!("refused above"),
-            Kind::Join => {
-                let j: Join = typed(n, "the join data", &body.data)?;
-                if author == 0 && j.key != self.genesis.creator_key {
-                    return Err(self.fail(
-                        n,
-                        Some(author),
-                        Fault::BadSignature,
-                        "the creator joined with a key other than the genesis key",
-                    ));
-                }
-                if self.seat_of_key(&j.key.0).is_some() {
-                    return Err(self.fail(
-                        n,
-                        Some(author),
-                        Fault::IllegalMove,
-                        "this key already holds another seat",
-                    ));
-                }
+        // An entry by the awaited seat answers any claims that it had gone.
+        if p.line.body.kind != Kind::Abandon
+            && self.claims.as_ref().is_some_and(|c| c.silent == author)
+        {
+            self.claims = None;
+        }
+        match &p.data {
+            Data::Genesis(_) => unreachable!("refused as foreign"),
+            Data::Join(j) => {
                 let rec = &mut self.seats[author];
                 rec.key = Some(j.key.0);
                 rec.nonce = Some(j.nonce.0);
@@ -726,11 +1047,10 @@ impl<G: Game> Replay<G> {
                 };
                 Ok("joined".into())
             }
-            Kind::Ready => {
-                typed::<Empty>(n, "the ready data", &body.data)?;
+            Data::Ready => {
                 self.seats[author].ready_link = link;
                 let Phase::Ready(i) = self.phase else {
-                    unreachable!()
+                    unreachable!("checked by check_turn")
                 };
                 if i + 1 < self.seat_count() {
                     self.phase = Phase::Ready(i + 1);
@@ -753,10 +1073,10 @@ impl<G: Game> Replay<G> {
                 }
                 Ok("ready".into())
             }
-            Kind::Move => {
-                let m: Move = typed(n, "the move data", &body.data)?;
-                let action: G::Action = typed(n, "the move", &m.action)?;
+            Data::Move(m) => {
                 let reveals = self.check_openings(n, author, &m.reveals)?;
+                let action: G::Action = game_object(n, "the move", &m.action)
+                    .map_err(|f| LogFault { author: Some(self.seat_label(author)), ..f })?;
                 let mut state = self.state.clone().expect("playing");
                 resolve_pending::<G>(
                     &mut state,
@@ -791,8 +1111,7 @@ impl<G: Game> Replay<G> {
                 self.after_play(n, p.id);
                 Ok(G::describe(&action))
             }
-            Kind::Reveal => {
-                let r: Reveal = typed(n, "the reveal data", &body.data)?;
+            Data::Reveal(r) => {
                 let reveals = self.check_openings(n, author, &r.reveals)?;
                 let mut state = self.state.clone().expect("playing");
                 resolve_pending::<G>(
@@ -809,25 +1128,53 @@ impl<G: Game> Replay<G> {
                     reveals,
                 };
                 G::reveal(&mut state, &ctx).map_err(|e| {
-                    let f = match e.kind {
-                        crate::games::RuleErrorKind::Illegal => Fault::BadReveal,
-                        k => Fault::from_rule(k),
-                    };
-                    self.fail(n, Some(author), f, e.to_string())
+                    self.fail(n, Some(author), Fault::from_rule(e.kind), e.to_string())
                 })?;
                 self.revealed.extend(r.reveals.iter().map(Opening::at));
                 self.state = Some(state);
                 self.after_play(n, p.id);
-                Ok(format!("revealed {} token(s)", r.reveals.len()))
+                Ok(format!("revealed {} hidden value(s)", r.reveals.len()))
             }
-            Kind::Resign => {
-                typed::<Empty>(n, "the resign data", &body.data)?;
-                self.phase = Phase::Over(Ending::Resigned(author));
+            Data::Resign(r) => {
+                let due = self.unopened(author);
+                let given: Vec<HiddenRef> = r.reveals.iter().map(Opening::at).collect();
+                let reveals = self.check_openings(n, author, &r.reveals)?;
+                if given != due {
+                    return Err(self.fail(
+                        n,
+                        Some(author),
+                        Fault::BadReveal,
+                        format!(
+                            "a resignation must open every commitment of the resigner not opened \
+                             yet, in order: {}; it opens {}",
+                            refs_text(&due),
+                            refs_text(&given)
+                        ),
+                    ));
+                }
+                if let Some(state) = &mut self.state {
+                    let mut next = state.clone();
+                    let ctx = Context {
+                        seat: author,
+                        at: n,
+                        commitments: 0,
+                        reveals,
+                    };
+                    G::resign(&mut next, &ctx).map_err(|e| {
+                        self.fail(n, Some(author), Fault::from_rule(e.kind), e.to_string())
+                    })?;
+                    self.state = Some(next);
+                }
+                self.revealed.extend(given);
+                self.phase = Phase::Over(Ending::Resigned { seat: author });
                 self.ended_at = Some(n);
-                Ok("resigned".into())
+                Ok(if r.reveals.is_empty() {
+                    "resigned".into()
+                } else {
+                    format!("resigned, opening {} hidden value(s)", r.reveals.len())
+                })
             }
-            Kind::Countersign => {
-                let c: Countersign = typed(n, "the countersign data", &body.data)?;
+            Data::Countersign(c) => {
                 let end = self.ended_at.expect("over");
                 if c.final_entry.0 != self.entries[end as usize].id {
                     return Err(self.fail(
@@ -839,15 +1186,52 @@ impl<G: Game> Replay<G> {
                         ),
                     ));
                 }
-                if !self.countersigned.insert(author) {
+                self.countersigned.insert(author);
+                Ok(format!("countersigned the final entry {end}"))
+            }
+            Data::Abandon(a) => {
+                let (_, who) = self.expected();
+                let silent = who.expect("checked by check_turn");
+                let awaited = self.claims.as_ref().map_or(n, |c| c.awaited);
+                if a.silent as Seat != silent || a.awaited != awaited {
                     return Err(self.fail(
                         n,
                         Some(author),
                         Fault::IllegalMove,
-                        "this seat has countersigned already",
+                        format!(
+                            "the claim must name the seat the game waits for and the entry since \
+                             which it waits: silent {silent} (seat {}), awaited {awaited}; it names \
+                             silent {}, awaited {}",
+                            silent + 1,
+                            a.silent,
+                            a.awaited
+                        ),
                     ));
                 }
-                Ok("countersigned".into())
+                let claims = self.claims.get_or_insert_with(|| Claims {
+                    silent,
+                    awaited,
+                    by: BTreeSet::new(),
+                });
+                claims.by.insert(author);
+                let complete = claims.by.len() + 1 == self.seat_count();
+                if complete {
+                    self.phase = Phase::Over(Ending::Abandoned {
+                        seat: silent,
+                        awaited,
+                    });
+                    self.ended_at = Some(n);
+                    self.claims = None;
+                }
+                Ok(format!(
+                    "claims that {} stopped answering (awaited since entry {awaited}){}",
+                    self.name(silent),
+                    if complete {
+                        "; every other player has claimed it: the game is over"
+                    } else {
+                        ""
+                    }
+                ))
             }
         }
     }
@@ -859,12 +1243,17 @@ impl<G: Game> Replay<G> {
             self.event_causes.entry(e.id).or_insert(id);
         }
         if G::turn(state) == Turn::Over {
-            self.phase = Phase::Over(Ending::Finished);
+            self.phase = Phase::Over(if G::stalled(state) {
+                Ending::Stalled
+            } else {
+                Ending::Finished
+            });
             self.ended_at = Some(n);
         }
     }
 
-    /// Verifies openings against their commitments and parses the values.
+    /// S11 for each opening: it opens a commitment of the author's that was
+    /// not opened before (17); then the value is one the game knows (18).
     fn check_openings(
         &self,
         n: u64,
@@ -890,7 +1279,6 @@ impl<G: Game> Replay<G> {
             if self.revealed.contains(&at) || !seen.insert(at) {
                 return Err(bad(format!("the commitment at {at} was revealed already")));
             }
-            let value: G::Hidden = typed(n, "a revealed value", &o.value)?;
             let bytes = canonical::to_bytes(&o.value);
             let slot = commitment::Slot {
                 game: &self.game_id,
@@ -903,6 +1291,18 @@ impl<G: Game> Replay<G> {
                     "the value and salt revealed for {at} do not open the commitment made there"
                 )));
             }
+            let value: G::Hidden = serde_json::from_value(o.value.clone()).map_err(|_| {
+                self.fail(
+                    n,
+                    Some(author),
+                    Fault::ImpossibleToken,
+                    format!(
+                        "the value revealed for {at}, {}, is not one a hidden slot of {} can hold",
+                        excerpt(&String::from_utf8_lossy(&bytes)),
+                        G::NAME
+                    ),
+                )
+            })?;
             out.push((at, value));
         }
         Ok(out)
@@ -1075,6 +1475,34 @@ fn verifying_key(n: u64, bytes: &[u8; 32]) -> Result<VerifyingKey, LogFault> {
     Ok(key)
 }
 
+
+/// The most entries one seat can write after joining, for a game of at most
+/// `moves` move and reveal entries: its ready, its own moves and reveals,
+/// one abandonment claim per round of claims (a round ends with an entry of
+/// the awaited seat, so there are at most `moves + seats + 1` rounds), a
+/// resignation and a countersignature (docs/protocol.md, section 4).
+pub fn most_entries_per_seat(moves: u64, seats: usize) -> u64 {
+    moves
+        .saturating_mul(2)
+        .saturating_add(seats as u64)
+        .saturating_add(4)
+}
+
+/// A short, comparable form of a public key: its first 16 hex digits in
+/// groups of four, as `status` shows it.
+pub fn fingerprint(key: &[u8; 32]) -> String {
+    let h = hex::encode(&key[..8]);
+    format!("{} {} {} {}", &h[0..4], &h[4..8], &h[8..12], &h[12..16])
+}
+
+fn refs_text(v: &[HiddenRef]) -> String {
+    if v.is_empty() {
+        "nothing".into()
+    } else {
+        v.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")
+    }
+}
+
 fn check_signature(n: u64, key: &VerifyingKey, p: &Parsed) -> Result<(), LogFault> {
     let raw = B64
         .decode(&p.line.sig)
@@ -1087,13 +1515,6 @@ fn check_signature(n: u64, key: &VerifyingKey, p: &Parsed) -> Result<(), LogFaul
                 "the signature is missing or is not 64 bytes of base64",
             )
         })?;
-    if B64.encode(raw) != p.line.sig {
-        return Err(fault(
-            n,
-            Fault::NonCanonical,
-            "the signature's base64 is not in canonical form",
-        ));
-    }
     let sig = Signature::from_bytes(&raw);
     key.verify_strict(&signed_message(&p.body_bytes), &sig)
         .map_err(|_| {
@@ -1101,20 +1522,46 @@ fn check_signature(n: u64, key: &VerifyingKey, p: &Parsed) -> Result<(), LogFaul
                 n,
                 Fault::BadSignature,
                 "the signature does not verify: the entry was changed after signing or signed by \
-             someone else",
+                 someone else",
             )
         })
 }
 
+/// The time format: `YYYY-MM-DDTHH:MM:SSZ` exactly, a real date, hours
+/// 00–23, minutes and seconds 00–59 (no leap second, no offset, no
+/// fraction, no space for the `T`).
+pub fn valid_time(t: &str) -> bool {
+    let b = t.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if b.len() != 20
+        || !(digits(0..4) && digits(5..7) && digits(8..10) && digits(11..13) && digits(14..16) && digits(17..19))
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+        || b[19] != b'Z'
+    {
+        return false;
+    }
+    let num = |r: std::ops::Range<usize>| t[r].parse::<u32>().unwrap_or(u32::MAX);
+    chrono::NaiveDate::from_ymd_opt(num(0..4) as i32, num(5..7), num(8..10)).is_some()
+        && num(11..13) < 24
+        && num(14..16) < 60
+        && num(17..19) < 60
+}
+
 fn check_time(n: u64, t: &str) -> Result<(), LogFault> {
-    let ok = chrono::DateTime::parse_from_rfc3339(t).is_ok() && t.len() == 20 && t.ends_with('Z');
-    if ok {
+    if valid_time(t) {
         Ok(())
     } else {
         Err(fault(
             n,
             Fault::Malformed,
-            format!("`{t}` is not a UTC time like 2026-11-20T21:59:00Z"),
+            format!(
+                "`{}` is not a UTC time of the form 2026-11-20T21:59:00Z",
+                excerpt(t)
+            ),
         ))
     }
 }
@@ -1122,4 +1569,43 @@ fn check_time(n: u64, t: &str) -> Result<(), LogFault> {
 /// The current time in the log's format.
 pub fn now() -> String {
     chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_exactly_the_documented_form() {
+        assert!(valid_time("2026-11-20T21:59:00Z"));
+        assert!(valid_time("2024-02-29T00:00:00Z"));
+        for bad in [
+            "2026-11-20 21:59:00Z",
+            "2026-11-20t21:59:00Z",
+            "2026-11-20T21:59:00z",
+            "2026-11-20T21:59:60Z",
+            "2026-11-20T24:00:00Z",
+            "2026-02-30T00:00:00Z",
+            "2026-11-20T21:59:00+00:00",
+            "2026-11-20T21:59:00.1Z",
+            "+026-11-20T21:59:00Z",
+            "2026-11-20T21:59:0Z",
+            "2026-11-20T21:59:00Zx",
+            "２026-11-20T21:59:00Z",
+        ] {
+            assert!(!valid_time(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_truncated_last_line_is_found_after_the_lines_before_it() {
+        let (l, end) = lines(b"a\nb\nc");
+        assert_eq!(l, vec![&b"a"[..], b"b"]);
+        assert_eq!(end.unwrap().fault, Fault::Truncated);
+        let (l, end) = lines(b"a\n\nb\n");
+        assert_eq!(l.len(), 1);
+        assert_eq!(end.unwrap().fault, Fault::Malformed);
+        assert!(lines(b"a\n").1.is_none());
+        assert_eq!(lines(b"").1.unwrap().fault, Fault::Malformed);
+    }
 }

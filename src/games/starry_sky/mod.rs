@@ -583,7 +583,7 @@ impl State {
                         .join(", ")
                 }
             };
-            return Err(RuleError::illegal(
+            return Err(RuleError::wrong_reveals(
                 "reveal-set",
                 format!(
                     "this entry must reveal {}, in that order; it reveals {}",
@@ -1087,6 +1087,30 @@ impl Game for StarrySky {
         next.take_reveal(ctx)?;
         *state = next;
         Ok(())
+    }
+
+    fn resign(state: &mut State, ctx: &Context<Token>) -> Result<(), RuleError> {
+        let mut next = state.clone();
+        next.apply_reveals(ctx.seat, &ctx.reveals)?;
+        *state = next;
+        Ok(())
+    }
+
+    /// Each star of each board is filled at most once (a board leaves the
+    /// table when full), so a game has at most as many moves as the set has
+    /// stars; each scored board asks at most every seat but the completer
+    /// for one reveal.
+    fn max_entries(options: &Options, seats: usize) -> u64 {
+        let boards = match &options.boards {
+            Some(b) => b.clone(),
+            None => board::default_boards(),
+        };
+        let stars: u64 = boards.iter().map(|b| b.star_count() as u64).sum();
+        stars.saturating_add((seats.saturating_sub(1) as u64).saturating_mul(boards.len() as u64))
+    }
+
+    fn stalled(state: &State) -> bool {
+        state.ended() == Some(Ending::Stalled)
     }
 
     fn hidden_values() -> Vec<Token> {

@@ -1,0 +1,277 @@
+//! Text that came from outside: names and addresses in a genesis, strings in
+//! a mail, anything quoted back in an error. Two independent defences:
+//!
+//! - **Refuse at the source.** A name or address that could repaint a
+//!   terminal, fake a line or a header, or reorder what a reader sees is not
+//!   allowed into a log (`docs/protocol.md`, section 3.4) and is refused by
+//!   `starry id new` and `starry new`.
+//! - **Escape at every sink.** Older or foreign logs, mails and hand-edited
+//!   files can still carry such text, so whatever is shown on a terminal or
+//!   put into a header or a commit message goes through [`inline`] (one line)
+//!   or [`terminal`] (a whole output), and every quote of bad input is an
+//!   [`excerpt`].
+
+use std::borrow::Cow;
+
+/// Longest name, in characters (Unicode scalar values).
+pub const MAX_NAME_CHARS: usize = 64;
+/// Longest e-mail address, in bytes (RFC 5321's path limit less the brackets).
+pub const MAX_EMAIL_BYTES: usize = 254;
+/// How much of a bad input an error message quotes, in characters.
+pub const EXCERPT_CHARS: usize = 60;
+
+/// Characters that must never reach a terminal or a header raw: C0 controls
+/// (including CR, LF and TAB), DEL, C1 controls (U+0080–U+009F, among them
+/// the one-byte CSI), and the bidirectional formatting characters that can
+/// make text display in an order other than the one it has (U+061C,
+/// U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
+pub fn is_unsafe(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{1f}'
+        | '\u{7f}'..='\u{9f}'
+        | '\u{61c}'
+        | '\u{200e}'
+        | '\u{200f}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}')
+}
+
+fn escape_into(out: &mut String, c: char) {
+    use std::fmt::Write;
+    let _ = write!(out, "\\u{{{:x}}}", c as u32);
+}
+
+/// `s` on one line: every unsafe character (line breaks included) written
+/// as a visible `\u{…}` escape, so a name cannot fake a line of output.
+pub fn inline(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_unsafe(c) {
+            escape_into(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A whole output for a terminal: line breaks and tabs that the program
+/// itself wrote stay, every other unsafe character is escaped. A last line
+/// of defence; text from a log is made [`inline`] where it is inserted.
+pub fn terminal(s: &str) -> Cow<'_, str> {
+    let bad = |c: char| is_unsafe(c) && c != '\n' && c != '\t';
+    if !s.chars().any(bad) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if bad(c) {
+            escape_into(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A short, safe quote of bad input for an error message: at most
+/// `max` characters, made [`inline`], with the size said when cut.
+pub fn excerpt_of(s: &str, max: usize) -> String {
+    let count = s.chars().count();
+    if count <= max {
+        return inline(s).into_owned();
+    }
+    let head: String = s.chars().take(max).collect();
+    format!("{}… ({} bytes in all)", inline(&head), s.len())
+}
+
+/// [`excerpt_of`] with the default length.
+pub fn excerpt(s: &str) -> String {
+    excerpt_of(s, EXCERPT_CHARS)
+}
+
+/// [`excerpt`] of bytes that may not be UTF-8.
+pub fn excerpt_bytes(b: &[u8]) -> String {
+    let cut = &b[..b.len().min(EXCERPT_CHARS * 4)];
+    let s = String::from_utf8_lossy(cut);
+    let mut e = excerpt_of(&s, EXCERPT_CHARS);
+    if cut.len() < b.len() && !e.ends_with(')') {
+        e.push_str(&format!("… ({} bytes in all)", b.len()));
+    }
+    e
+}
+
+/// The protocol's rule for a player's name: 1 to 64 characters, no unsafe
+/// character (see [`is_unsafe`]), not blank, no white space at either end.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let count = name.chars().count();
+    if name.trim().is_empty() {
+        return Err("a name must not be empty".into());
+    }
+    if count > MAX_NAME_CHARS {
+        return Err(format!(
+            "the name `{}` has {count} characters; at most {MAX_NAME_CHARS} are allowed",
+            excerpt(name)
+        ));
+    }
+    if let Some(c) = name.chars().find(|&c| is_unsafe(c)) {
+        return Err(format!(
+            "the name `{}` holds the control or text-direction character U+{:04X}, which could \
+             disguise what a terminal or a mail shows; names may not contain such characters",
+            excerpt(name),
+            c as u32
+        ));
+    }
+    if name.trim() != name {
+        return Err(format!(
+            "the name `{}` begins or ends with white space",
+            excerpt(name)
+        ));
+    }
+    Ok(())
+}
+
+/// The protocol's rule for an e-mail address (section 3.4 of the spec):
+/// `LOCAL@DOMAIN`, at most 254 bytes, ASCII only;
+/// LOCAL is 1 to 64 of `A–Z a–z 0–9 ! # $ % & ' * + - / = ^ _ { | } ~ .`,
+/// not beginning or ending with `.` and without `..`;
+/// DOMAIN is one or more labels separated by `.`, each 1 to 63 of
+/// `A–Z a–z 0–9 -`, not beginning or ending with `-`.
+/// Whatever passes is also accepted by lettre's address parser, which the
+/// mail layer uses; that is checked too, so the two can never disagree.
+pub fn check_email(email: &str) -> Result<(), String> {
+    let bad = |why: &str| {
+        Err(format!(
+            "`{}` is not an e-mail address: {why} (expected name@example.org)",
+            excerpt(email)
+        ))
+    };
+    if email.len() > MAX_EMAIL_BYTES {
+        return bad(&format!("it is longer than {MAX_EMAIL_BYTES} bytes"));
+    }
+    let Some((local, domain)) = email.split_once('@') else {
+        return bad("it has no `@`");
+    };
+    if domain.contains('@') {
+        return bad("it has more than one `@`");
+    }
+    let local_ok = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-/=^_{|}~.".contains(c);
+    if local.is_empty() || local.len() > 64 {
+        return bad("the part before `@` must have 1 to 64 characters");
+    }
+    if let Some(c) = local.chars().find(|&c| !local_ok(c)) {
+        return bad(&format!(
+            "`{}` is not allowed before the `@`",
+            inline(&c.to_string())
+        ));
+    }
+    if local.starts_with('.') || local.ends_with('.') || local.contains("..") {
+        return bad("the part before `@` may not begin or end with `.` or hold `..`");
+    }
+    if domain.is_empty() {
+        return bad("there is nothing after the `@`");
+    }
+    for label in domain.split('.') {
+        if label.is_empty() || label.len() > 63 {
+            return bad("the domain's parts between dots must have 1 to 63 characters");
+        }
+        if let Some(c) = label
+            .chars()
+            .find(|&c| !(c.is_ascii_alphanumeric() || c == '-'))
+        {
+            return bad(&format!(
+                "`{}` is not allowed in the domain",
+                inline(&c.to_string())
+            ));
+        }
+        if label.starts_with('-') || label.ends_with('-') {
+            return bad("a domain part may not begin or end with `-`");
+        }
+    }
+    if email.parse::<lettre::Address>().is_err() {
+        return bad("the mail library does not accept it");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsafe_characters_are_escaped_on_one_line() {
+        assert_eq!(inline("Ann"), "Ann");
+        assert_eq!(inline("A\nB"), "A\\u{a}B");
+        assert_eq!(inline("\u{1b}[2J"), "\\u{1b}[2J");
+        assert_eq!(inline("x\u{202e}y"), "x\\u{202e}y");
+        assert_eq!(inline("\u{9b}31m"), "\\u{9b}31m");
+        assert_eq!(terminal("a\nb\tc\u{7}"), "a\nb\tc\\u{7}");
+    }
+
+    #[test]
+    fn excerpts_are_short() {
+        let long = "x".repeat(50_000_000);
+        let e = excerpt(&long);
+        assert!(e.len() < 120, "{e}");
+        assert!(e.contains("50000000 bytes"));
+        assert_eq!(excerpt("short"), "short");
+        assert!(excerpt_bytes(&[0xff; 1000]).len() < 400);
+    }
+
+    #[test]
+    fn names() {
+        for ok in ["Ann", "Zoë Ünal", "李小龍", &"n".repeat(64)] {
+            assert!(check_name(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "  ",
+            "A\nB",
+            "A\rB",
+            "\u{1b}[31mX",
+            "x\u{202e}y",
+            "x\u{2066}y",
+            "x\u{85}y",
+            "x\u{7f}",
+            " Ann",
+            &"n".repeat(65),
+        ] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn addresses() {
+        for ok in [
+            "anna@example.org",
+            "a.b+c@mail.example.org",
+            "x@localhost",
+            "o'neil@ex-ample.org",
+        ] {
+            assert!(check_email(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "anna",
+            "@x.org",
+            "anna@",
+            "a@b@c",
+            "an na@x.org",
+            "anna?@x.org",
+            "anna@x?.org",
+            "anna@x..org",
+            ".anna@x.org",
+            "anna@-x.org",
+            "anna@x.org\r\nBcc: e@x.org",
+            "zoë@x.org",
+            "a,b@x.org",
+            "<a@x.org>",
+        ] {
+            assert!(check_email(bad).is_err(), "{bad:?}");
+        }
+        let long = format!("{}@x.org", "a".repeat(300));
+        assert!(check_email(&long).unwrap_err().len() < 200);
+    }
+}
