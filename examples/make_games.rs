@@ -87,17 +87,19 @@ fn make(
         .collect();
     let mut time = clock();
     let mut fresh = Draw::new(os_random());
-    act::create::<StarrySky>(&ps[0].0, &ps[0].1, seats, &pairs, None, path, time(), &mut fresh)
-        .expect("create");
-    let r = autoplay::<StarrySky>(
+    act::create::<StarrySky>(
+        &ps[0].0,
+        &ps[0].1,
+        seats,
+        &pairs,
+        None,
         path,
-        &ps,
+        time(),
         &mut fresh,
-        &mut time,
-        stop,
-        |_| {},
     )
-    .expect("autoplay");
+    .expect("create");
+    let r =
+        autoplay::<StarrySky>(path, &ps, &mut fresh, &mut time, stop, |_| {}).expect("autoplay");
     for (home, _) in &ps {
         let _ = fs::remove_dir_all(home.join("joined"));
     }
@@ -171,6 +173,8 @@ struct Vectors {
     manifest: Vec<Value>,
     /// Files audited together.
     pairs: Vec<Value>,
+    /// How valid games ended, where that is what the vector is about.
+    endings: Vec<Value>,
 }
 
 impl Vectors {
@@ -194,12 +198,19 @@ fn own_of(
 
 fn vectors() {
     let dir = root().join("tests/vectors");
-    let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
+    // short-game.jsonl is tests/protocol_vectors.rs's, made from fixed seeds.
+    for e in fs::read_dir(&dir).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "jsonl") && !p.ends_with("short-game.jsonl") {
+            fs::remove_file(p).unwrap();
+        }
+    }
     let mut v = Vectors {
         dir: dir.clone(),
         manifest: Vec::new(),
         pairs: Vec::new(),
+        endings: Vec::new(),
     };
     let ps = players(3);
     let tmp = tempfile::tempdir().unwrap();
@@ -356,7 +367,7 @@ fn vectors() {
     // protocol version this program does not implement.
     for (name, field, val) in [
         ("unknown-rules-version", "rules", 99),
-        ("unknown-protocol-version", "protocol", 2),
+        ("unknown-protocol-version", "protocol", 3),
     ] {
         let mut line = parse(&lines[0]);
         line.body.data[field] = json!(val);
@@ -510,11 +521,13 @@ fn vectors() {
     // A reveal that does not open its commitment, and a token the player
     // could not have held: scripted from a fresh game.
     bad_reveals(&mut v, &ps, tmp.path());
+    fault_table(&mut v, &ps, tmp.path(), &bytes, &base_r, &done_bytes);
 
     let manifest = serde_json::to_string_pretty(&json!({
         "about": "Protocol test vectors made by `cargo run --example make_games -- vectors` from the example identities; tests/vectors.rs audits each with the real binary.",
         "vectors": v.manifest,
         "pairs": v.pairs,
+        "endings": v.endings,
     }))
     .unwrap();
     fs::write(dir.join("manifest.json"), manifest + "\n").unwrap();
@@ -796,6 +809,621 @@ fn bad_reveals(v: &mut Vectors, ps: &[(PathBuf, Identity)], tmp: &Path) {
         "a face-down black hole revealed while the player's black hole is face up elsewhere",
     );
     let _ = Genesis::clone;
+}
+
+/// Appends an entry with any data, signed by `seat` with its right link.
+fn append(
+    bytes: &[u8],
+    ps: &[(PathBuf, Identity)],
+    seat: usize,
+    kind: Kind,
+    data: Value,
+) -> Vec<u8> {
+    let r = Replay::<StarrySky>::from_bytes(bytes).unwrap();
+    let id = &ps[seat].1;
+    let link = (kind != Kind::Join).then(|| {
+        let secret = r.game_secret(id, seat).unwrap();
+        r.next_link(&secret, seat).unwrap()
+    });
+    let line = r.next_line(id, seat, kind, data, link, "2026-11-30T12:00:00Z".into());
+    let mut b = bytes.to_vec();
+    b.extend_from_slice(&line);
+    b
+}
+
+/// The genesis of `lines` re-signed by its creator after `edit`.
+fn edited_genesis(
+    lines: &[Vec<u8>],
+    ps: &[(PathBuf, Identity)],
+    edit: impl Fn(&mut Body),
+) -> Vec<u8> {
+    let mut line = parse(&lines[0]);
+    edit(&mut line.body);
+    join_lines(&[resign_body(&ps[0].1, line.body)])
+}
+
+/// Line `k` of `lines` re-signed by its author after `edit`; the lines after
+/// it are dropped (their `prev` would no longer match).
+fn edited_line(
+    lines: &[Vec<u8>],
+    ps: &[(PathBuf, Identity)],
+    k: usize,
+    edit: impl Fn(&mut Body),
+) -> Vec<u8> {
+    let mut line = parse(&lines[k]);
+    edit(&mut line.body);
+    let signer = ps.get(line.body.author as usize).unwrap_or(&ps[0]);
+    let mut l = lines[..k].to_vec();
+    l.push(resign_body(&signer.1, line.body));
+    join_lines(&l)
+}
+
+/// A fresh game where seat 0, at its first move, hides `value` face down on
+/// a large star (after showing its black hole face up elsewhere, when
+/// `bh_up`), then plays on until seat 0 may move again and resigns, opening
+/// its commitments (all of them when `open_all`, else none).
+fn scripted_resign(
+    ps: &[(PathBuf, Identity)],
+    tmp: &Path,
+    bh_up: bool,
+    value: Value,
+    open_all: bool,
+) -> Vec<u8> {
+    for attempt in 0.. {
+        assert!(attempt < 50, "no scripted game reached a resign");
+        let path = tmp.join(format!("resign-{attempt}.jsonl"));
+        let mut r = make(&path, 3, &[], |r| {
+            matches!(r.expected(), (Action::Move, Some(0)))
+        });
+        let secret = r.game_secret(&ps[0].1, 0).unwrap();
+        let own0 = r.own_hidden(&secret, 0).unwrap();
+        let free = |r: &Replay<StarrySky>, large: bool| -> Option<String> {
+            let view = serde_json::to_value(StarrySky::view(r.state.as_ref().unwrap(), None, None))
+                .unwrap();
+            boards(&view).into_iter().find_map(|b| {
+                (b["free"].as_u64()? > 2).then_some(())?;
+                b["stars"]
+                    .as_array()?
+                    .iter()
+                    .find(|s| s["occupant"].is_null() && s["large"].as_bool() == Some(large))
+                    .and_then(|s| s["label"].as_str().map(String::from))
+            })
+        };
+        let mut b = file::read(&path).unwrap();
+        let mut chooser = Draw::new(os_random());
+        let mut crafted = None;
+        let mut time = clock();
+        loop {
+            match r.expected() {
+                (Action::Move, Some(0)) if bh_up && crafted.is_none() && r.len() < 9 => {
+                    let Some(star) = free(&r, false) else { break };
+                    b = append(
+                        &b,
+                        ps,
+                        0,
+                        Kind::Move,
+                        to_value(&Move {
+                            action: json!({"star": star, "token": "bh"}),
+                            commitments: vec![],
+                            reveals: vec![],
+                        }),
+                    );
+                    fs::write(&path, &b).unwrap();
+                    let n = r.len();
+                    r = Replay::from_bytes(&b).unwrap();
+                    // Step past the first move so the next turn of seat 0 hides.
+                    crafted = None;
+                    let _ = n;
+                    if !bh_up {
+                        unreachable!()
+                    }
+                    // Mark that the face-up black hole is down.
+                    if r.len() > 0 {
+                        crafted = Some(u64::MAX);
+                    }
+                }
+                (Action::Move, Some(0)) if crafted.is_none() || crafted == Some(u64::MAX) => {
+                    let Some(star) = free(&r, true) else { break };
+                    let at = r.len();
+                    let key = r.seats[0].key.unwrap();
+                    let salt = starry::crypto::commitment::salt(&secret, at, 0);
+                    let c = starry::crypto::commitment::commit(
+                        starry::crypto::commitment::Slot {
+                            game: &r.game_id,
+                            author_key: &key,
+                            entry: at,
+                            slot: 0,
+                        },
+                        &to_bytes(&value),
+                        &salt,
+                    );
+                    b = append(
+                        &b,
+                        ps,
+                        0,
+                        Kind::Move,
+                        to_value(&Move {
+                            action: json!({"star": star}),
+                            commitments: vec![HexHash(c)],
+                            reveals: vec![],
+                        }),
+                    );
+                    fs::write(&path, &b).unwrap();
+                    r = Replay::from_bytes(&b).unwrap();
+                    crafted = Some(at);
+                }
+                (Action::Move, Some(0)) => {
+                    let at = crafted.unwrap();
+                    let reveals = if open_all {
+                        r.unopened(0)
+                            .into_iter()
+                            .map(|h| starry::log::entry::Opening {
+                                entry: h.entry,
+                                salt: HexHash(starry::crypto::commitment::salt(
+                                    &secret, h.entry, h.slot,
+                                )),
+                                slot: h.slot,
+                                value: if h.entry == at {
+                                    value.clone()
+                                } else {
+                                    to_value(&own0.hidden[&h])
+                                },
+                            })
+                            .collect()
+                    } else {
+                        vec![]
+                    };
+                    return append(
+                        &b,
+                        ps,
+                        0,
+                        Kind::Resign,
+                        to_value(&starry::log::entry::Resign { reveals }),
+                    );
+                }
+                (Action::Move | Action::Reveal, Some(w)) if w != 0 => {
+                    let (home, id) = &ps[w];
+                    act::act::<StarrySky>(
+                        home,
+                        &path,
+                        LockedLog::open(&path).unwrap(),
+                        id,
+                        Do::Auto,
+                        false,
+                        time(),
+                        &mut chooser,
+                    )
+                    .unwrap();
+                    b = file::read(&path).unwrap();
+                    r = Replay::from_bytes(&b).unwrap();
+                }
+                _ => break,
+            }
+        }
+    }
+    unreachable!()
+}
+
+/// One vector per row of the fault table of docs/protocol.md (section 8)
+/// that the vectors above do not cover, and one per case that the table
+/// decides.
+fn fault_table(
+    v: &mut Vectors,
+    ps: &[(PathBuf, Identity)],
+    tmp: &Path,
+    bytes: &[u8],
+    r: &Replay<StarrySky>,
+    done: &[u8],
+) {
+    let lines = lines_of(bytes);
+    let n = r.len();
+    let last = lines.len() - 1;
+    // S1 comes after every earlier line: a broken line before a truncated
+    // last line is reported first.
+    let mut l = lines.clone();
+    l[5] = b"{\"body\":".to_vec();
+    let mut b = join_lines(&l);
+    b.truncate(b.len() - 10);
+    v.add("fault-before-truncation", &b, "malformed", Some(5), "a line that is not JSON, and a truncated last line after it: the first in file order is named");
+    let mut b = bytes.to_vec();
+    b.truncate(b.len() - 1);
+    v.add(
+        "truncated-newline",
+        &b,
+        "truncated",
+        Some(last as u64),
+        "only the last newline missing: the line is whole JSON, and still truncated",
+    );
+    // S2.
+    let mut l = lines.clone();
+    l.insert(7, Vec::new());
+    let b = join_lines(&l);
+    v.add("blank-line", &b, "malformed", Some(7), "a blank line");
+    v.add(
+        "time-with-space",
+        &edited_line(&lines, ps, last, |b| b.time = b.time.replacen('T', " ", 1)),
+        "malformed",
+        Some(last as u64),
+        "a time with a space for the T (RFC 3339 allows it; the protocol does not)",
+    );
+    v.add(
+        "name-with-escape",
+        &edited_genesis(&lines, ps, |b| {
+            b.data["seats"][1]["name"] = json!("Ben\u{1b}[2J\u{1b}[Hvalid")
+        }),
+        "malformed",
+        Some(0),
+        "a name with terminal escape sequences",
+    );
+    v.add(
+        "name-with-bidi-override",
+        &edited_genesis(&lines, ps, |b| {
+            b.data["seats"][2]["name"] = json!("Cleo\u{202e}ssap")
+        }),
+        "malformed",
+        Some(0),
+        "a name with a right-to-left override",
+    );
+    v.add(
+        "bad-email",
+        &edited_genesis(&lines, ps, |b| {
+            b.data["seats"][1]["email"] = json!("ben?@example.org")
+        }),
+        "malformed",
+        Some(0),
+        "an e-mail address with a `?`",
+    );
+    v.add(
+        "join-data-missing-field",
+        &edited_line(&lines, ps, 2, |b| {
+            b.data.as_object_mut().unwrap().remove("tip");
+        }),
+        "malformed",
+        Some(2),
+        "a join without its tip",
+    );
+    v.add(
+        "ready-with-data",
+        &edited_line(&lines, ps, 4, |b| b.data = json!({"x": 1})),
+        "malformed",
+        Some(4),
+        "a ready entry whose data is not {}",
+    );
+    // S2': version first.
+    v.add(
+        "unknown-protocol-version-1",
+        &edited_genesis(&lines, ps, |b| b.data["protocol"] = json!(1)),
+        "unknown-version",
+        Some(0),
+        "a genesis of protocol version 1",
+    );
+    // S3.
+    v.add(
+        "null-field",
+        &edited_genesis(&lines, ps, |b| b.data["seats"][1]["key"] = Value::Null),
+        "non-canonical",
+        Some(0),
+        "a null written for an absent optional field",
+    );
+    v.add(
+        "options-defaults-omitted",
+        &edited_genesis(&lines, ps, |b| b.data["options"] = json!({})),
+        "non-canonical",
+        Some(0),
+        "options written as {} instead of with every option: the game writes the defaults out",
+    );
+    let mut line = parse(&lines[last]);
+    let sig = line.sig.clone();
+    // 64 bytes end in one byte encoded as two digits and `==`: the second
+    // digit carries 4 unused bits; set one.
+    let mut alt = sig.clone().into_bytes();
+    let pos = alt.len() - 3;
+    let digits = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let d = digits.iter().position(|&c| c == alt[pos]).unwrap();
+    alt[pos] = digits[d | 1];
+    if alt[pos] == sig.as_bytes()[pos] {
+        alt[pos] = digits[(d & !3) | 2];
+    }
+    line.sig = String::from_utf8(alt).unwrap();
+    let mut l = lines.clone();
+    l[last] = to_bytes(&to_value(&line));
+    v.add("signature-base64-not-canonical", &join_lines(&l), "bad-signature", Some(last as u64), "a signature whose base64 has stray bits in its last digit: not the canonical base64 of 64 bytes");
+    // S4, S5.
+    v.add(
+        "second-genesis",
+        &join_lines(&[lines[0].clone(), lines[1].clone(), lines[0].clone()]),
+        "foreign-entry",
+        Some(2),
+        "the genesis again at entry 2",
+    );
+    v.add(
+        "genesis-missing",
+        &join_lines(&lines[1..]),
+        "broken-chain",
+        Some(0),
+        "the first line is a join: the beginning of the log is missing",
+    );
+    // S6.
+    v.add(
+        "unknown-game",
+        &edited_genesis(&lines, ps, |b| b.data["game"] = json!("go")),
+        "unknown-version",
+        Some(0),
+        "a game this program does not know",
+    );
+    // S7.
+    v.add(
+        "genesis-by-seat-1",
+        &edited_genesis(&lines, ps, |b| b.author = 1),
+        "out-of-turn",
+        Some(0),
+        "a genesis whose author is seat 1 (only the creator writes it)",
+    );
+    v.add(
+        "author-not-a-seat",
+        &edited_line(&lines, ps, last, |b| b.author = 7),
+        "out-of-turn",
+        Some(last as u64),
+        "an entry by author 7 in a 3-seat game",
+    );
+    // S8.
+    let head: Vec<Vec<u8>> = lines[..2].to_vec();
+    let mut join = parse(&lines[2]);
+    join.body.data["key"] = json!(hex::encode(ps[0].1.public_key()));
+    let mut l = head.clone();
+    l.push(resign_body(&ps[0].1, join.body.clone()));
+    v.add(
+        "one-key-two-seats",
+        &join_lines(&l),
+        "bad-signature",
+        Some(2),
+        "seat 2 joined with the key of seat 1",
+    );
+    let mut join = parse(&lines[2]);
+    // The identity point: a key of small order.
+    join.body.data["key"] = json!(format!("01{}", "00".repeat(31)));
+    let mut l = head.clone();
+    l.push(to_bytes(&to_value(&join)));
+    v.add(
+        "weak-key",
+        &join_lines(&l),
+        "bad-signature",
+        Some(2),
+        "a join with a key of small order",
+    );
+    let pinned = edited_genesis(&lines, ps, |b| {
+        b.data["seats"][1]["key"] = json!(hex::encode(ps[2].1.public_key()))
+    });
+    let pl = lines_of(&pinned);
+    let mut line1 = parse(&lines[1]);
+    line1.body.prev = Some(HexHash(starry::crypto::sha256(&pl[0])));
+    line1.body.game = line1.body.prev;
+    let l1 = resign_body(&ps[0].1, line1.body);
+    let mut line2 = parse(&lines[2]);
+    line2.body.prev = Some(HexHash(starry::crypto::sha256(&l1)));
+    line2.body.game = Some(HexHash(starry::crypto::sha256(&pl[0])));
+    let l2 = resign_body(&ps[1].1, line2.body);
+    v.add(
+        "pinned-seat-hijack",
+        &join_lines(&[pl[0].clone(), l1, l2]),
+        "bad-signature",
+        Some(2),
+        "seat 2 is pinned to Cleo's key; Ben's key tries to take it",
+    );
+    // S9.
+    let over = lines_of(done);
+    let dl = over.len() - 1;
+    let b = append(
+        &join_lines(&over),
+        ps,
+        parse(&over[dl]).body.author as usize,
+        Kind::Countersign,
+        parse(&over[dl]).body.data.clone(),
+    );
+    v.add(
+        "countersigned-twice",
+        &b,
+        "out-of-turn",
+        Some(over.len() as u64),
+        "a second countersignature by one seat",
+    );
+    let (_, Some(s)) = r.expected() else {
+        unreachable!()
+    };
+    let b = append(
+        bytes,
+        ps,
+        s,
+        Kind::Abandon,
+        json!({"awaited": n, "silent": s}),
+    );
+    v.add(
+        "abandon-by-the-awaited-seat",
+        &b,
+        "out-of-turn",
+        Some(n),
+        "the seat the game waits for claims it abandoned the game",
+    );
+    let t = (s + 1) % 3;
+    let once = append(
+        bytes,
+        ps,
+        t,
+        Kind::Abandon,
+        json!({"awaited": n, "silent": s}),
+    );
+    let b = append(
+        &once,
+        ps,
+        t,
+        Kind::Abandon,
+        json!({"awaited": n, "silent": s}),
+    );
+    v.add(
+        "abandon-claimed-twice",
+        &b,
+        "out-of-turn",
+        Some(n + 1),
+        "one seat claims twice in a round",
+    );
+    // S12.
+    let b = append(
+        bytes,
+        ps,
+        t,
+        Kind::Abandon,
+        json!({"awaited": n, "silent": t}),
+    );
+    v.add(
+        "abandon-names-another-seat",
+        &b,
+        "illegal-move",
+        Some(n),
+        "a claim naming a seat the game is not waiting for",
+    );
+    let b = append(
+        bytes,
+        ps,
+        s,
+        Kind::Move,
+        json!({"action": 5, "commitments": [], "reveals": []}),
+    );
+    v.add(
+        "action-wrong-type",
+        &b,
+        "illegal-move",
+        Some(n),
+        "a move whose action is a number: a game object the game cannot read",
+    );
+    let b = append(
+        &join_lines(&over[..over.len() - 3]),
+        ps,
+        0,
+        Kind::Countersign,
+        json!({"final": hex::encode([9u8; 32])}),
+    );
+    v.add(
+        "countersign-wrong-final",
+        &b,
+        "illegal-move",
+        Some(over.len() as u64 - 3),
+        "a countersignature naming another entry than the final one",
+    );
+    let big: Vec<Value> = (0..60).map(|i| json!({"id": format!("b{i}"), "name": format!("Board {i}"), "prizes": [9, 7], "stars": (0..10).map(|_| json!({"large": false, "at": [0, 0]})).collect::<Vec<_>>(), "lines": [[1, 2]]})).collect();
+    v.add(
+        "options-outlast-the-chain",
+        &edited_genesis(&lines, ps, |b| {
+            b.data["options"] =
+                json!({"boards": big.clone(), "doubling": "additive", "tie": "coins"})
+        }),
+        "illegal-move",
+        Some(0),
+        "60 boards of 10 stars: a game could need more entries than a beacon chain has links",
+    );
+    // S11: openings.
+    let b = scripted_resign(ps, tmp, false, json!("10"), false);
+    let k = lines_of(&b).len() as u64 - 1;
+    v.add(
+        "resign-without-openings",
+        &b,
+        "bad-reveal",
+        Some(k),
+        "a resignation that does not open the resigner's face-down tokens",
+    );
+    let b = scripted_resign(ps, tmp, false, json!("11"), true);
+    let k = lines_of(&b).len() as u64 - 1;
+    v.add(
+        "reveal-not-a-token",
+        &b,
+        "impossible-token",
+        Some(k),
+        "a commitment opened (by a resignation) to \"11\", which is no token",
+    );
+    let b = scripted_resign(ps, tmp, true, json!("bh"), true);
+    let k = lines_of(&b).len() as u64 - 1;
+    v.add("resign-impossible-token", &b, "impossible-token", Some(k), "a cheat tries to escape the audit by resigning: the face-down black hole it opens could not be held, its black hole being face up");
+    // Valid endings: abandoned, and resigned in the ready phase.
+    let mut b = bytes.to_vec();
+    for c in (0..3).filter(|&c| c != s) {
+        b = append(&b, ps, c, Kind::Abandon, json!({"awaited": n, "silent": s}));
+    }
+    v.add(
+        "ok-abandoned",
+        &b,
+        "ok",
+        None,
+        "every other seat claimed that the awaited seat stopped answering",
+    );
+    v.endings
+        .push(json!({"file": "ok-abandoned.jsonl", "ending": "abandoned"}));
+    let b = append(
+        &join_lines(&lines[..4]),
+        ps,
+        2,
+        Kind::Resign,
+        json!({"reveals": []}),
+    );
+    v.add(
+        "ok-resigned-before-setup",
+        &b,
+        "ok",
+        None,
+        "the first to write ready resigns instead",
+    );
+    v.endings
+        .push(json!({"file": "ok-resigned-before-setup.jsonl", "ending": "resigned"}));
+    // Resolved forks: a claim that lapsed; countersignatures at once.
+    let claim = append(
+        bytes,
+        ps,
+        t,
+        Kind::Abandon,
+        json!({"awaited": n, "silent": s}),
+    );
+    let path = tmp.join("answer.jsonl");
+    fs::write(&path, bytes).unwrap();
+    act::act::<StarrySky>(
+        &ps[s].0,
+        &path,
+        LockedLog::open(&path).unwrap(),
+        &ps[s].1,
+        Do::Auto,
+        false,
+        "2026-11-30T12:00:00Z".into(),
+        &mut Draw::new(os_random()),
+    )
+    .unwrap();
+    v.add(
+        "lapsed-claim",
+        &claim,
+        "ok",
+        None,
+        "a claim that the awaited seat stopped answering",
+    );
+    v.add("lapsed-answer", &file::read(&path).unwrap(), "ok", None, "the awaited seat's entry, at the same position: audited with lapsed-claim, the claim lapses");
+    v.pairs.push(json!({"files": ["lapsed-claim.jsonl", "lapsed-answer.jsonl"], "expect": "ok", "entry": n, "same_author": false, "resolution": "claim-lapsed"}));
+    let end = over.len() - 3;
+    let cs: Vec<Vec<u8>> = [0usize, 1]
+        .iter()
+        .map(|&c| {
+            append(
+                &join_lines(&over[..end]),
+                ps,
+                c,
+                Kind::Countersign,
+                parse(&over[end]).body.data.clone(),
+            )
+        })
+        .collect();
+    v.add("countersign-a", &cs[0], "ok", None, "seat 1 countersigns");
+    v.add(
+        "countersign-b",
+        &cs[1],
+        "ok",
+        None,
+        "seat 2 countersigns at the same position: audited with countersign-a, the smaller id wins",
+    );
+    v.pairs.push(json!({"files": ["countersign-a.jsonl", "countersign-b.jsonl"], "expect": "ok", "entry": end, "same_author": false, "resolution": "countersignatures"}));
 }
 
 fn main() {

@@ -367,7 +367,11 @@ fn joining_twice_or_without_a_seat_is_refused() {
     std::fs::write(&copy, lines[..2].join("\n") + "\n").unwrap();
     let out = t.starry(Some(1), &["join", copy.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(std::fs::read(&copy).unwrap(), after_join, "the same join, byte for byte");
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        after_join,
+        "the same join, byte for byte"
+    );
     // A join record without the line (as older versions wrote it): the
     // program cannot know what it wrote, so it refuses rather than fork.
     std::fs::write(&copy, lines[..2].join("\n") + "\n").unwrap();

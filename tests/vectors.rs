@@ -92,20 +92,107 @@ fn every_vector_has_its_documented_outcome() {
             );
         }
     }
+    // One vector (at least) per row of the fault table; fork is the pairs'.
     for needed in [
-        "bad-signature",
-        "broken-chain",
-        "non-canonical",
+        "malformed",
         "truncated",
+        "non-canonical",
+        "broken-chain",
         "foreign-entry",
-        "unknown-version",
-        "out-of-turn",
-        "illegal-move",
+        "bad-signature",
+        "bad-link",
         "bad-reveal",
         "impossible-token",
-        "bad-link",
+        "out-of-turn",
+        "illegal-move",
+        "unknown-version",
     ] {
         assert!(faults_seen.contains(needed), "no vector for {needed}");
+    }
+    // Valid games that ended otherwise than by being played out.
+    for e in manifest["endings"].as_array().unwrap() {
+        let file = dir.join(e["file"].as_str().unwrap());
+        let out = Command::cargo_bin("starry")
+            .unwrap()
+            .arg("audit")
+            .arg(&file)
+            .arg("--json")
+            .output()
+            .unwrap();
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            r["files"][0]["ending"]["how"],
+            e["ending"],
+            "{}",
+            file.display()
+        );
+        let text = Command::cargo_bin("starry")
+            .unwrap()
+            .arg("audit")
+            .arg(&file)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&text.stdout);
+        assert!(stdout.contains(e["ending"].as_str().unwrap()), "{stdout}");
+    }
+}
+
+const TABLE_BEGIN: &str = "<!-- BEGIN GENERATED VECTOR LIST -->";
+const TABLE_END: &str = "<!-- END GENERATED VECTOR LIST -->";
+
+/// The list of vectors in docs/protocol.md, section 9, is the manifest's.
+#[test]
+fn the_spec_lists_every_vector() {
+    let dir = root().join("tests/vectors");
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let mut block = String::from("| file | expected | entry | what |\n|---|---|---|---|\n");
+    for v in manifest["vectors"].as_array().unwrap() {
+        block.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            v["file"].as_str().unwrap(),
+            v["expect"].as_str().unwrap(),
+            v["entry"]
+                .as_u64()
+                .map_or("—".to_string(), |e| e.to_string()),
+            v["about"].as_str().unwrap()
+        ));
+    }
+    for p in manifest["pairs"].as_array().unwrap() {
+        let files: Vec<String> = p["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| format!("`{}`", f.as_str().unwrap()))
+            .collect();
+        block.push_str(&format!(
+            "| {} together | {} | {} | {} |\n",
+            files.join(" + "),
+            p["expect"].as_str().unwrap(),
+            p["entry"],
+            match p["resolution"].as_str() {
+                Some(r) => format!("a fork that resolves by rule: {r}"),
+                None if p["same_author"] == true =>
+                    "a fork; the same seat signed both entries".into(),
+                None => "a fork".into(),
+            }
+        ));
+    }
+    let path = root().join("docs/protocol.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let (start, end) = (
+        doc.find(TABLE_BEGIN).expect("begin marker"),
+        doc.find(TABLE_END).expect("end marker"),
+    );
+    let block = format!("{TABLE_BEGIN}\n{block}{TABLE_END}");
+    let current = &doc[start..end + TABLE_END.len()];
+    if std::env::var_os("STARRY_BLESS").is_some() {
+        std::fs::write(&path, doc.replace(current, &block)).unwrap();
+    } else {
+        assert_eq!(
+            current, block,
+            "docs/protocol.md vector list is stale: STARRY_BLESS=1 cargo test --test vectors"
+        );
     }
 }
 
@@ -135,6 +222,13 @@ fn copies_that_diverge_are_reported_as_a_fork() {
             Some(exit_code(p["expect"].as_str().unwrap()))
         );
         let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let fork = &r["forks"][0];
+        if let Some(resolution) = p["resolution"].as_str() {
+            assert_eq!(r["valid"], true, "a fork that resolves by rule is no fault");
+            assert_eq!(fork["resolution"], resolution);
+            assert_eq!(fork["entry"], p["entry"]);
+            continue;
+        }
         assert_eq!(r["valid"], false);
         assert!(
             r["files"]
@@ -144,7 +238,6 @@ fn copies_that_diverge_are_reported_as_a_fork() {
                 .all(|f| f["valid"] == true),
             "each copy is valid alone"
         );
-        let fork = &r["forks"][0];
         assert_eq!(fork["entry"], p["entry"]);
         assert_eq!(fork["same_author"], p["same_author"]);
         let text = Command::cargo_bin("starry")

@@ -373,7 +373,17 @@ pub fn act<G: Game>(
     time: String,
     chooser: &mut Draw,
 ) -> Result<Output> {
-    act_with::<G>(home, path, locked, id, what, dry_run, time, chooser, &mut |_| Ok(()))
+    act_with::<G>(
+        home,
+        path,
+        locked,
+        id,
+        what,
+        dry_run,
+        time,
+        chooser,
+        &mut |_| Ok(()),
+    )
 }
 
 /// The generic core of every writing command. `chooser` picks automatic
@@ -423,7 +433,8 @@ pub fn act_with<G: Game>(
         })?;
     let kind = after.entries.last().expect("just applied").kind;
     if !dry_run {
-        if kind == Kind::Join && !matches!(join_record(home, &replay.game_id)?, Record::Line(ref l) if *l == line)
+        if kind == Kind::Join
+            && !matches!(join_record(home, &replay.game_id)?, Record::Line(ref l) if *l == line)
         {
             step(Step::WriteRecord)?;
             remember_join(home, &replay.game_id, &line)?;
@@ -536,9 +547,10 @@ fn build<G: Game>(
                 // A join begun before and not finished (the program was
                 // stopped between the record and the log): the same line
                 // again, never a second one.
-                let body = serde_json::from_slice::<Line>(line.strip_suffix(b"\n").unwrap_or(&line))
-                    .map(|l| l.body)
-                    .ok();
+                let body =
+                    serde_json::from_slice::<Line>(line.strip_suffix(b"\n").unwrap_or(&line))
+                        .map(|l| l.body)
+                        .ok();
                 if let Some(b) = body
                     && b.n == r.len()
                     && b.prev.map(|h| h.0) == Some(r.tip())
@@ -625,13 +637,15 @@ fn build<G: Game>(
             Ok((line(Kind::Resign, to_value(&Resign { reveals })), summary))
         }
         Do::Abandon => {
-            let Some(silent) = who.filter(|_| {
-                matches!(action, Action::Ready | Action::Move | Action::Reveal)
-            }) else {
+            let Some(silent) =
+                who.filter(|_| matches!(action, Action::Ready | Action::Move | Action::Reveal))
+            else {
                 return Err(Error::Usage(match action {
-                    Action::Join => "a game can be declared abandoned only once everyone has joined; \
+                    Action::Join => {
+                        "a game can be declared abandoned only once everyone has joined; \
                          until then, start a new game without the silent player"
-                        .into(),
+                            .into()
+                    }
                     _ => "the game is over; there is nobody to wait for".into(),
                 }));
             };

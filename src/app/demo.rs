@@ -109,7 +109,14 @@ fn play_demo(
         .collect();
     let mut fresh = Draw::new(os_random());
     act::create::<StarrySky>(
-        &homes[0], &ids[0], seats, pairs, None, &log, now(), &mut fresh,
+        &homes[0],
+        &ids[0],
+        seats,
+        pairs,
+        None,
+        &log,
+        now(),
+        &mut fresh,
     )?;
     out.push(format!(
         "{} created {} and joined; seats: {}",

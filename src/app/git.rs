@@ -12,6 +12,7 @@ use std::process::Command;
 use super::Output;
 use super::report::GitReport;
 use crate::crypto::identity::{self, Identity};
+use crate::text;
 
 /// Commits the log after an entry was written, and folds the outcome into
 /// `out` (JSON `git`, a line of text; on failure exit code 6 and a message
@@ -53,15 +54,29 @@ pub fn after_entry(path: &Path, out: &mut Output) {
 
 /// `starry-sky 3f2a9c1e: entry 17 — Ben: 10 on leo:3`, from an entry report.
 fn commit_message(report: &serde_json::Value) -> String {
-    let status = &report["status"];
-    let game = status["game"].as_str().unwrap_or("starry");
-    let id = status["game_id"].as_str().unwrap_or("");
-    let entry = report["entry"].as_u64().unwrap_or_default();
     let author = author_name(report).unwrap_or_else(|| "?".into());
-    let summary = report["summary"].as_str().unwrap_or("");
+    message_of(report, &author)
+}
+
+/// The commit message for `report` written by `author`: one line, every
+/// piece taken from the log (game, id, name, summary) made [`text::inline`],
+/// so a name cannot add a line (a `Signed-off-by:` trailer, say) and no
+/// control character reaches `git log`.
+fn message_of(report: &serde_json::Value, author: &str) -> String {
+    let status = &report["status"];
+    let game = text::inline(status["game"].as_str().unwrap_or("starry"));
+    let id: String = status["game_id"]
+        .as_str()
+        .unwrap_or("")
+        .chars()
+        .take(8)
+        .collect();
+    let entry = report["entry"].as_u64().unwrap_or_default();
+    let summary = text::inline(report["summary"].as_str().unwrap_or(""));
     format!(
-        "{game} {}: entry {entry} — {author}: {summary}",
-        &id[..id.len().min(8)]
+        "{game} {}: entry {entry} — {}: {summary}",
+        text::inline(&id),
+        text::inline(author)
     )
 }
 
@@ -81,8 +96,10 @@ fn author_name(report: &serde_json::Value) -> Option<String> {
         .or(Some(id.name))
 }
 
-/// Runs `git add` and `git commit` for `path`.
+/// Runs `git add` and `git commit` for `path`. The message is made one
+/// [`text::inline`] line whatever the caller passes.
 pub fn commit(path: &Path, message: &str) -> GitReport {
+    let message = &*text::inline(message);
     let mut report = GitReport {
         committed: false,
         repository: None,
@@ -167,9 +184,9 @@ fn try_commit(path: &Path, message: &str, report: &mut GitReport) -> Result<Stri
         && let Ok(id) = Identity::load(&home)
     {
         args.push(os("-c"));
-        args.push(os(&format!("user.name={}", id.name)));
+        args.push(os(&format!("user.name={}", text::inline(&id.name))));
         args.push(os("-c"));
-        args.push(os(&format!("user.email={}", id.email)));
+        args.push(os(&format!("user.email={}", text::inline(&id.email))));
     }
     args.extend([
         os("commit"),
@@ -182,4 +199,70 @@ fn try_commit(path: &Path, message: &str, report: &mut GitReport) -> Result<Stri
     let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
     git(&refs)?;
     git(&[&os("rev-parse"), &os("HEAD")])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(name_in_summary: &str) -> serde_json::Value {
+        serde_json::json!({
+            "entry": 17,
+            "summary": format!("10 on leo:3 \u{1b}[2J{name_in_summary}"),
+            "status": { "game": "starry-sky", "game_id": "3f2a9c1e77aa", "seats": [] },
+        })
+    }
+
+    const EVIL: &str =
+        "Mallory\nSigned-off-by: Mallory <m@evil.org>\r\n\u{1b}]0;pwned\u{7}\u{202e}";
+
+    #[test]
+    fn commit_messages_are_one_safe_line() {
+        let m = message_of(&report(EVIL), EVIL);
+        assert!(
+            m.starts_with("starry-sky 3f2a9c1e: entry 17 — Mallory"),
+            "{m}"
+        );
+        assert!(!m.chars().any(text::is_unsafe), "{m:?}");
+        assert_eq!(m.lines().count(), 1);
+        assert!(m.contains("Mallory\\u{a}Signed-off-by: Mallory"), "{m}");
+        // A game id that is not hex cannot make the slicing panic.
+        let mut r = report("");
+        r["status"]["game_id"] = "ééééééééé".into();
+        assert!(message_of(&r, "Ben").contains("éééééééé:"));
+    }
+
+    /// Through real git: the commit has no trailer and no control character.
+    #[test]
+    fn a_hostile_name_adds_no_trailer_to_a_real_commit() {
+        let d = tempfile::tempdir().unwrap();
+        let run = |args: &[&str]| {
+            std::process::Command::new("git")
+                .arg("-C")
+                .arg(d.path())
+                .args(args)
+                .output()
+        };
+        let Ok(out) = run(&["init", "-q"]) else {
+            eprintln!("git is not installed: skipped");
+            return;
+        };
+        assert!(out.status.success());
+        run(&["config", "user.name", "T"]).unwrap();
+        run(&["config", "user.email", "t@example.org"]).unwrap();
+        let log = d.path().join("game.jsonl");
+        std::fs::write(&log, b"{}\n").unwrap();
+        let message = message_of(&report(EVIL), EVIL);
+        let rep = commit(
+            &log,
+            &format!("{message}\n\nSigned-off-by: Raw <r@evil.org>"),
+        );
+        assert!(rep.committed, "{:?}", rep.error);
+        let body = run(&["log", "-1", "--format=%B"]).unwrap().stdout;
+        let body = String::from_utf8(body).unwrap();
+        assert_eq!(body.trim_end().lines().count(), 1, "{body:?}");
+        assert!(!body.trim_end().chars().any(text::is_unsafe), "{body:?}");
+        let trailers = run(&["log", "-1", "--format=%(trailers)"]).unwrap().stdout;
+        assert!(String::from_utf8_lossy(&trailers).trim().is_empty());
+    }
 }

@@ -169,7 +169,18 @@ fn ingest_game<G: Game>(
                         }
                         locked.replace(&bytes)?;
                         note = Some(text);
-                        return finish::<G>(home, input, &target, into, IngestOutcome::Resolved, before, received, &bytes, None, note);
+                        return finish::<G>(
+                            home,
+                            input,
+                            &target,
+                            into,
+                            IngestOutcome::Resolved,
+                            before,
+                            received,
+                            &bytes,
+                            None,
+                            note,
+                        );
                     }
                 }
             }
@@ -269,7 +280,11 @@ fn resolution_note(why: crate::log::fork::Resolution, theirs_won: bool, k: usize
 
 /// The local player's countersignature, written again on top of the
 /// winning copy `theirs`, if it was in the local copy and is not in theirs.
-fn recountersign<G: Game>(home: &Path, local: &[u8], theirs: &Replay<G>) -> Result<Option<Vec<u8>>> {
+fn recountersign<G: Game>(
+    home: &Path,
+    local: &[u8],
+    theirs: &Replay<G>,
+) -> Result<Option<Vec<u8>>> {
     let id = match Identity::load(home) {
         Ok(id) => id,
         Err(IdentityError::Missing { .. }) => return Ok(None),
@@ -285,10 +300,12 @@ fn recountersign<G: Game>(home: &Path, local: &[u8], theirs: &Replay<G>) -> Resu
     if !mine.countersigned.contains(&seat) || theirs.countersigned.contains(&seat) {
         return Ok(None);
     }
-    let secret = theirs.game_secret(&id, seat).expect("the seat's key is this identity's");
-    let link = theirs.next_link(&secret, seat).ok_or_else(|| {
-        Error::Other("your beacon chain for this game is used up".into())
-    })?;
+    let secret = theirs
+        .game_secret(&id, seat)
+        .expect("the seat's key is this identity's");
+    let link = theirs
+        .next_link(&secret, seat)
+        .ok_or_else(|| Error::Other("your beacon chain for this game is used up".into()))?;
     let end = theirs.ended_at.expect("countersigned games are over");
     let data = crate::log::entry::Countersign {
         final_entry: crate::log::entry::HexHash(theirs.entries[end as usize].id),
@@ -304,7 +321,11 @@ fn recountersign<G: Game>(home: &Path, local: &[u8], theirs: &Replay<G>) -> Resu
     let mut check = theirs.clone();
     check
         .apply_line(theirs.len(), &line[..line.len() - 1])
-        .map_err(|f| Error::Other(format!("refusing to write an entry that does not verify: {f}")))?;
+        .map_err(|f| {
+            Error::Other(format!(
+                "refusing to write an entry that does not verify: {f}"
+            ))
+        })?;
     Ok(Some(line))
 }
 

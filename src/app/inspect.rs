@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use super::report::*;
-use super::{Output, ending_text, seats_text, standings_of, standings_text, status_of, status_text};
+use super::{
+    Output, ending_text, seats_text, standings_of, standings_text, status_of, status_text,
+};
 use crate::crypto::identity::{self, Identity, IdentityError};
 use crate::error::{Error, LogFault, Result};
 use crate::games::Game;
@@ -184,7 +186,7 @@ pub fn audit_file(path: &Path) -> AuditFileReport {
             return rep;
         }
     };
-    rep.game = Some(genesis.game.clone());
+    rep.game = Some(crate::text::excerpt(&genesis.game));
     let res: Result<()> = with_game!(genesis.game.as_str(), G => {
         // Replay entry by entry so that the report can say how far it got;
         // a fault that ends the lines (a cut-off last line) comes after them.
@@ -333,7 +335,9 @@ fn find_forks(paths: &[PathBuf], files: &[AuditFileReport]) -> Vec<ForkReport> {
             let label = |seat: Option<u32>| match seat
                 .and_then(|s| seats.get(s as usize).map(|x| (s, x)))
             {
-                Some((s, x)) => format!("seat {}, {} <{}>", s + 1, inline(&x.name), inline(&x.email)),
+                Some((s, x)) => {
+                    format!("seat {}, {} <{}>", s + 1, inline(&x.name), inline(&x.email))
+                }
                 None => "unknown".into(),
             };
             let (sa, sb) = (author(la[k]), author(lb[k]));
@@ -345,7 +349,12 @@ fn find_forks(paths: &[PathBuf], files: &[AuditFileReport]) -> Vec<ForkReport> {
                          holds claims that {} stopped answering, {} holds that player's awaited \
                          entry. The entry wins and the claims lapse; the game goes on as in {}. \
                          Nobody cheated.",
-                        a.file, b.file, names[1 - w], label(if w == 0 { sa } else { sb }), names[w], names[w]
+                        a.file,
+                        b.file,
+                        names[1 - w],
+                        label(if w == 0 { sa } else { sb }),
+                        names[w],
+                        names[w]
                     ),
                     crate::log::fork::Resolution::Countersignatures => format!(
                         "{} and {} are copies of the same game that differ from entry {k} on only \

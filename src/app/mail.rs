@@ -22,6 +22,7 @@ use crate::log::replay::read_genesis;
 use crate::log::{Action, Replay, file};
 use crate::mail::transport::TransportKind;
 use crate::mail::{MailConfig, MailError, Sent, TurnMail, body_with_armor, compose};
+use crate::text;
 use crate::with_game;
 
 /// Exit code of a command whose mail could not be sent (the entry, if any,
@@ -144,7 +145,7 @@ fn failure_text(report: &MailReport) -> Option<String> {
             .map(|f| {
                 let to =
                     f.to.as_deref()
-                        .map(|t| format!("the mail to {t} was not sent: "))
+                        .map(|t| format!("the mail to {} was not sent: ", text::inline(t)))
                         .unwrap_or_else(|| "the mail was not sent: ".into());
                 let retry = if f.pending.is_some()
                     || f.error.contains("--retry")
@@ -172,14 +173,17 @@ fn report_text(report: &MailReport, cfg: &MailConfig) -> String {
     for s in &report.sent {
         lines.push(format!(
             "Mailed {} <{}> ({}): {}",
-            s.to_name, s.to, s.subject, s.detail
+            text::inline(&s.to_name),
+            text::inline(&s.to),
+            text::inline(&s.subject),
+            text::inline(&s.detail)
         ));
     }
     for f in &report.failed {
         lines.push(format!(
             "NOT mailed{}: see the error below.",
             f.to.as_deref()
-                .map(|t| format!(" to {t}"))
+                .map(|t| format!(" to {}", text::inline(t)))
                 .unwrap_or_default()
         ));
     }
@@ -357,14 +361,19 @@ fn asked(action: Action) -> &'static str {
 }
 
 /// `[starry] starry-sky 3f2a9c1e: entry 17 — Ben, your move`
+///
+/// Every piece taken from the log is made [`text::inline`]: a name cannot
+/// add a header line (compose does it again for the whole subject).
 fn subject<G: Game>(r: &Replay<G>, id16: &str, seat: Seat, role: Role) -> String {
-    let name = &r.genesis.seats[seat].name;
+    let name = text::inline(&r.genesis.seats[seat].name);
     let entry = r.len() - 1;
     let what = match role {
         Role::Act(a) => format!("{name}, {}", asked(a)),
         Role::Info => {
             let (a, who) = r.expected();
-            let w = who.map_or("nobody".into(), |w| r.genesis.seats[w].name.clone());
+            let w = who.map_or("nobody".into(), |w| {
+                text::inline(&r.genesis.seats[w].name).into_owned()
+            });
             format!("waiting for {w} to {} (for your information)", a.as_str())
         }
         Role::Over => "the game is over: final standings".into(),
@@ -418,16 +427,19 @@ fn public_text<G: Game>(r: &Replay<G>) -> String {
     t
 }
 
+/// The text part. Names and the summary come from the log and are made
+/// [`text::inline`] where they are inserted, so none can fake a line of the
+/// instructions; compose makes the whole text [`text::terminal`].
 fn body_text<G: Game>(r: &Replay<G>, id16: &str, seat: Seat, role: Role, public: &str) -> String {
     let to = &r.genesis.seats[seat];
     let last = r.entries.last().expect("a log has a genesis");
-    let by = &r.genesis.seats[last.author].name;
+    let by = text::inline(&r.genesis.seats[last.author].name);
     let entry = r.len() - 1;
-    let mut t = format!("Hello {},\n\n", to.name);
+    let mut t = format!("Hello {},\n\n", text::inline(&to.name));
     t.push_str(&format!(
         "{by} wrote entry {entry} of your {} game {id16}: {}.\n",
         G::NAME,
-        last.summary
+        text::inline(&last.summary)
     ));
     let save = "1. Save this mail as a file, say turn.eml (in most mail programs: \
                 \"Save as\", \"Download message\" or \"Show original\", then save). If \
@@ -443,7 +455,9 @@ fn body_text<G: Game>(r: &Replay<G>, id16: &str, seat: Seat, role: Role, public:
                 &format!(
                     "Nothing to do for you now: {} must {} next. This mail keeps your copy \
                      of the game up to date.\n",
-                    who.map_or("nobody".into(), |w| r.genesis.seats[w].name.clone()),
+                    who.map_or("nobody".into(), |w| {
+                        text::inline(&r.genesis.seats[w].name).into_owned()
+                    }),
                     a.as_str()
                 ),
                 WIDTH,

@@ -61,7 +61,8 @@ macro_rules! with_game {
 
 pub fn unknown_game(name: &str) -> Error {
     Error::Usage(format!(
-        "unknown game `{name}`; this program plays: starry-sky (see `starry rules list`)"
+        "unknown game `{}`; this program plays: starry-sky (see `starry rules list`)",
+        crate::text::excerpt(name)
     ))
 }
 
@@ -313,9 +314,10 @@ pub fn standings_of<G: Game>(r: &Replay<G>) -> Vec<StandingReport> {
 /// One line saying how a game ended, safe to print.
 pub fn ending_text(s: &StatusReport) -> String {
     let name = |seat: Seat| {
-        s.seats
-            .get(seat)
-            .map_or_else(|| format!("seat {}", seat + 1), |x| inline(&x.name).into_owned())
+        s.seats.get(seat).map_or_else(
+            || format!("seat {}", seat + 1),
+            |x| inline(&x.name).into_owned(),
+        )
     };
     match s.ending {
         Some(Ending::Resigned { seat }) => format!("The game is over: {} resigned.", name(seat)),
@@ -354,11 +356,10 @@ pub fn status_text(s: &StatusReport) -> String {
             ));
         }
         if let Some(c) = &s.claims {
-            let by: Vec<String> = c
-                .by
-                .iter()
-                .map(|&b| inline(&s.seats[b as usize - 1].name).into_owned())
-                .collect();
+            let by: Vec<String> =
+                c.by.iter()
+                    .map(|&b| inline(&s.seats[b as usize - 1].name).into_owned())
+                    .collect();
             out.push_str(&format!(
                 "{} claimed that {who} stopped answering (awaited since entry {}); {} more \
                  claim(s) end the game with {who} placed last. An entry by {who} answers the claims.\n",

@@ -99,6 +99,13 @@ pub fn check_email(email: &str) -> Result<(), IdentityError> {
 }
 
 impl Identity {
+    /// An identity from a known master secret, held in memory only. For
+    /// test vectors and examples, whose secrets are public by design; a real
+    /// identity comes from [`Identity::create`].
+    pub fn from_master_secret(name: &str, email: &str, secret: [u8; 32]) -> Self {
+        Self::from_secret(name.into(), email.into(), secret)
+    }
+
     fn from_secret(name: String, email: String, secret: [u8; 32]) -> Self {
         let signing = SigningKey::from_bytes(&lp_hmac(&secret, &[KEY_LABEL]));
         Identity {

@@ -2,26 +2,55 @@
 //! atomically — write a temporary file beside it, fsync, rename over, fsync
 //! the directory — under an exclusive lock on the log itself, so a crash, a
 //! full disk or a second starry process can never leave half a line behind.
+//!
+//! The temporary file of `DIR/NAME` is `DIR/.starry-NAME.RANDOM.tmp`. A
+//! process killed while writing leaves it behind; the next process to lock
+//! `NAME` removes it (nobody else can be writing it while the lock is held).
+//! Such a file is never taken for a log.
+//!
+//! A log the owner cannot write (no owner write bit) is never replaced:
+//! making it read-only is how a player freezes a copy. A file larger than
+//! [`MAX_LOG_BYTES`] is not read at all.
 
+use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+
+/// The largest file read as a log: 64 MiB, hundreds of times more than a
+/// finished game's log.
+pub const MAX_LOG_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Prefix of every temporary file (followed by the log's file name).
+const TMP_PREFIX: &str = ".starry-";
+/// Suffix of every temporary file.
+const TMP_SUFFIX: &str = ".tmp";
+/// Length of the random part of a temporary file's name.
+const TMP_RANDOM_CHARS: usize = 10;
 
 /// An exclusively locked log file and the bytes it held when locked.
 pub struct LockedLog {
     path: PathBuf,
     // Held for the lock; dropping it unlocks.
-    _file: File,
+    file: File,
     pub bytes: Vec<u8>,
 }
 
 impl LockedLog {
     /// Opens and locks `path`. After the lock is granted the path is checked
     /// to still name the locked file: another process may have replaced it
-    /// (renamed a new version over it) while we waited.
+    /// (renamed a new version over it) while we waited. Then the temporary
+    /// files a killed writer left beside it are removed, and it is read
+    /// (at most [`MAX_LOG_BYTES`]).
+    ///
+    /// A read-only log can be opened (for a dry run, say); [`replace`]
+    /// refuses it.
+    ///
+    /// [`replace`]: LockedLog::replace
     pub fn open(path: &Path) -> Result<LockedLog> {
+        refuse_temporary(path)?;
         loop {
             let mut file = OpenOptions::new()
                 .read(true)
@@ -30,22 +59,56 @@ impl LockedLog {
             file.lock()
                 .map_err(|e| Error::io("cannot lock the log", path, e))?;
             if same_file(&file, path) {
-                let mut bytes = Vec::new();
-                file.read_to_end(&mut bytes)
-                    .map_err(|e| Error::io("cannot read the log", path, e))?;
+                remove_stale_temporaries(path);
+                let bytes = read_bounded(&mut file, path)?;
                 return Ok(LockedLog {
                     path: path.to_path_buf(),
-                    _file: file,
+                    file,
                     bytes,
                 });
             }
         }
     }
 
-    /// Replaces the log with `bytes`, atomically.
+    /// Replaces the log with `bytes`, atomically. Refuses, before writing
+    /// anything, a log whose owner write bit is cleared (checked on the mode
+    /// bits, since root may write any file).
     pub fn replace(self, bytes: &[u8]) -> Result<()> {
+        let meta = self
+            .file
+            .metadata()
+            .map_err(|e| Error::io("cannot read the attributes of the log", &self.path, e))?;
+        if is_read_only(&meta) {
+            return Err(read_only(&self.path));
+        }
         write_atomic(&self.path, bytes, true)
     }
+}
+
+#[cfg(unix)]
+fn is_read_only(meta: &fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o200 == 0
+}
+
+#[cfg(not(unix))]
+fn is_read_only(meta: &fs::Metadata) -> bool {
+    meta.permissions().readonly()
+}
+
+fn read_only(path: &Path) -> Error {
+    Error::io(
+        "will not replace the log",
+        path,
+        io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "it is read-only, and starry never writes a read-only log; make it writable \
+                 (chmod u+w {}) if you mean to play in it",
+                path.display()
+            ),
+        ),
+    )
 }
 
 #[cfg(unix)]
@@ -64,8 +127,54 @@ fn same_file(_: &File, _: &Path) -> bool {
 
 /// Reads a log without locking (for read-only commands; a reader always sees
 /// either the old or the new file, never a mix, because writers rename).
+/// Refuses a file larger than [`MAX_LOG_BYTES`] without reading it.
 pub fn read(path: &Path) -> Result<Vec<u8>> {
-    fs::read(path).map_err(|e| Error::io("cannot read the log", path, e))
+    refuse_temporary(path)?;
+    let mut file = File::open(path).map_err(|e| Error::io("cannot read the log", path, e))?;
+    read_bounded(&mut file, path)
+}
+
+/// Reads at most [`MAX_LOG_BYTES`] + 1 bytes: a regular file known to be
+/// larger is refused at once, anything else (a pipe, a device, a file that
+/// grows) once the limit is passed.
+fn read_bounded(file: &mut File, path: &Path) -> Result<Vec<u8>> {
+    let size = file
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len());
+    if let Some(size) = size
+        && size > MAX_LOG_BYTES
+    {
+        return Err(too_large(path, Some(size)));
+    }
+    let mut bytes = Vec::with_capacity(size.unwrap_or(0) as usize);
+    file.take(MAX_LOG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io("cannot read the log", path, e))?;
+    if bytes.len() as u64 > MAX_LOG_BYTES {
+        return Err(too_large(path, size.filter(|&s| s > MAX_LOG_BYTES)));
+    }
+    Ok(bytes)
+}
+
+fn too_large(path: &Path, size: Option<u64>) -> Error {
+    const MIB: f64 = 1024.0 * 1024.0;
+    let size = match size {
+        Some(s) => format!("{:.1} MiB ({s} bytes)", s as f64 / MIB),
+        None => "more than 64 MiB".into(),
+    };
+    Error::io(
+        "will not read",
+        path,
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "it is {size}; a starry log is never larger than 64 MiB — this is not a \
+                 starry log"
+            ),
+        ),
+    )
 }
 
 /// Writes a new file that must not exist yet.
@@ -73,15 +182,97 @@ pub fn create(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomic(path, bytes, false)
 }
 
-fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<()> {
-    let dir = match path.parent() {
+/// The directory that holds `path` (`.` for a bare file name).
+fn dir_of(path: &Path) -> PathBuf {
+    match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
+    }
+}
+
+/// `.starry-NAME.` for the log `DIR/NAME`.
+fn temporary_prefix(path: &Path) -> Option<Vec<u8>> {
+    let name = path.file_name()?;
+    let mut p = TMP_PREFIX.as_bytes().to_vec();
+    p.extend_from_slice(name.as_encoded_bytes());
+    p.push(b'.');
+    Some(p)
+}
+
+/// Whether `name` is the name of a temporary file of starry (of any log):
+/// `.starry-…​.RANDOM.tmp`, RANDOM being letters and digits.
+pub fn is_temporary_name(name: &OsStr) -> bool {
+    let b = name.as_encoded_bytes();
+    let Some(rest) = b
+        .strip_prefix(TMP_PREFIX.as_bytes())
+        .and_then(|r| r.strip_suffix(TMP_SUFFIX.as_bytes()))
+    else {
+        return false;
     };
+    match rest.iter().rposition(|&c| c == b'.') {
+        Some(dot) => random_part(&rest[dot + 1..]),
+        None => false,
+    }
+}
+
+/// Whether `b` can be the random part of a temporary file's name.
+fn random_part(b: &[u8]) -> bool {
+    (6..=16).contains(&b.len()) && b.iter().all(u8::is_ascii_alphanumeric)
+}
+
+/// A temporary file is never read or locked as a log.
+fn refuse_temporary(path: &Path) -> Result<()> {
+    match path.file_name() {
+        Some(name) if is_temporary_name(name) => Err(Error::Usage(format!(
+            "{} is a temporary file that starry left while writing a log (a process was \
+             stopped midway), not a log; it is removed the next time that log is written",
+            path.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Removes the temporary files of the log `path` (`.starry-NAME.RANDOM.tmp`
+/// beside it) left by a process that was killed while writing. Only called
+/// with the log's lock held. Best effort: a file that cannot be removed is
+/// left, and does no harm.
+fn remove_stale_temporaries(path: &Path) {
+    let Some(prefix) = temporary_prefix(path) else {
+        return;
+    };
+    let Ok(entries) = fs::read_dir(dir_of(path)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(random) = name
+            .as_encoded_bytes()
+            .strip_prefix(prefix.as_slice())
+            .and_then(|r| r.strip_suffix(TMP_SUFFIX.as_bytes()))
+        else {
+            continue;
+        };
+        // `random_part` admits no dot, so the temporary file of another log
+        // whose name starts with this one's (`NAME.x.jsonl`) never matches.
+        if random_part(random) && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<()> {
+    let dir = dir_of(path);
     let io = |what, e| Error::io(what, path, e);
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::Usage(format!("{} names no file", path.display())))?;
+    let mut prefix = std::ffi::OsString::from(TMP_PREFIX);
+    prefix.push(name);
+    prefix.push(".");
     let mut tmp = tempfile::Builder::new()
-        .prefix(".starry-")
-        .suffix(".tmp")
+        .prefix(&prefix)
+        .rand_bytes(TMP_RANDOM_CHARS)
+        .suffix(TMP_SUFFIX)
         .tempfile_in(&dir)
         .map_err(|e| io("cannot create a temporary file beside", e))?;
     // A log is shared with the other players: readable like any document,
@@ -120,4 +311,117 @@ fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<()> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names() {
+        let yes = [".starry-game.jsonl.AbC123xyZ0.tmp", ".starry-x.abcdef.tmp"];
+        for n in yes {
+            assert!(is_temporary_name(OsStr::new(n)), "{n}");
+        }
+        let no = [
+            "game.jsonl",
+            ".starry-game.jsonl.tmp",
+            ".starry-game.jsonl.ab.tmp",
+            ".starry-game.jsonl.abc-def.tmp",
+            "starry-game.jsonl.abcdef.tmp",
+            ".starry-game.jsonl.abcdef.tmp.jsonl",
+        ];
+        for n in no {
+            assert!(!is_temporary_name(OsStr::new(n)), "{n}");
+        }
+    }
+
+    #[test]
+    fn writes_use_the_named_temporary_and_leave_none() {
+        let d = tempfile::tempdir().unwrap();
+        let log = d.path().join("game.jsonl");
+        create(&log, b"one\n").unwrap();
+        let locked = LockedLog::open(&log).unwrap();
+        assert_eq!(locked.bytes, b"one\n");
+        locked.replace(b"one\ntwo\n").unwrap();
+        assert_eq!(fs::read(&log).unwrap(), b"one\ntwo\n");
+        let names: Vec<_> = fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("game.jsonl")]);
+    }
+
+    #[test]
+    fn stale_temporaries_of_this_log_only_are_removed_under_the_lock() {
+        let d = tempfile::tempdir().unwrap();
+        let log = d.path().join("game.jsonl");
+        fs::write(&log, b"x\n").unwrap();
+        let mine = d.path().join(".starry-game.jsonl.Zz09Zz09Zz.tmp");
+        let others = [
+            ".starry-game.jsonl.x.jsonl.Zz09Zz09Zz.tmp", // another log's
+            ".starry-other.jsonl.Zz09Zz09Zz.tmp",
+            ".starry-game.jsonl.not-random.tmp",
+            "game.jsonl.Zz09Zz09Zz.tmp",
+        ];
+        fs::write(&mine, b"half a li").unwrap();
+        for o in others {
+            fs::write(d.path().join(o), b"keep").unwrap();
+        }
+        let locked = LockedLog::open(&log).unwrap();
+        assert!(!mine.exists());
+        for o in others {
+            assert!(d.path().join(o).exists(), "{o}");
+        }
+        drop(locked);
+        // A temporary file is not a log.
+        assert!(matches!(
+            read(&mine.with_file_name(others[1])),
+            Err(Error::Usage(_))
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_read_only_log_is_read_but_never_replaced() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let log = d.path().join("game.jsonl");
+        fs::write(&log, b"x\n").unwrap();
+        fs::set_permissions(&log, fs::Permissions::from_mode(0o444)).unwrap();
+        assert_eq!(read(&log).unwrap(), b"x\n");
+        let locked = LockedLog::open(&log).unwrap();
+        let err = locked.replace(b"x\ny\n").unwrap_err();
+        assert_eq!(err.exit_code(), 3);
+        let msg = err.to_string();
+        assert!(
+            msg.contains("read-only") && msg.contains("chmod u+w"),
+            "{msg}"
+        );
+        assert_eq!(fs::read(&log).unwrap(), b"x\n");
+        assert_eq!(fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn large_files_are_refused_unread() {
+        let d = tempfile::tempdir().unwrap();
+        let log = d.path().join("big.jsonl");
+        let f = File::create(&log).unwrap();
+        f.set_len(MAX_LOG_BYTES + 1).unwrap();
+        let msg = read(&log).unwrap_err().to_string();
+        assert!(
+            msg.contains("64 MiB") && msg.contains("not a starry log"),
+            "{msg}"
+        );
+        assert!(LockedLog::open(&log).is_err());
+        f.set_len(MAX_LOG_BYTES).unwrap();
+        assert_eq!(read(&log).unwrap().len() as u64, MAX_LOG_BYTES);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_endless_stream_is_cut_at_the_limit() {
+        let msg = read(Path::new("/dev/zero")).unwrap_err().to_string();
+        assert!(msg.contains("more than 64 MiB"), "{msg}");
+    }
 }

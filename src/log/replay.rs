@@ -85,7 +85,10 @@ fn fault(entry: u64, fault: Fault, detail: impl Into<String>) -> LogFault {
 /// the first fault in file order is the one named.
 pub fn lines(bytes: &[u8]) -> (Vec<&[u8]>, Option<LogFault>) {
     if bytes.is_empty() {
-        return (Vec::new(), Some(fault(0, Fault::Malformed, "the log is empty")));
+        return (
+            Vec::new(),
+            Some(fault(0, Fault::Malformed, "the log is empty")),
+        );
     }
     let mut out: Vec<&[u8]> = Vec::new();
     let mut pieces = bytes.split(|&b| b == b'\n').peekable();
@@ -136,7 +139,12 @@ fn shaped<T: DeserializeOwned>(n: u64, what: &str, value: &Value) -> Result<T, L
 
 /// Checks that a parsed protocol object re-encodes to exactly the JSON it
 /// was read from (S3).
-fn same_encoding<T: serde::Serialize>(n: u64, what: &str, t: &T, value: &Value) -> Result<(), LogFault> {
+fn same_encoding<T: serde::Serialize>(
+    n: u64,
+    what: &str,
+    t: &T,
+    value: &Value,
+) -> Result<(), LogFault> {
     if canonical::to_value(t) != *value {
         return Err(fault(
             n,
@@ -182,20 +190,20 @@ pub fn parse_line(n: u64, bytes: &[u8]) -> Result<Parsed, LogFault> {
     }
     // A genesis of another protocol version may have another shape: say
     // so before judging its shape by this version's rules.
-    if n == 0 && value["body"]["kind"] == "genesis" {
-        if let Some(v) = value["body"]["data"]["protocol"].as_u64() {
-            if v != u64::from(PROTOCOL_VERSION) {
-                return Err(fault(
-                    n,
-                    Fault::UnknownVersion,
-                    format!(
-                        "this log uses protocol version {v}; this program implements version \
-                         {PROTOCOL_VERSION} only, and refuses rather than guess — use a starry \
-                         release that implements version {v}"
-                    ),
-                ));
-            }
-        }
+    if n == 0
+        && value["body"]["kind"] == "genesis"
+        && let Some(v) = value["body"]["data"]["protocol"].as_u64()
+        && v != u64::from(PROTOCOL_VERSION)
+    {
+        return Err(fault(
+            n,
+            Fault::UnknownVersion,
+            format!(
+                "this log uses protocol version {v}; this program implements version \
+                 {PROTOCOL_VERSION} only, and refuses rather than guess — use a starry \
+                 release that implements version {v}"
+            ),
+        ));
     }
     if let Some(at) = canonical::find_float(&value, &mut String::new()) {
         return Err(fault(
@@ -253,7 +261,9 @@ pub fn parse_line(n: u64, bytes: &[u8]) -> Result<Parsed, LogFault> {
     };
 
     // S3: canonical form.
-    if canonical::to_bytes(&value) != bytes || canonical::to_bytes(&canonical::to_value(&line)) != bytes {
+    if canonical::to_bytes(&value) != bytes
+        || canonical::to_bytes(&canonical::to_value(&line)) != bytes
+    {
         return Err(fault(
             n,
             Fault::NonCanonical,
@@ -270,16 +280,6 @@ pub fn parse_line(n: u64, bytes: &[u8]) -> Result<Parsed, LogFault> {
         Data::Resign(r) => same_encoding(n, "the resign data", r, d)?,
         Data::Countersign(c) => same_encoding(n, "the countersign data", c, d)?,
         Data::Abandon(a) => same_encoding(n, "the abandon data", a, d)?,
-    }
-    if let Ok(raw) = B64.decode(&line.sig)
-        && raw.len() == 64
-        && B64.encode(&raw) != line.sig
-    {
-        return Err(fault(
-            n,
-            Fault::NonCanonical,
-            "the signature's base64 is not in canonical form",
-        ));
     }
     let body_bytes = canonical::to_bytes(&canonical::to_value(&line.body));
     Ok(Parsed {
@@ -322,7 +322,10 @@ pub fn game_object<T: DeserializeOwned + serde::Serialize>(
         fault(
             n,
             Fault::IllegalMove,
-            format!("{what} is not one this game knows: {}", excerpt_of(&e.to_string(), 160)),
+            format!(
+                "{what} is not one this game knows: {}",
+                excerpt_of(&e.to_string(), 160)
+            ),
         )
     })?;
     if canonical::to_value(&t) != *value {
@@ -332,7 +335,10 @@ pub fn game_object<T: DeserializeOwned + serde::Serialize>(
             format!(
                 "{what} is not in canonical form: the game writes it as {} (every field written \
                  out, defaults included)",
-                excerpt_of(&String::from_utf8_lossy(&canonical::to_bytes(&canonical::to_value(&t))), 200)
+                excerpt_of(
+                    &String::from_utf8_lossy(&canonical::to_bytes(&canonical::to_value(&t))),
+                    200
+                )
             ),
         ));
     }
@@ -542,7 +548,12 @@ impl<G: Game> Replay<G> {
             return Err(end.expect("no line means a fault"));
         };
         let mut replay = Self::from_genesis(first)?;
-        for (i, l) in lines.iter().enumerate().skip(1).take(count.saturating_sub(1)) {
+        for (i, l) in lines
+            .iter()
+            .enumerate()
+            .skip(1)
+            .take(count.saturating_sub(1))
+        {
             replay.apply_line(i as u64, l)?;
         }
         match end {
@@ -561,7 +572,11 @@ impl<G: Game> Replay<G> {
             return Err(fault(
                 0,
                 Fault::UnknownVersion,
-                format!("this log is a game of `{}`, not `{}`", inline(&g.game), G::NAME),
+                format!(
+                    "this log is a game of `{}`, not `{}`",
+                    inline(&g.game),
+                    G::NAME
+                ),
             ));
         }
         if g.rules != G::RULES_VERSION {
@@ -611,7 +626,10 @@ impl<G: Game> Replay<G> {
                 return Err(fault(
                     0,
                     Fault::BadSignature,
-                    format!("seat {} is pinned to a key that another seat is pinned to", i + 1),
+                    format!(
+                        "seat {} is pinned to a key that another seat is pinned to",
+                        i + 1
+                    ),
                 ));
             }
         }
@@ -702,17 +720,22 @@ impl<G: Game> Replay<G> {
     /// "seat 2, Cleo <cleo@example.org>", safe to print.
     pub fn seat_label(&self, seat: Seat) -> String {
         match self.genesis.seats.get(seat) {
-            Some(s) => format!("seat {}, {} <{}>", seat + 1, inline(&s.name), inline(&s.email)),
+            Some(s) => format!(
+                "seat {}, {} <{}>",
+                seat + 1,
+                inline(&s.name),
+                inline(&s.email)
+            ),
             None => format!("seat {}", seat + 1),
         }
     }
 
     /// The seat's name, safe to print.
     pub fn name(&self, seat: Seat) -> String {
-        self.genesis
-            .seats
-            .get(seat)
-            .map_or_else(|| format!("seat {}", seat + 1), |s| inline(&s.name).into_owned())
+        self.genesis.seats.get(seat).map_or_else(
+            || format!("seat {}", seat + 1),
+            |s| inline(&s.name).into_owned(),
+        )
     }
 
     /// Who must write the next entry and what it must be.
@@ -958,9 +981,9 @@ impl<G: Game> Replay<G> {
                 other + 1
             )));
         }
-        if let Some(other) = (0..self.seat_count())
-            .find(|&s| s != author && self.seats[s].key.is_none() && self.seat_key(s) == Some(key.0))
-        {
+        if let Some(other) = (0..self.seat_count()).find(|&s| {
+            s != author && self.seats[s].key.is_none() && self.seat_key(s) == Some(key.0)
+        }) {
             return Err(bad(format!(
                 "this key is pinned to seat {}; it may not take another seat",
                 other + 1
@@ -1001,7 +1024,9 @@ impl<G: Game> Replay<G> {
             Kind::Abandon => {
                 if !playing {
                     return refuse(match action {
-                        Action::Join => "a game can be abandoned only once everyone has joined".into(),
+                        Action::Join => {
+                            "a game can be abandoned only once everyone has joined".into()
+                        }
                         _ => "the game is over".into(),
                     });
                 }
@@ -1075,8 +1100,11 @@ impl<G: Game> Replay<G> {
             }
             Data::Move(m) => {
                 let reveals = self.check_openings(n, author, &m.reveals)?;
-                let action: G::Action = game_object(n, "the move", &m.action)
-                    .map_err(|f| LogFault { author: Some(self.seat_label(author)), ..f })?;
+                let action: G::Action =
+                    game_object(n, "the move", &m.action).map_err(|f| LogFault {
+                        author: Some(self.seat_label(author)),
+                        ..f
+                    })?;
                 let mut state = self.state.clone().expect("playing");
                 resolve_pending::<G>(
                     &mut state,
@@ -1475,7 +1503,6 @@ fn verifying_key(n: u64, bytes: &[u8; 32]) -> Result<VerifyingKey, LogFault> {
     Ok(key)
 }
 
-
 /// The most entries one seat can write after joining, for a game of at most
 /// `moves` move and reveal entries: its ready, its own moves and reveals,
 /// one abandonment claim per round of claims (a round ends with an entry of
@@ -1499,7 +1526,10 @@ fn refs_text(v: &[HiddenRef]) -> String {
     if v.is_empty() {
         "nothing".into()
     } else {
-        v.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")
+        v.iter()
+            .map(|r| r.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -1512,7 +1542,8 @@ fn check_signature(n: u64, key: &VerifyingKey, p: &Parsed) -> Result<(), LogFaul
             fault(
                 n,
                 Fault::BadSignature,
-                "the signature is missing or is not 64 bytes of base64",
+                "the signature is not 64 bytes in canonical base64 (standard alphabet, padded, \
+                 no stray bits)",
             )
         })?;
     let sig = Signature::from_bytes(&raw);
@@ -1534,7 +1565,12 @@ pub fn valid_time(t: &str) -> bool {
     let b = t.as_bytes();
     let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
     if b.len() != 20
-        || !(digits(0..4) && digits(5..7) && digits(8..10) && digits(11..13) && digits(14..16) && digits(17..19))
+        || !(digits(0..4)
+            && digits(5..7)
+            && digits(8..10)
+            && digits(11..13)
+            && digits(14..16)
+            && digits(17..19))
         || b[4] != b'-'
         || b[7] != b'-'
         || b[10] != b'T'

@@ -8,6 +8,7 @@ use lettre::message::{Attachment, Body, Mailbox, MultiPart, SinglePart};
 
 use super::MailError;
 use super::armor::armor;
+use crate::text;
 
 /// Content type of the attached log (newline-delimited JSON).
 pub const LOG_CONTENT_TYPE: &str = "application/x-ndjson";
@@ -45,15 +46,20 @@ pub fn body_with_armor(text: &str, log: &[u8]) -> String {
     out
 }
 
+/// A mailbox for a header. The display name comes from a log and is hostile:
+/// it is made [`text::inline`] (no line break, control or bidi character can
+/// reach the header) before lettre encodes it; the address is parsed, and a
+/// bad one is an error quoting at most an excerpt. Never panics.
 fn mailbox(field: &'static str, name: &str, email: &str) -> Result<Mailbox, MailError> {
     let address = email
         .trim()
         .parse()
         .map_err(|e: lettre::address::AddressError| MailError::Address {
             field,
-            value: email.to_string(),
+            value: text::excerpt(email),
             reason: e.to_string(),
         })?;
+    let name = text::inline(name.trim());
     let name = name.trim();
     Ok(Mailbox::new(
         (!name.is_empty()).then(|| name.to_string()),
@@ -64,14 +70,22 @@ fn mailbox(field: &'static str, name: &str, email: &str) -> Result<Mailbox, Mail
 /// Builds the turn mail: `multipart/mixed` with the text part and the log as
 /// a base64 attachment of type `application/x-ndjson` named
 /// `m.log_file_name`. Date and Message-ID are set.
+///
+/// Every header value is made [`text::inline`] (names, subject), so text
+/// from a log can neither add a header nor put a control character into
+/// one; the text part is made [`text::terminal`], so no escape sequence
+/// reaches a terminal mail reader.
 pub fn compose(m: &TurnMail) -> Result<Message, MailError> {
     let from = mailbox("sender", &m.from_name, &m.from_email)?;
     let to = mailbox("recipient", &m.to_name, &m.to_email)?;
     let file_name = m.log_file_name.trim();
-    if file_name.is_empty() || file_name.contains(['/', '\\', '\r', '\n']) {
+    if file_name.is_empty()
+        || file_name.contains(['/', '\\'])
+        || file_name.chars().any(text::is_unsafe)
+    {
         return Err(MailError::Build(format!(
             "the attachment name `{}` must be a plain file name",
-            m.log_file_name
+            text::excerpt(&m.log_file_name)
         )));
     }
     let content_type = ContentType::parse(LOG_CONTENT_TYPE)
@@ -89,12 +103,12 @@ pub fn compose(m: &TurnMail) -> Result<Message, MailError> {
         .message_id(Some(message_id))
         .from(from)
         .to(to)
-        .subject(m.subject.clone())
+        .subject(text::inline(&m.subject).into_owned())
         .date_now()
         .user_agent(format!("starry/{}", env!("CARGO_PKG_VERSION")))
         .multipart(
             MultiPart::mixed()
-                .singlepart(SinglePart::plain(m.body_text.clone()))
+                .singlepart(SinglePart::plain(text::terminal(&m.body_text).into_owned()))
                 .singlepart(attachment),
         )
         .map_err(|e| MailError::Build(e.to_string()))
@@ -191,6 +205,104 @@ mod tests {
         let mut m = sample();
         m.log_file_name = "../x.jsonl".into();
         assert!(matches!(compose(&m).unwrap_err(), MailError::Build(_)));
+    }
+
+    /// The header section of a wire-form mail, unfolded: one entry per field.
+    fn header_fields(eml: &[u8]) -> Vec<String> {
+        let text = String::from_utf8(eml.to_vec()).unwrap();
+        let head = &text[..text.find("\r\n\r\n").unwrap()];
+        let mut fields: Vec<String> = Vec::new();
+        for line in head.split("\r\n") {
+            if line.starts_with([' ', '\t']) {
+                fields.last_mut().unwrap().push_str(line);
+            } else {
+                fields.push(line.to_string());
+            }
+        }
+        fields
+    }
+
+    #[test]
+    fn hostile_names_cannot_add_headers_or_reach_a_terminal() {
+        let evil = "Eve\r\nBcc: x@evil.org\u{1b}[2J";
+        let mut m = sample();
+        m.to_name = evil.into();
+        m.from_name = format!("Mallory\n\u{202e}\u{9b}31m{evil}");
+        m.subject = format!("[starry] starry-sky 1a2b: entry 3 — {evil}, your move");
+        m.body_text = body_with_armor(&format!("Hello {evil},\n\u{7}\u{9b}2J done"), &m.log);
+        let eml = to_eml(&compose(&m).expect("a hostile name is no reason to panic or fail"));
+        let fields = header_fields(&eml);
+        let count = |name: &str| {
+            fields
+                .iter()
+                .filter(|f| f.to_ascii_lowercase().starts_with(&format!("{name}:")))
+                .count()
+        };
+        assert_eq!(count("subject"), 1, "{fields:#?}");
+        assert_eq!(count("to"), 1, "{fields:#?}");
+        assert_eq!(count("from"), 1, "{fields:#?}");
+        assert_eq!(count("bcc"), 0, "{fields:#?}");
+        for f in &fields {
+            assert!(!f.contains(['\r', '\n', '\u{1b}']), "{f:?}");
+        }
+        // Decoded (encoded words undone), the header values are still clean,
+        // and the mail still has exactly one recipient.
+        let parsed = mail_parser::MessageParser::default().parse(&eml).unwrap();
+        let to = parsed.to().unwrap();
+        assert_eq!(to.iter().count(), 1);
+        assert_eq!(to.first().unwrap().address(), Some("bob@example.org"));
+        assert!(parsed.bcc().is_none());
+        let shown = [
+            to.first().unwrap().name().unwrap_or_default(),
+            parsed
+                .from()
+                .unwrap()
+                .first()
+                .unwrap()
+                .name()
+                .unwrap_or_default(),
+            parsed.subject().unwrap(),
+        ];
+        for s in shown {
+            assert!(!s.chars().any(text::is_unsafe), "{s:?}");
+            assert!(
+                s.contains("Eve\\u{d}\\u{a}Bcc: x@evil.org\\u{1b}[2J"),
+                "{s:?}"
+            );
+        }
+        // The text part: no escape sequence, no bell, no one-byte CSI; the
+        // log itself, attached and armored, is untouched.
+        // (The wire's CRLF line ends are the mail's own.)
+        let body = parsed.body_text(0).unwrap().replace("\r\n", "\n");
+        assert!(
+            !body
+                .chars()
+                .any(|c| text::is_unsafe(c) && c != '\n' && c != '\t'),
+            "{body:?}"
+        );
+        // compose keeps line breaks in the text (the caller makes names
+        // inline where it inserts them); the CR and the ESC are escaped.
+        assert!(
+            body.contains("Hello Eve\\u{d}\nBcc: x@evil.org\\u{1b}[2J"),
+            "{body}"
+        );
+        assert_eq!(extract_logs(&eml, 1 << 20).unwrap(), vec![m.log.clone()]);
+        // The envelope is what the addresses say, nothing more.
+        let msg = compose(&m).unwrap();
+        assert_eq!(msg.envelope().to().len(), 1);
+    }
+
+    #[test]
+    fn errors_quote_at_most_an_excerpt() {
+        let mut m = sample();
+        m.to_email = format!("\u{1b}[2J{}", "x".repeat(100_000));
+        let err = compose(&m).unwrap_err().to_string();
+        assert!(err.len() < 400, "{}", err.len());
+        assert!(!err.contains('\u{1b}'));
+        let mut m = sample();
+        m.log_file_name = format!("a\u{1b}{}.jsonl", "y".repeat(100_000));
+        let err = compose(&m).unwrap_err().to_string();
+        assert!(err.len() < 400 && !err.contains('\u{1b}'), "{err}");
     }
 
     #[test]

@@ -50,6 +50,7 @@ use lettre::{Message, Transport as _};
 use serde::{Deserialize, Serialize};
 
 use super::MailError;
+use crate::text;
 
 /// Name of the settings file inside the starry home directory.
 pub const CONFIG_FILE: &str = "mail.toml";
@@ -292,7 +293,8 @@ pub fn load_with_env(
     if let Some(v) = env("STARRY_MAIL_TRANSPORT") {
         transport = Some(TransportKind::parse(&v).ok_or_else(|| {
             MailError::Config(format!(
-                "STARRY_MAIL_TRANSPORT is `{v}`; use outbox, smtp or sendmail"
+                "STARRY_MAIL_TRANSPORT is `{}`; use outbox, smtp or sendmail",
+                text::excerpt(&v)
             ))
         })?);
     }
@@ -305,14 +307,16 @@ pub fn load_with_env(
     if let Some(v) = env("STARRY_SMTP_PORT") {
         smtp.port = Some(v.trim().parse().map_err(|_| {
             MailError::Config(format!(
-                "STARRY_SMTP_PORT is `{v}`; it must be a port number (1-65535)"
+                "STARRY_SMTP_PORT is `{}`; it must be a port number (1-65535)",
+                text::excerpt(&v)
             ))
         })?);
     }
     if let Some(v) = env("STARRY_SMTP_SECURITY") {
         smtp.security = Security::parse(&v).ok_or_else(|| {
             MailError::Config(format!(
-                "STARRY_SMTP_SECURITY is `{v}`; use starttls, tls or none"
+                "STARRY_SMTP_SECURITY is `{}`; use starttls, tls or none",
+                text::excerpt(&v)
             ))
         })?;
     }
@@ -331,7 +335,8 @@ pub fn load_with_env(
     if let Some(v) = env("STARRY_SMTP_TIMEOUT") {
         let secs: u64 = v.trim().parse().map_err(|_| {
             MailError::Config(format!(
-                "STARRY_SMTP_TIMEOUT is `{v}`; it must be a number of seconds"
+                "STARRY_SMTP_TIMEOUT is `{}`; it must be a number of seconds",
+                text::excerpt(&v)
             ))
         })?;
         smtp.timeout = Duration::from_secs(secs);
@@ -369,7 +374,7 @@ fn parse_file(path: &Path, text: &str) -> Result<FileConfig, MailError> {
         MailError::Config(format!(
             "{} is not valid TOML: {}",
             path.display(),
-            without_values(&one_line(e.message()))
+            text::inline(&without_values(&one_line(e.message())))
         ))
     })?;
     if holds_password(&toml::Value::Table(table.clone())) {
@@ -382,7 +387,7 @@ fn parse_file(path: &Path, text: &str) -> Result<FileConfig, MailError> {
             "{}: {}; see the keys documented for mail.toml (transport, from, [smtp] host, port, \
              security, user, password_command, ca_file, timeout_secs, [sendmail] command)",
             path.display(),
-            without_values(&one_line(e.message()))
+            text::inline(&without_values(&one_line(e.message())))
         ))
     })
 }
@@ -703,8 +708,12 @@ fn read_envelope(eml: &Path, bytes: &[u8]) -> Result<Envelope, MailError> {
         ))
     };
     let parse = |s: &str| -> Result<Address, MailError> {
-        s.parse()
-            .map_err(|e| bad(format!("the address `{s}` is not valid ({e})")))
+        s.parse().map_err(|e| {
+            bad(format!(
+                "the address `{}` is not valid ({e})",
+                text::excerpt(s)
+            ))
+        })
     };
     let (from, to) = match fs::read(envelope_path(eml))
         .ok()
@@ -1087,7 +1096,9 @@ fn run_password_command(cmd: &str) -> Result<Secret, MailError> {
 }
 
 /// Removes secrets (and their base64 forms, as used by AUTH PLAIN/LOGIN) from
-/// any text that may end up in an error; folds it into one line.
+/// any text that may end up in an error; folds it into one line, with every
+/// control character escaped ([`text::inline`]): a server's or a program's
+/// answer is not trusted to be fit for a terminal.
 #[derive(Default)]
 struct Redactor {
     secrets: Vec<String>,
@@ -1119,7 +1130,7 @@ impl Redactor {
         for secret in &self.secrets {
             s = s.replace(secret.as_str(), "<redacted>");
         }
-        s
+        text::inline(&s).into_owned()
     }
 }
 
@@ -1367,6 +1378,29 @@ mod tests {
         assert!(!out.contains("S3cret!pw"));
         assert!(!out.contains(&plain));
         assert!(!out.contains('\n'));
+        // A server's answer is not fit for a terminal as it is.
+        let out = r.clean("550 no\u{1b}[2J S3cret!pw \u{9b}31m\u{202e}x");
+        assert!(!out.chars().any(crate::text::is_unsafe), "{out:?}");
+        assert!(
+            out.contains("<redacted>") && out.contains("\\u{1b}[2J"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn bad_settings_are_quoted_as_excerpts() {
+        let long = format!("\u{1b}[2J{}", "9".repeat(100_000));
+        let home = tempfile::tempdir().unwrap();
+        for var in [
+            "STARRY_SMTP_PORT",
+            "STARRY_SMTP_TIMEOUT",
+            "STARRY_MAIL_TRANSPORT",
+        ] {
+            let err = load_with_env(home.path(), &env_of(&[(var, &long)]))
+                .unwrap_err()
+                .to_string();
+            assert!(err.len() < 400 && !err.contains('\u{1b}'), "{var}: {err}");
+        }
     }
 
     #[test]

@@ -157,10 +157,10 @@ impl Board {
     /// Checks one board on its own; errors name the board and the field.
     pub fn validate(&self) -> Result<(), RuleError> {
         let id = &self.id;
-        if self.name.trim().is_empty() {
+        if let Err(e) = crate::text::check_name(&self.name) {
             return Err(RuleError::bad_setup(
                 "board-name",
-                format!("board `{id}`: `name` is empty"),
+                format!("board `{id}`: `name`: {e}"),
             ));
         }
         let n = self.stars.len();

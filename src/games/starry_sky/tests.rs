@@ -799,7 +799,10 @@ fn completing_on_a_large_star_is_face_up_and_reveals_the_completers_tokens() {
     t.mv(2, "1 b:1");
     let p1_ref = ref_at(1);
     let e = t.raw_play(0, "a:3", Some(Three), None, vec![]).unwrap_err();
-    assert_eq!((e.kind, e.rule), (RuleErrorKind::WrongReveals, "reveal-set"));
+    assert_eq!(
+        (e.kind, e.rule),
+        (RuleErrorKind::WrongReveals, "reveal-set")
+    );
     // And a face-down completion is refused.
     let e = t
         .raw_play(0, "a:3", None, Some(Three), vec![(p1_ref, One)])
@@ -852,7 +855,10 @@ fn reveals_go_from_the_completers_left_skipping_seats_with_nothing_face_down() {
         (RuleErrorKind::OutOfTurn, "not-your-turn")
     );
     let e = t.raw_reveal(3, vec![]).unwrap_err();
-    assert_eq!((e.kind, e.rule), (RuleErrorKind::WrongReveals, "reveal-set"));
+    assert_eq!(
+        (e.kind, e.rule),
+        (RuleErrorKind::WrongReveals, "reveal-set")
+    );
     let e = t
         .raw_reveal(3, vec![(ref_at(4), One), (ref_at(4), One)])
         .unwrap_err();

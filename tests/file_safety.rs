@@ -1,0 +1,283 @@
+//! The files starry reads and writes, through the real binary: a read-only
+//! log is never replaced, a killed writer's temporary file is cleaned up and
+//! never taken for a log, a huge file is refused without being read whole,
+//! and a closed pipe (`starry … | head`) ends the output quietly.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+fn listing(d: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A 3-player game just created; returns the table and who must act.
+fn new_game() -> (Table, usize) {
+    let t = Table::new(3);
+    t.create(&[]);
+    let s = t.status();
+    let who = t.seat_of(s["to_act"].as_str().unwrap());
+    (t, who)
+}
+
+fn entries(t: &Table) -> u64 {
+    t.status()["entries"].as_u64().unwrap()
+}
+
+#[cfg(unix)]
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+#[cfg(unix)]
+fn set_mode(p: &Path, m: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+}
+
+/// The owner's write bit is what counts (the tests may run as root, who
+/// could write the file anyway): cleared, the log is refused before
+/// anything is written, with a message saying what to do; reading and a
+/// dry run still work.
+#[cfg(unix)]
+#[test]
+fn a_read_only_log_is_never_replaced() {
+    let (t, who) = new_game();
+    let before = std::fs::read(&t.log).unwrap();
+    let files_before = listing(t.dir.path());
+    let n = entries(&t);
+    for m in [0o444, 0o464, 0o400] {
+        set_mode(&t.log, m);
+        let out = t.starry(Some(who), &["play", t.log_str(), "--auto"]);
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("read-only") && err.contains("chmod u+w") && err.contains("game.jsonl"),
+            "{err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+        assert_eq!(std::fs::read(&t.log).unwrap(), before, "mode {m:o}");
+        assert_eq!(mode(&t.log), m, "the mode is kept");
+        assert_eq!(listing(t.dir.path()), files_before, "no stray file");
+
+        // Reading is fine, and so is a dry run.
+        assert_eq!(entries(&t), n);
+        let out = t.starry(Some(who), &["play", t.log_str(), "--auto", "--dry-run"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(std::fs::read(&t.log).unwrap(), before);
+    }
+    set_mode(&t.log, 0o644);
+    let out = t.starry(Some(who), &["play", t.log_str(), "--auto"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(entries(&t), n + 1);
+    assert_eq!(mode(&t.log), 0o644);
+}
+
+/// A writer killed midway leaves `.starry-NAME.RANDOM.tmp` beside the log:
+/// the next writer of that log removes it (and only its own log's), and no
+/// command takes it for a log.
+#[test]
+fn a_stale_temporary_file_is_removed_and_never_read_as_a_log() {
+    let (t, who) = new_game();
+    let stale = t.dir.path().join(".starry-game.jsonl.k1LLed0000.tmp");
+    let not_ours = t.dir.path().join(".starry-other.jsonl.k1LLed0000.tmp");
+    let half = &std::fs::read(&t.log).unwrap()[..50];
+    std::fs::write(&stale, half).unwrap();
+    std::fs::write(&not_ours, half).unwrap();
+
+    // Reading commands leave it (they hold no lock) and ignore it.
+    let n = entries(&t);
+    assert!(stale.exists());
+    for args in [
+        vec!["status", stale.to_str().unwrap()],
+        vec!["audit", stale.to_str().unwrap()],
+        vec!["play", stale.to_str().unwrap(), "--auto"],
+    ] {
+        let out = t.starry(Some(who), &args);
+        assert!(!out.status.success(), "{args:?}");
+        let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+        assert!(all.contains("temporary file"), "{args:?}: {all}");
+    }
+
+    let out = t.starry(Some(who), &["play", t.log_str(), "--auto"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stale.exists(), "the stale temporary file is removed");
+    assert!(
+        not_ours.exists(),
+        "another log's temporary file is left alone"
+    );
+    assert_eq!(entries(&t), n + 1);
+    assert_eq!(
+        listing(t.dir.path())
+            .iter()
+            .filter(|n| n.starts_with(".starry-game.jsonl."))
+            .count(),
+        0
+    );
+}
+
+/// `starry status ID` looks the game up in the games directory; a stale
+/// temporary file of that game beside it is not a second candidate.
+#[test]
+fn games_directory_lookup_ignores_temporary_files() {
+    let (t, _) = new_game();
+    let s = t.status();
+    let id = s["game_id"].as_str().unwrap().to_string();
+    let home = &t.homes[0];
+    let games = home.join("games");
+    std::fs::create_dir_all(&games).unwrap();
+    std::fs::copy(&t.log, games.join(format!("{id}.jsonl"))).unwrap();
+    std::fs::write(
+        games.join(format!(".starry-{id}.jsonl.AbCdEf1234.tmp")),
+        b"{",
+    )
+    .unwrap();
+    std::fs::write(games.join(format!("{id}.jsonl.AbCdEf1234.tmp")), b"{").unwrap();
+    let out = starry_in(home, &["status", &id[..16], "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["game_id"], id.as_str());
+}
+
+fn big_file(dir: &Path, len: u64) -> PathBuf {
+    let p = dir.join("big.jsonl");
+    let f = std::fs::File::create(&p).unwrap();
+    // Sparse: instant to make, and reading it whole would still take a
+    // while and 65 MiB of memory.
+    f.set_len(len).unwrap();
+    p
+}
+
+/// A file larger than 64 MiB is refused at once, by every command, with a
+/// message that says why; nothing is read and nothing is written.
+#[test]
+fn a_huge_file_is_refused_quickly() {
+    let (t, who) = new_game();
+    let big = big_file(t.dir.path(), 65 * 1024 * 1024);
+    let p = big.to_str().unwrap();
+    for (args, seat) in [
+        (vec!["status", p], None),
+        (vec!["view", p], None),
+        (vec!["play", p, "--auto"], Some(who)),
+    ] {
+        let start = Instant::now();
+        let out = t.starry(seat, &args);
+        assert!(start.elapsed() < Duration::from_secs(10), "{args:?}");
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("big.jsonl")
+                && err.contains("65.0 MiB")
+                && err.contains("never larger than 64 MiB")
+                && err.contains("not a starry log"),
+            "{err}"
+        );
+        assert!(err.len() < 1000, "{err}");
+    }
+    let start = Instant::now();
+    for json in [false, true] {
+        let mut args = vec!["audit", p, t.log_str()];
+        if json {
+            args.push("--json");
+        }
+        let out = t.starry(None, &args);
+        assert!(start.elapsed() < Duration::from_secs(20));
+        assert!(!out.status.success());
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("not a starry log"), "{stdout}");
+        if json {
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["files"][1]["valid"], true, "the other file is audited");
+        }
+    }
+    assert_eq!(std::fs::metadata(&big).unwrap().len(), 65 * 1024 * 1024);
+}
+
+/// Something that is not a regular file and never ends is read only up to
+/// the limit, then refused.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_endless_input_is_cut_at_the_limit() {
+    let (t, _) = new_game();
+    let start = Instant::now();
+    let out = t.starry(None, &["status", "/dev/zero"]);
+    assert!(start.elapsed() < Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("more than 64 MiB"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Runs starry with its standard output a pipe whose reading end is closed
+/// at once, as `starry … | head -c 1` does once head has its byte.
+fn with_closed_stdout(home: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("starry"))
+        .env("STARRY_HOME", home)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    (out.status.code(), stderr(&out))
+}
+
+fn example_logs() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/games");
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .map(|p| p.to_str().unwrap().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    let home = tempfile::tempdir().unwrap();
+    let logs = example_logs();
+    assert!(!logs.is_empty());
+    let mut audit = vec!["audit"];
+    audit.extend(logs.iter().map(String::as_str));
+    let mut audit_json = audit.clone();
+    audit_json.push("--json");
+    let view = vec!["view", logs[logs.len() - 1].as_str(), "--spectator"];
+    for args in [
+        vec!["rules", "list"],
+        audit,
+        audit_json,
+        view,
+        vec!["status", "/nonexistent/game.jsonl"],
+    ] {
+        // The command's own exit code, with a reader.
+        let expected = starry_in(home.path(), &args).status.code();
+        for _ in 0..3 {
+            let (code, err) = with_closed_stdout(home.path(), &args);
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+            assert!(
+                !err.to_lowercase().contains("broken pipe"),
+                "{args:?}: {err}"
+            );
+            assert_eq!(code, expected, "{args:?}: {err}");
+        }
+    }
+}
