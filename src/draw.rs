@@ -54,7 +54,6 @@ impl Draw {
         }
     }
 
-    /// Removes and returns one uniformly chosen element.
     /// The next 32 bytes of the stream (four numbers, big-endian). Not
     /// used by any draw of the protocol: the program takes its nonces this
     /// way, so that a seeded stream makes reproducible test vectors.
@@ -66,6 +65,7 @@ impl Draw {
         out
     }
 
+    /// Removes and returns one uniformly chosen element.
     pub fn pick<T>(&mut self, items: &mut Vec<T>) -> T {
         let i = self.below(items.len());
         items.remove(i)

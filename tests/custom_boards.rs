@@ -82,4 +82,10 @@ fn a_custom_set_that_cannot_be_completed_ends_as_stalled() {
     let audit = t.json(None, &["audit", t.log_str(), "--json"]);
     assert_eq!(audit["valid"], true);
     assert_eq!(audit["files"][0]["over"], true);
+    // Reported as stalled, never as finished.
+    assert_eq!(audit["files"][0]["ending"]["how"], "stalled");
+    let text = String::from_utf8_lossy(&t.starry(None, &["audit", t.log_str()]).stdout).to_string();
+    assert!(text.contains("stalled"), "{text}");
+    let status = t.status();
+    assert_eq!(status["ending"]["how"], "stalled");
 }

@@ -163,10 +163,10 @@ fn short_game() -> (Vec<u8>, String) {
     use starry::app::act;
     use starry::app::demo::autoplay;
     use starry::crypto::identity::Identity;
+    use starry::games::Game;
     use starry::games::starry_sky::StarrySky;
-    use starry::games::{Game, HiddenRef};
     use starry::log::Replay;
-    use starry::log::entry::{Line, SeatInfo};
+    use starry::log::entry::SeatInfo;
     use starry::log::replay::{Data, parse_line, split_lines};
 
     let dir = tempfile::tempdir().unwrap();
@@ -352,8 +352,6 @@ fn short_game() -> (Vec<u8>, String) {
                 );
                 for (slot, c) in m.commitments.iter().enumerate() {
                     let salt = commitment::salt(&secret, n as u64, slot as u32);
-                    let own = replay.clone();
-                    let _ = own;
                     let _ = writeln!(
                         w,
                         "  commitment slot {slot}: salt lp_hmac(game secret, \"starry/1 salt\", u64({n}), u32({slot})) = {}",
@@ -399,7 +397,6 @@ fn short_game() -> (Vec<u8>, String) {
                 }
             }
         }
-        let _ = Line::clone(&p.line);
     }
     let _ = writeln!(
         w,
@@ -412,8 +409,6 @@ fn short_game() -> (Vec<u8>, String) {
             .join(", ")
     );
     let _ = writeln!(w, "```");
-    // Every commitment listed above opens with the value revealed later.
-    let _: Option<HiddenRef> = None;
     (bytes, out)
 }
 

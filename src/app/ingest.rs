@@ -107,6 +107,10 @@ fn read_input(input: Option<&Path>, name: &str) -> Result<Vec<u8>> {
 /// the longest is taken.
 fn pick_log(raw: &[u8], name: &str) -> Result<Vec<u8>> {
     let bad = |e: MailError| Error::Input(format!("{name}: {e}; nothing was changed"));
+    // A bare log (another player's copy, not a mail) is taken as it is.
+    if raw.starts_with(b"{\"body\":") {
+        return Ok(raw.to_vec());
+    }
     let mut logs = find_logs(raw, LIMIT).map_err(bad)?;
     logs.sort_by_key(|l| std::cmp::Reverse(l.len()));
     match logs.len() {

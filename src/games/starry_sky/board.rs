@@ -15,7 +15,8 @@
 //!
 //! - `id`: lowercase letters, digits and `-`; unique within the file. Stars
 //!   are named `id:number` in moves, e.g. `leo:3`.
-//! - `name`: what players read; any non-empty text.
+//! - `name`: what players read: 1 to 64 characters, none of them a control
+//!   or text-direction character (the rule for players' names).
 //! - `prizes`: `[first, second]`, whole coins, `first >= second >= 0`.
 //! - `stars`: 2 to 10 stars, numbered 1, 2, … in the order listed. `large`
 //!   stars take their token face down. `at` is `[x, y]`, whole numbers in
@@ -270,17 +271,26 @@ pub fn parse_board_set(text: &str) -> Result<Vec<Board>, RuleError> {
     let file: BoardFile = serde_json::from_str(text).map_err(|e| {
         RuleError::bad_setup(
             "board-file",
-            format!("the board file is not of the form {{\"boards\": [...]}}: {e}"),
+            format!(
+                "the board file is not of the form {{\"boards\": [...]}}: {}",
+                crate::text::excerpt_of(&e.to_string(), 160)
+            ),
         )
     })?;
     let mut boards = Vec::with_capacity(file.boards.len());
     for (i, value) in file.boards.into_iter().enumerate() {
         let which = match value.get("id").and_then(|v| v.as_str()) {
-            Some(id) => format!("board {} (`{id}`)", i + 1),
+            Some(id) => format!("board {} (`{}`)", i + 1, crate::text::excerpt(id)),
             None => format!("board {}", i + 1),
         };
         let board: Board = serde_json::from_value(value).map_err(|e| {
-            RuleError::bad_setup("board-file", format!("{which} in the board file: {e}"))
+            RuleError::bad_setup(
+                "board-file",
+                format!(
+                    "{which} in the board file: {}",
+                    crate::text::excerpt_of(&e.to_string(), 160)
+                ),
+            )
         })?;
         boards.push(board);
     }

@@ -1,0 +1,319 @@
+//! Players who try to take a seat that is not theirs, escape an audit by
+//! resigning, hold a game hostage by going silent, or race each other with
+//! countersignatures; and a program that is stopped halfway through a join.
+
+mod common;
+
+use common::{Table, starry_in};
+use serde_json::Value;
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn lines(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_pinned_seat_takes_only_its_key() {
+    let t = Table::new(3);
+    // Ben shows his pin line; an impostor with Ben's address has another key.
+    let ben = t.json(Some(1), &["id", "show", "--json"]);
+    let pin = ben["players_entry"].as_str().unwrap().to_string();
+    assert!(pin.starts_with("Ben <ben@example.org> key:"), "{pin}");
+    let impostor = t.dir.path().join("impostor");
+    assert!(
+        starry_in(
+            &impostor,
+            &["id", "new", "--name", "Ben", "--email", "ben@example.org"]
+        )
+        .status
+        .success()
+    );
+    let players = format!("{},{pin},{}", t.emails[0], t.emails[2]);
+    let out = t.starry(
+        Some(0),
+        &[
+            "new",
+            "starry-sky",
+            "--players",
+            &players,
+            "--out",
+            t.log_str(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let before = std::fs::read(&t.log).unwrap();
+    let out = starry_in(&impostor, &["join", t.log_str()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("pinned"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&t.log).unwrap(), before, "nothing written");
+    // Status shows the pin; the real Ben joins.
+    let status = t.status();
+    assert_eq!(status["seats"][1]["pinned"], true);
+    assert_eq!(status["seats"][1]["key"], ben["key"]);
+    let text =
+        String::from_utf8_lossy(&t.starry(None, &["status", t.log_str()]).stdout).to_string();
+    assert!(text.contains("pinned to key"), "{text}");
+    let out = t.starry(Some(1), &["join", t.log_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(t.status()["seats"][1]["joined"], true);
+}
+
+#[test]
+fn names_and_addresses_that_could_disguise_output_are_refused_up_front() {
+    let t = Table::new(3);
+    for (name, email) in [
+        ("Eve\u{1b}[2J", "eve@example.org"),
+        ("Eve\u{202e}", "eve@example.org"),
+        ("Eve", "eve?@example.org"),
+        ("Eve", "eve @example.org"),
+    ] {
+        let home = t.dir.path().join("eve");
+        let out = starry_in(&home, &["id", "new", "--name", name, "--email", email]);
+        assert_eq!(out.status.code(), Some(4), "{name:?} {email:?}");
+        assert!(!stderr(&out).contains('\u{1b}'));
+        assert!(!home.join("identity.json").exists());
+    }
+    let players = format!(
+        "{},Mallory\u{7} <m@example.org>,{}",
+        t.emails[0], t.emails[2]
+    );
+    let out = t.starry(
+        Some(0),
+        &[
+            "new",
+            "starry-sky",
+            "--players",
+            &players,
+            "--out",
+            t.log_str(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!t.log.exists());
+}
+
+#[test]
+fn resigning_opens_every_face_down_token() {
+    let t = Table::new(3);
+    t.create(&[]);
+    // Play until the seat to move has a face-down token somewhere.
+    let s = t.play_until(|s| {
+        s["action"] == "move" && {
+            let seat = s["to_act_seat"].as_u64().unwrap() as usize;
+            let log = std::fs::read_to_string(&t.log).unwrap();
+            log.lines().any(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                v["body"]["kind"] == "move"
+                    && v["body"]["author"] == seat as u64 - 1
+                    && !v["body"]["data"]["commitments"]
+                        .as_array()
+                        .unwrap()
+                        .is_empty()
+            })
+        }
+    });
+    let seat = s["to_act_seat"].as_u64().unwrap() as usize - 1;
+    let out = t.starry(Some(seat), &["resign", t.log_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let last = lines(&t.log).pop().unwrap();
+    assert_eq!(last["body"]["kind"], "resign");
+    assert!(
+        !last["body"]["data"]["reveals"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "the resignation opens the face-down tokens: {last}"
+    );
+    let audit = t.json(None, &["audit", t.log_str(), "--json"]);
+    assert_eq!(audit["valid"], true);
+    assert_eq!(audit["files"][0]["ending"]["how"], "resigned");
+    let standings = audit["files"][0]["standings"].as_array().unwrap();
+    assert_eq!(standings.last().unwrap()["seat"], seat as u64 + 1);
+}
+
+#[test]
+fn a_silent_player_can_be_left_behind_and_a_late_entry_wins() {
+    let t = Table::new(3);
+    t.create(&[]);
+    let s = t.play_until(|s| s["action"] == "move");
+    let silent = s["to_act_seat"].as_u64().unwrap() as usize - 1;
+    let others: Vec<usize> = (0..3).filter(|&x| x != silent).collect();
+    let n = s["entries"].as_u64().unwrap();
+    // The silent player cannot claim against themselves.
+    let out = t.starry(Some(silent), &["abandon", t.log_str()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // One claim: the game still waits, and says so.
+    let before_claims = std::fs::read(&t.log).unwrap();
+    let out = t.starry(Some(others[0]), &["abandon", t.log_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let status = t.status();
+    assert_eq!(status["claims"]["awaited"], n);
+    assert_eq!(status["claims"]["missing"], 1);
+    assert_eq!(status["over"], false);
+    // A second claim by the same player is refused.
+    let out = t.starry(Some(others[0]), &["abandon", t.log_str()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+
+    // Meanwhile the silent player moves on their own copy (without the
+    // claim): their entry wins, and the claimant's copy follows it.
+    let silent_copy = t.dir.path().join("silent.jsonl");
+    std::fs::write(&silent_copy, &before_claims).unwrap();
+    let out = t.starry(
+        Some(silent),
+        &["play", silent_copy.to_str().unwrap(), "--auto"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let audit = t.json(
+        None,
+        &[
+            "audit",
+            t.log_str(),
+            silent_copy.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_eq!(audit["valid"], true, "{audit}");
+    assert_eq!(audit["forks"][0]["resolution"], "claim-lapsed");
+    let out = t.starry(
+        Some(others[0]),
+        &[
+            "ingest",
+            silent_copy.to_str().unwrap(),
+            "--into",
+            t.log_str(),
+            "--json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(&t.log).unwrap(),
+        std::fs::read(&silent_copy).unwrap()
+    );
+
+    // Now a player who really is gone: every other player claims.
+    let s = t.play_until(|s| s["action"] == "move");
+    let silent = s["to_act_seat"].as_u64().unwrap() as usize - 1;
+    let awaited = s["entries"].as_u64().unwrap();
+    for c in (0..3).filter(|&x| x != silent) {
+        let out = t.starry(Some(c), &["abandon", t.log_str()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let audit = t.json(None, &["audit", t.log_str(), "--json"]);
+    let ending = &audit["files"][0]["ending"];
+    assert_eq!(ending["how"], "abandoned");
+    assert_eq!(ending["seat"], silent as u64);
+    assert_eq!(ending["awaited"], awaited);
+    let last = audit["files"][0]["standings"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["seat"], silent as u64 + 1);
+    let text = String::from_utf8_lossy(&t.starry(None, &["audit", t.log_str()]).stdout).to_string();
+    assert!(
+        text.contains(&format!("abandoned while waiting for"))
+            && text.contains(&format!("at entry {awaited}")),
+        "{text}"
+    );
+}
+
+#[test]
+fn countersignatures_written_at_once_converge() {
+    let t = Table::new(3);
+    t.create(&[]);
+    t.play_until(|s| s["over"] == true);
+    // Anna and Ben countersign at the same time, each on their own copy.
+    let a = t.dir.path().join("anna.jsonl");
+    let b = t.dir.path().join("ben.jsonl");
+    std::fs::copy(&t.log, &a).unwrap();
+    std::fs::copy(&t.log, &b).unwrap();
+    for (seat, f) in [(0, &a), (1, &b)] {
+        let out = t.starry(Some(seat), &["countersign", f.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    // Each takes the other's copy.
+    let a_before = std::fs::read(&a).unwrap();
+    let out = t.starry(
+        Some(0),
+        &["ingest", b.to_str().unwrap(), "--into", a.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let a_copy = t.dir.path().join("anna-before.jsonl");
+    std::fs::write(&a_copy, &a_before).unwrap();
+    let out = t.starry(
+        Some(1),
+        &[
+            "ingest",
+            a_copy.to_str().unwrap(),
+            "--into",
+            b.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Whoever lost wrote theirs again on top; one more exchange and both
+    // copies are the same file, with both countersignatures.
+    let (la, lb) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let (longer, shorter, into_seat) = if la.len() >= lb.len() {
+        (&a, &b, 1)
+    } else {
+        (&b, &a, 0)
+    };
+    let out = t.starry(
+        Some(into_seat),
+        &[
+            "ingest",
+            longer.to_str().unwrap(),
+            "--into",
+            shorter.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(&a).unwrap(),
+        std::fs::read(&b).unwrap(),
+        "the copies converged"
+    );
+    let audit = t.json(None, &["audit", a.to_str().unwrap(), "--json"]);
+    assert_eq!(audit["valid"], true);
+    assert_eq!(
+        audit["files"][0]["countersigned"],
+        serde_json::json!([1, 2])
+    );
+}
+
+#[test]
+fn a_file_that_is_not_a_log_is_never_overwritten() {
+    let t = Table::new(3);
+    t.create(&[]);
+    let log = std::fs::read_to_string(&t.log).unwrap();
+    let not_logs = [
+        "my shopping list\n".to_string(),
+        String::new(),
+        // A starry line, but not a genesis: the beginning is missing.
+        log.lines().nth(1).unwrap().to_string() + "\n",
+    ];
+    for (i, text) in not_logs.iter().enumerate() {
+        let f = t.dir.path().join(format!("not-a-log-{i}.jsonl"));
+        std::fs::write(&f, text).unwrap();
+        for args in [
+            vec!["join", f.to_str().unwrap()],
+            vec!["play", f.to_str().unwrap(), "--auto"],
+            vec!["resign", f.to_str().unwrap()],
+            vec!["abandon", f.to_str().unwrap()],
+            vec!["countersign", f.to_str().unwrap()],
+            vec!["ingest", t.log_str(), "--into", f.to_str().unwrap()],
+        ] {
+            let out = t.starry(Some(1), &args);
+            assert!(!out.status.success(), "{args:?}");
+            assert_eq!(std::fs::read_to_string(&f).unwrap(), *text, "{args:?} changed the file");
+        }
+    }
+}
