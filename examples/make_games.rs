@@ -1177,7 +1177,7 @@ fn fault_table(
         &join_lines(&l),
         "bad-signature",
         Some(2),
-        "seat 2 joined with the key of seat 1",
+        "the second seat (author 1) joined with the key of the first (author 0)",
     );
     let mut join = parse(&lines[2]);
     // The identity point: a key of small order.
@@ -1208,7 +1208,7 @@ fn fault_table(
         &join_lines(&[pl[0].clone(), l1, l2]),
         "bad-signature",
         Some(2),
-        "seat 2 is pinned to Cleo's key; Ben's key tries to take it",
+        "the second seat (author 1) is pinned to Cleo's key; Ben's key tries to take it",
     );
     // S9.
     let over = lines_of(done);
@@ -1415,13 +1415,13 @@ fn fault_table(
             )
         })
         .collect();
-    v.add("countersign-a", &cs[0], "ok", None, "seat 1 countersigns");
+    v.add("countersign-a", &cs[0], "ok", None, "the first seat (author 0) countersigns");
     v.add(
         "countersign-b",
         &cs[1],
         "ok",
         None,
-        "seat 2 countersigns at the same position: audited with countersign-a, the smaller id wins",
+        "the second seat (author 1) countersigns at the same position: audited with countersign-a, the smaller id wins",
     );
     v.pairs.push(json!({"files": ["countersign-a.jsonl", "countersign-b.jsonl"], "expect": "ok", "entry": end, "same_author": false, "resolution": "countersignatures"}));
 }

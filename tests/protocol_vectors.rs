@@ -65,7 +65,7 @@ fn vectors() -> String {
     );
     let _ = writeln!(
         w,
-        "commit(game 01×32, key 02×32, entry 5, slot 0, \"10\", salt 03×32)"
+        "commit(game 01×32, key 02×32, entry 5, slot 0, ⟦\"10\"⟧, salt 03×32)"
     );
     let _ = writeln!(w, "                                   = {}", hex::encode(c));
     let _ = writeln!(
