@@ -909,18 +909,9 @@ fn scripted_resign(
                         }),
                     );
                     fs::write(&path, &b).unwrap();
-                    let n = r.len();
                     r = Replay::from_bytes(&b).unwrap();
-                    // Step past the first move so the next turn of seat 0 hides.
-                    crafted = None;
-                    let _ = n;
-                    if !bh_up {
-                        unreachable!()
-                    }
-                    // Mark that the face-up black hole is down.
-                    if r.len() > 0 {
-                        crafted = Some(u64::MAX);
-                    }
+                    // The black hole lies face up: seat 0's next move hides.
+                    crafted = Some(u64::MAX);
                 }
                 (Action::Move, Some(0)) if crafted.is_none() || crafted == Some(u64::MAX) => {
                     let Some(star) = free(&r, true) else { break };
@@ -1415,7 +1406,13 @@ fn fault_table(
             )
         })
         .collect();
-    v.add("countersign-a", &cs[0], "ok", None, "the first seat (author 0) countersigns");
+    v.add(
+        "countersign-a",
+        &cs[0],
+        "ok",
+        None,
+        "the first seat (author 0) countersigns",
+    );
     v.add(
         "countersign-b",
         &cs[1],

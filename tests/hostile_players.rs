@@ -219,7 +219,7 @@ fn a_silent_player_can_be_left_behind_and_a_late_entry_wins() {
     assert_eq!(last["seat"], silent as u64 + 1);
     let text = String::from_utf8_lossy(&t.starry(None, &["audit", t.log_str()]).stdout).to_string();
     assert!(
-        text.contains(&format!("abandoned while waiting for"))
+        text.contains("abandoned while waiting for")
             && text.contains(&format!("at entry {awaited}")),
         "{text}"
     );
@@ -313,7 +313,11 @@ fn a_file_that_is_not_a_log_is_never_overwritten() {
         ] {
             let out = t.starry(Some(1), &args);
             assert!(!out.status.success(), "{args:?}");
-            assert_eq!(std::fs::read_to_string(&f).unwrap(), *text, "{args:?} changed the file");
+            assert_eq!(
+                std::fs::read_to_string(&f).unwrap(),
+                *text,
+                "{args:?} changed the file"
+            );
         }
     }
 }

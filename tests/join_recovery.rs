@@ -108,7 +108,7 @@ fn a_killed_join_never_forks() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        assert_eq!(after.len() > before.len(), true);
+        assert!(after.len() > before.len(), "a join was written");
         assert_eq!(joined_record(&t, 1).unwrap(), &after[before.len()..]);
         let audit = t.json(None, &["audit", t.log_str(), "--json"]);
         assert_eq!(audit["files"][0]["entries"], 3, "one join by seat 2");

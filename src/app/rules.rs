@@ -6,6 +6,8 @@ use crate::cli::RulesCommand;
 use crate::error::{Error, Result};
 use crate::games::Game;
 use crate::games::starry_sky::StarrySky;
+use crate::games::starry_sky::referee::MAX_POSITION_BYTES;
+use crate::text::{excerpt_bytes, inline};
 
 pub fn run(cmd: RulesCommand) -> Result<Output> {
     match cmd {
@@ -33,17 +35,24 @@ pub fn run(cmd: RulesCommand) -> Result<Output> {
             ))
         }
         RulesCommand::Score { game, position } => {
-            let text = if position.as_os_str() == "-" {
-                std::io::read_to_string(std::io::stdin())
-                    .map_err(|e| Error::io("cannot read", "standard input", e))?
+            let (text, source) = if position.as_os_str() == "-" {
+                let text = read_bounded(std::io::stdin().lock())
+                    .map_err(|e| e.into_error("standard input"))?;
+                (text, "standard input".to_string())
             } else {
-                std::fs::read_to_string(&position)
-                    .map_err(|e| Error::io("cannot read the position", &position, e))?
+                let source = inline(&position.display().to_string()).into_owned();
+                let file = std::fs::File::open(&position)
+                    .map_err(|e| Error::io("cannot read the position", &position, e))?;
+                let text = read_bounded(file).map_err(|e| match e {
+                    ReadError::Io(e) => Error::io("cannot read the position", &position, e),
+                    other => other.into_error(&source),
+                })?;
+                (text, source)
             };
             match game.as_str() {
                 StarrySky::NAME => {
                     let report = crate::games::starry_sky::referee::score_position(&text)
-                        .map_err(|e| Error::Usage(format!("{}: {e}", position.display())))?;
+                        .map_err(|e| Error::Usage(format!("{source}: {e}")))?;
                     Ok(Output::new(
                         crate::games::starry_sky::referee::render_text(&report),
                         &report,
@@ -53,6 +62,48 @@ pub fn run(cmd: RulesCommand) -> Result<Output> {
             }
         }
     }
+}
+
+/// Why a position could not be read.
+enum ReadError {
+    Io(std::io::Error),
+    TooLarge,
+    NotUtf8(Vec<u8>),
+}
+
+impl ReadError {
+    /// The error for the user; `source` is where the position came from,
+    /// already made safe to print.
+    fn into_error(self, source: &str) -> Error {
+        match self {
+            ReadError::Io(e) => Error::io("cannot read", source.to_string(), e),
+            ReadError::TooLarge => Error::Usage(format!(
+                "{source}: the position is larger than {MAX_POSITION_BYTES} bytes (1 MiB), \
+                 the most `starry rules score` reads; a position is one board and a few tokens, \
+                 a few hundred bytes"
+            )),
+            ReadError::NotUtf8(bytes) => Error::Usage(format!(
+                "{source}: the position is not UTF-8 text (it begins `{}`); \
+                 a position is a JSON object",
+                excerpt_bytes(&bytes)
+            )),
+        }
+    }
+}
+
+/// Reads a whole position, but never more than [`MAX_POSITION_BYTES`]: a
+/// larger input (or an endless one) is refused after that many bytes.
+fn read_bounded(reader: impl std::io::Read) -> Result<String, ReadError> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_POSITION_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() > MAX_POSITION_BYTES {
+        return Err(ReadError::TooLarge);
+    }
+    String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8(e.into_bytes()))
 }
 
 fn info<G: Game>() -> GameInfo {

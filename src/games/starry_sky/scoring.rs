@@ -1,13 +1,20 @@
 //! Scoring one completed board: black holes, double stars, totals, ranking
 //! and who pays whom. Pure: the same board, tokens, options and purses give
 //! the same report, which views and the offline referee show as they are.
+//!
+//! Every sum and product of points or coins is checked
+//! ([`checked_score_board`]): a result that would not fit an `i64` is an
+//! error, never a wrapped number or a panic. The game itself calls
+//! [`score_board`], which cannot overflow on the values a game can hold (see
+//! there); the offline referee, which scores whatever it is given, calls
+//! [`checked_score_board`].
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::board::{Board, StarNo};
 use super::token::Token;
-use crate::games::Seat;
+use crate::games::{RuleError, Seat};
 
 /// How several double stars next to one numbered token combine.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -32,11 +39,22 @@ impl Doubling {
     }
 
     /// What a numbered token is worth next to `k` remaining double stars.
+    /// Tokens are worth at most 10 and a star has at most
+    /// [`MAX_STARS`](super::board::MAX_STARS)` - 1` neighbours, so on a
+    /// board this never overflows; [`Doubling::checked_apply`] is the
+    /// checked form for any numbers.
     pub fn apply(self, value: i64, k: u32) -> i64 {
+        self.checked_apply(value, k)
+            .expect("a token's value times its double stars fits an i64")
+    }
+
+    /// [`Doubling::apply`], or `None` if the result would not fit an `i64`.
+    pub fn checked_apply(self, value: i64, k: u32) -> Option<i64> {
         match (self, k) {
-            (_, 0) => value,
-            (Doubling::Additive, k) => value * 2 * i64::from(k),
-            (Doubling::Compound, k) => value << k,
+            (_, 0) => Some(value),
+            (Doubling::Additive, k) => value.checked_mul(2)?.checked_mul(i64::from(k)),
+            // 2^k itself must fit (`1 << 63` would be negative).
+            (Doubling::Compound, k) => value.checked_mul(2i64.checked_pow(k)?),
         }
     }
 }
@@ -177,6 +195,15 @@ pub struct BoardScore {
 /// number on the board and every seat below `purses.len()`; `purses` are the
 /// coins each seat holds before this board (first place pays third and below
 /// out of its purse).
+///
+/// For the game's own values, which cannot overflow: a validated board has
+/// at most [`MAX_STARS`](super::board::MAX_STARS) stars, so a token is worth
+/// at most 10 × 2^9 and a seat's total at most 10 of those; a purse only
+/// ever grows by what boards pay, each board of the set is scored once and
+/// pays at most its two prizes (each below 2^32) and one coin per star, so
+/// every purse stays below 2^34 per board in the set, far from `i64::MAX`
+/// for any set a genesis can hold. The referee, which scores arbitrary
+/// input, uses [`checked_score_board`].
 pub fn score_board(
     board: &Board,
     placed: &[Placed],
@@ -184,15 +211,73 @@ pub fn score_board(
     tie: Tie,
     purses: &[i64],
 ) -> BoardScore {
+    checked_score_board(board, placed, doubling, tie, purses)
+        .unwrap_or_else(|e| panic!("a board of the game scores without overflow: {e}"))
+}
+
+fn overflow(what: &str) -> RuleError {
+    RuleError::bad_setup(
+        "score-overflow",
+        format!(
+            "{what} does not fit in a 64-bit integer (at most {}); the position's numbers are too large",
+            i64::MAX
+        ),
+    )
+}
+
+/// [`score_board`] with every sum and product checked and its preconditions
+/// checked too: a token on a star the board lacks, a seat without a purse,
+/// two tokens on one star, a board of more than 255 stars, or a number of
+/// points or coins that would not fit an `i64` is an error, never a panic or
+/// a wrapped number.
+pub fn checked_score_board(
+    board: &Board,
+    placed: &[Placed],
+    doubling: Doubling,
+    tie: Tie,
+    purses: &[i64],
+) -> Result<BoardScore, RuleError> {
     let n = board.star_count();
+    if n > usize::from(StarNo::MAX) {
+        return Err(RuleError::bad_setup(
+            "score-input",
+            format!(
+                "board `{}` has {n} stars; at most {} can be numbered",
+                crate::text::excerpt(board.id.as_str()),
+                StarNo::MAX
+            ),
+        ));
+    }
     let seats = purses.len();
     let mut on: Vec<Option<Placed>> = vec![None; n + 1];
     for p in placed {
-        debug_assert!(p.seat < seats && board.star(p.star).is_some());
-        on[p.star as usize] = Some(*p);
+        if p.seat >= seats || board.star(p.star).is_none() {
+            return Err(RuleError::bad_setup(
+                "score-input",
+                format!(
+                    "a token of seat {} on star {} cannot be scored: the board has stars 1 to {n} and there are purses for {seats} seats",
+                    p.seat, p.star
+                ),
+            ));
+        }
+        if on[p.star as usize].replace(*p).is_some() {
+            return Err(RuleError::bad_setup(
+                "score-input",
+                format!("star {} holds two tokens", p.star),
+            ));
+        }
     }
+    // Lines naming a star the board lacks are ignored (a validated board
+    // has none).
     let neighbours: Vec<Vec<StarNo>> = (0..=n as StarNo)
-        .map(|s| if s == 0 { vec![] } else { board.neighbours(s) })
+        .map(|s| match s {
+            0 => vec![],
+            s => board
+                .neighbours(s)
+                .into_iter()
+                .filter(|&m| board.star(m).is_some())
+                .collect(),
+        })
         .collect();
     let is =
         |on: &[Option<Placed>], s: StarNo, t: Token| on[s as usize].is_some_and(|p| p.token == t);
@@ -242,23 +327,25 @@ pub fn score_board(
         }
     }
 
-    let left: Vec<Left> = board
-        .numbers()
-        .filter_map(|s| {
-            let p = on[s as usize]?;
-            let k = neighbours[s as usize]
-                .iter()
-                .filter(|&&m| is(&on, m, Token::DoubleStar))
-                .count() as u32;
-            Some(Left {
-                star: s,
-                seat: p.seat,
-                token: p.token,
-                double_stars: k,
-                value: doubling.apply(p.token.value(), k),
-            })
-        })
-        .collect();
+    let mut left: Vec<Left> = Vec::new();
+    for s in board.numbers() {
+        let Some(p) = on[s as usize] else { continue };
+        // At most 254 neighbours: the board has at most 255 stars.
+        let k = neighbours[s as usize]
+            .iter()
+            .filter(|&&m| is(&on, m, Token::DoubleStar))
+            .count() as u32;
+        let value = doubling
+            .checked_apply(p.token.value(), k)
+            .ok_or_else(|| overflow(&format!("the value of the token on star {s}")))?;
+        left.push(Left {
+            star: s,
+            seat: p.seat,
+            token: p.token,
+            double_stars: k,
+            value,
+        });
+    }
 
     let mut scores: Vec<SeatScore> = (0..seats)
         .map(|seat| SeatScore {
@@ -270,8 +357,13 @@ pub fn score_board(
         })
         .collect();
     for l in &left {
-        scores[l.seat].total += l.value;
-        scores[l.seat].tokens_left += 1;
+        let score = &mut scores[l.seat];
+        score.total = score
+            .total
+            .checked_add(l.value)
+            .ok_or_else(|| overflow(&format!("the total of seat {}", l.seat)))?;
+        // At most one per star, and there are at most 255 stars.
+        score.tokens_left += 1;
     }
 
     let key = |s: &SeatScore| (s.total, s.tokens_left);
@@ -286,6 +378,9 @@ pub fn score_board(
     }
 
     let [first_prize, second_prize] = board.prizes.map(i64::from);
+    let both_prizes = first_prize
+        .checked_add(second_prize)
+        .ok_or_else(|| overflow("the sum of both prizes"))?;
     let mut payments = Vec::new();
     let mut pay = |to: Seat, coins: i64, from: Payer, reason: Reason| {
         if coins > 0 {
@@ -303,12 +398,7 @@ pub fn score_board(
     let outcome = match ranked.as_slice() {
         [] => Outcome::Nobody,
         [alone] => {
-            pay(
-                *alone,
-                first_prize + second_prize,
-                Payer::Reserve,
-                Reason::BothPrizes,
-            );
+            pay(*alone, both_prizes, Payer::Reserve, Reason::BothPrizes);
             Outcome::Alone(*alone)
         }
         [a, b, ..] if tied(*a, *b) => {
@@ -339,7 +429,10 @@ pub fn score_board(
             // First pays out of the purse it has after taking its prize;
             // what it cannot cover comes from the reserve (our ruling: the
             // texts are silent), so no purse goes below zero.
-            let mut purse = purses[*first].max(0) + first_prize;
+            let mut purse = purses[*first]
+                .max(0)
+                .checked_add(first_prize)
+                .ok_or_else(|| overflow(&format!("the purse of seat {first} with its prize")))?;
             for &s in rest {
                 let owed = tokens(s);
                 let by_first = owed.min(purse);
@@ -355,19 +448,25 @@ pub fn score_board(
     };
 
     for p in &payments {
-        scores[p.to].coins += p.coins;
+        scores[p.to].coins = scores[p.to]
+            .coins
+            .checked_add(p.coins)
+            .ok_or_else(|| overflow(&format!("the coins seat {} wins", p.to)))?;
         if let Payer::Seat(s) = p.from {
-            scores[s].coins -= p.coins;
+            scores[s].coins = scores[s]
+                .coins
+                .checked_sub(p.coins)
+                .ok_or_else(|| overflow(&format!("the coins seat {s} pays")))?;
         }
     }
 
-    BoardScore {
+    Ok(BoardScore {
         removed,
         left,
         seats: scores,
         outcome,
         payments,
-    }
+    })
 }
 
 #[cfg(test)]
