@@ -14,9 +14,14 @@ use starry::games::Draw;
 use starry::games::starry_sky::StarrySky;
 use starry::log::file::LockedLog;
 
+/// The join record: `joined/<game id>` (a killed process may also leave a
+/// temporary `.starry-record-*` beside it, which is not a record).
 fn joined_record(t: &Table, seat: usize) -> Option<Vec<u8>> {
     let dir = t.homes[seat].join("joined");
-    let entry = std::fs::read_dir(dir).ok()?.flatten().next()?;
+    let entry = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .find(|e| !e.file_name().to_string_lossy().starts_with('.'))?;
     std::fs::read(entry.path()).ok()
 }
 
@@ -86,7 +91,9 @@ fn a_killed_join_never_forks() {
     let t = Table::new(3);
     t.create(&[]);
     let before = std::fs::read(&t.log).unwrap();
-    for delay_us in [0u64, 200, 500, 1000, 2000, 4000, 8000] {
+    for delay_us in [
+        0u64, 200, 500, 1000, 1500, 2000, 3000, 4000, 6000, 8000, 12000,
+    ] {
         std::fs::write(&t.log, &before).unwrap();
         let _ = std::fs::remove_dir_all(t.homes[1].join("joined"));
         let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("starry"))
@@ -113,4 +120,25 @@ fn a_killed_join_never_forks() {
         let audit = t.json(None, &["audit", t.log_str(), "--json"]);
         assert_eq!(audit["files"][0]["entries"], 3, "one join by seat 2");
     }
+}
+
+#[test]
+fn a_half_written_record_is_no_record() {
+    // A killed process can leave the record's temporary file behind: the
+    // next join ignores it, removes it, and writes a record of its own.
+    let t = Table::new(3);
+    t.create(&[]);
+    let dir = t.homes[1].join("joined");
+    std::fs::create_dir_all(&dir).unwrap();
+    let stale = dir.join(".starry-record-abc123");
+    std::fs::write(&stale, "{\"body\":{\"kind\":\"join\"").unwrap();
+    let out = t.starry(Some(1), &["join", t.log_str()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!stale.exists(), "the stale temporary record is removed");
+    let log = std::fs::read(&t.log).unwrap();
+    assert!(log.ends_with(&joined_record(&t, 1).unwrap()));
 }

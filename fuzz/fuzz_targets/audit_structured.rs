@@ -165,7 +165,10 @@ enum TokenName {
 #[derive(Arbitrary, Debug)]
 enum ActionChange {
     /// `star` becomes `board:number` of a shipped board.
-    Star { board: u8, number: u8 },
+    Star {
+        board: u8,
+        number: u8,
+    },
     Token(TokenName),
     DropStar,
     DropToken,
@@ -188,7 +191,10 @@ enum KindName {
 #[derive(Arbitrary, Debug)]
 enum Mutation {
     /// Removes the value at the path from its object or array.
-    Drop { line: u16, path: Path },
+    Drop {
+        line: u16,
+        path: Path,
+    },
     /// Replaces the value at the path with one of another JSON type.
     Retype {
         line: u16,
@@ -202,14 +208,32 @@ enum Mutation {
         value: Extreme,
     },
     /// Replaces the value at the path with an odd string.
-    Text { line: u16, path: Path, value: Text },
+    Text {
+        line: u16,
+        path: Path,
+        value: Text,
+    },
     /// Puts an entry of the other game (4 players, compound doubling) at `at`.
-    Splice { from: u16, at: u16, replace: bool },
-    Duplicate { line: u16, at: u16 },
-    Remove { line: u16 },
-    Swap { a: u16, b: u16 },
+    Splice {
+        from: u16,
+        at: u16,
+        replace: bool,
+    },
+    Duplicate {
+        line: u16,
+        at: u16,
+    },
+    Remove {
+        line: u16,
+    },
+    Swap {
+        a: u16,
+        b: u16,
+    },
     /// Keeps only the first lines.
-    Truncate { keep: u16 },
+    Truncate {
+        keep: u16,
+    },
     /// Changes a revealed value (in this or the next entry that reveals).
     Reveal {
         line: u16,
@@ -217,9 +241,18 @@ enum Mutation {
         value: TokenName,
     },
     /// Changes the action of this or the next move.
-    Action { line: u16, change: ActionChange },
-    Author { line: u16, author: u8 },
-    Kind { line: u16, kind: KindName },
+    Action {
+        line: u16,
+        change: ActionChange,
+    },
+    Author {
+        line: u16,
+        author: u8,
+    },
+    Kind {
+        line: u16,
+        kind: KindName,
+    },
 }
 
 /// Byte edits after signing, which a canonical-form check must catch.
@@ -559,7 +592,11 @@ fn mutate(lines: &mut Vec<Value>, m: &Mutation, other: &[Value]) {
                 *v = text(value);
             }
         }
-        Mutation::Splice { from, at: to, replace } => {
+        Mutation::Splice {
+            from,
+            at: to,
+            replace,
+        } => {
             let entry = other[*from as usize % other.len()].clone();
             let to = (*to as usize) % (len + 1);
             if *replace && to < len {
@@ -696,14 +733,15 @@ fn encode(lines: &[Value], f: &Fixture, rechain: bool, resign: bool) -> Vec<Vec<
             None => {
                 same_prefix = false;
                 let mut v = v.clone();
-                if let Some(body) = v.get_mut("body").and_then(Value::as_object_mut) {
-                    if rechain && i > 0 {
-                        body.insert("n".into(), json!(i));
-                        let prev = starry::crypto::sha256(out[i - 1].strip_suffix(b"\n").unwrap());
-                        body.insert("prev".into(), json!(hex(&prev)));
-                        if let Some(g) = &genesis_id {
-                            body.insert("game".into(), json!(g));
-                        }
+                if rechain
+                    && i > 0
+                    && let Some(body) = v.get_mut("body").and_then(Value::as_object_mut)
+                {
+                    body.insert("n".into(), json!(i));
+                    let prev = out[i - 1].strip_suffix(b"\n").expect("a whole line");
+                    body.insert("prev".into(), json!(hex(&starry::crypto::sha256(prev))));
+                    if let Some(g) = &genesis_id {
+                        body.insert("game".into(), json!(g));
                     }
                 }
                 match (resign, v.get("body")) {

@@ -25,7 +25,10 @@ fuzz_target!(|data: &[u8]| {
             for (i, p) in report.purses.iter().enumerate() {
                 // Nobody ends below zero, nor gains more than a board pays.
                 assert!(*p >= 0, "seat {i} ends with {p}");
-                assert!(*p <= MAX_PURSE + 2 * i64::from(u32::MAX) + 10, "seat {i}: {p}");
+                assert!(
+                    *p <= MAX_PURSE + 2 * i64::from(u32::MAX) + 10,
+                    "seat {i}: {p}"
+                );
             }
             // Coins only move: what seats paid out, others received.
             let paid_by_seats: i64 = report

@@ -9,7 +9,8 @@
 //! The body is the log in standard, padded base64, wrapped at 64 columns.
 //! Every line, the last one included, ends in `\n`. Reading is lenient about
 //! what mail programs do to text: `>` quote markers, indentation, trailing
-//! blanks, CRLF, blank lines and a different wrapping width are all accepted.
+//! blanks, CRLF, a byte-order mark, blank lines and a different wrapping
+//! width are all accepted.
 //! Damage is not: a block without its END line, a character outside the
 //! base64 alphabet, a wrong length or non-canonical padding is an error that
 //! names the line.
@@ -47,7 +48,8 @@ pub fn armor(log: &[u8]) -> String {
 /// Removes what mail programs put around a line: indentation, any number of
 /// `>` quote markers (with or without spaces), trailing blanks and `\r`.
 fn clean_line(line: &str) -> &str {
-    let mut s = line.trim();
+    // A byte-order mark is what a Windows editor puts before pasted text.
+    let mut s = line.trim().trim_start_matches('\u{feff}').trim_start();
     while let Some(rest) = s.strip_prefix('>') {
         s = rest.trim_start();
     }
@@ -230,6 +232,9 @@ mod tests {
 
         let double: String = a.lines().map(|l| format!(">> > {l}  \n")).collect();
         assert_eq!(dearmor_all(&double).unwrap(), vec![LOG.to_vec()]);
+
+        let bom = format!("\u{feff}{a}");
+        assert_eq!(dearmor_all(&bom).unwrap(), vec![LOG.to_vec()]);
 
         let spaced: String = a.lines().map(|l| format!("    {l}\n\n")).collect();
         let text = format!("Your turn!\n\n{spaced}\n-- \nAlice\n");

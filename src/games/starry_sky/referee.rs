@@ -382,14 +382,15 @@ pub fn score(position: &Position) -> Result<RefereeReport, RuleError> {
     {
         return Err(purse_error(seat, &p.to_string()));
     }
-    let mut taken = vec![false; board.star_count() + 1];
+    // Which token (by index) is on each star.
+    let mut taken: Vec<Option<usize>> = vec![None; board.star_count() + 1];
     let mut sets = vec![Tokens::default(); seats];
-    for t in tokens {
-        if std::mem::replace(&mut taken[t.star as usize], true) {
+    for (i, t) in tokens.iter().enumerate() {
+        if let Some(j) = taken[t.star as usize].replace(i) {
             return Err(bad(
                 "position-star",
                 format!(
-                    "tokens: star {} holds two tokens; each star holds at most one",
+                    "tokens[{i}].star is {}, but tokens[{j}] is on that star already; each star holds at most one token",
                     t.star
                 ),
             ));
@@ -398,8 +399,9 @@ pub fn score(position: &Position) -> Result<RefereeReport, RuleError> {
             return Err(bad(
                 "position-seat",
                 format!(
-                    "tokens: seat {} is named, but purses lists only {seats} seats (seats are numbered from 0)",
-                    t.seat
+                    "tokens[{i}].seat is {}, but purses lists only {seats} seats, numbered 0 to {}",
+                    t.seat,
+                    seats - 1
                 ),
             ));
         }
@@ -408,7 +410,7 @@ pub fn score(position: &Position) -> Result<RefereeReport, RuleError> {
             return Err(bad(
                 "position-tokens",
                 format!(
-                    "tokens: seat {} has more `{x}` than a set holds ({})",
+                    "tokens[{i}]: seat {} has more `{x}` than a set holds ({})",
                     t.seat,
                     x.in_set()
                 ),
@@ -460,9 +462,10 @@ pub fn render_text(r: &RefereeReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} with {} seats{}: {}",
+        "{} with {} seat{}{}: {}",
         r.board,
         r.seats,
+        if r.seats == 1 { "" } else { "s" },
         if r.complete { "" } else { " (not full)" },
         super::view::outcome_text(&r.score.outcome)
     );

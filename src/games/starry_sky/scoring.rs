@@ -39,8 +39,8 @@ impl Doubling {
     }
 
     /// What a numbered token is worth next to `k` remaining double stars.
-    /// Tokens are worth at most 10 and a star has at most
-    /// [`MAX_STARS`](super::board::MAX_STARS)` - 1` neighbours, so on a
+    /// Tokens are worth at most 10 and a star of a valid board has at most
+    /// `MAX_STARS - 1` = 9 neighbours ([`super::board::MAX_STARS`]), so on a
     /// board this never overflows; [`Doubling::checked_apply`] is the
     /// checked form for any numbers.
     pub fn apply(self, value: i64, k: u32) -> i64 {
@@ -196,14 +196,17 @@ pub struct BoardScore {
 /// coins each seat holds before this board (first place pays third and below
 /// out of its purse).
 ///
-/// For the game's own values, which cannot overflow: a validated board has
-/// at most [`MAX_STARS`](super::board::MAX_STARS) stars, so a token is worth
-/// at most 10 × 2^9 and a seat's total at most 10 of those; a purse only
-/// ever grows by what boards pay, each board of the set is scored once and
-/// pays at most its two prizes (each below 2^32) and one coin per star, so
-/// every purse stays below 2^34 per board in the set, far from `i64::MAX`
-/// for any set a genesis can hold. The referee, which scores arbitrary
-/// input, uses [`checked_score_board`].
+/// For the game's own values, which cannot overflow, so this never panics
+/// on them: a validated board has at most
+/// [`MAX_STARS`](super::board::MAX_STARS) stars, so a token is worth at
+/// most 10 × 2^9 and a seat's total at most 10 of those. Purses start at 0
+/// and only grow by what boards pay (first place pays others out of its own
+/// purse, never below 0); each board of the set is scored at most once and
+/// pays at most its two prizes (each below 2^32) and one coin per star, less
+/// than 2^34 in all. The set is in the genesis, one log line, so it has far
+/// fewer than 2^29 boards, and all purses together stay far below
+/// `i64::MAX` (2^63). The referee, which scores arbitrary input, uses
+/// [`checked_score_board`].
 pub fn score_board(
     board: &Board,
     placed: &[Placed],
