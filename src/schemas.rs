@@ -23,6 +23,8 @@ pub fn all() -> Vec<(&'static str, Value)> {
         ("entry-move.json", schema::<entry::Move>()),
         ("entry-reveal.json", schema::<entry::Reveal>()),
         ("entry-countersign.json", schema::<entry::Countersign>()),
+        ("entry-resign.json", schema::<entry::Resign>()),
+        ("entry-abandon.json", schema::<entry::Abandon>()),
         ("id.json", schema::<IdReport>()),
         ("status.json", schema::<StatusReport>()),
         ("audit.json", schema::<AuditReport>()),
@@ -50,6 +52,10 @@ pub fn all() -> Vec<(&'static str, Value)> {
         (
             "starry-sky-ingest.json",
             schema::<IngestReport<<StarrySky as Game>::View>>(),
+        ),
+        (
+            "starry-sky-boards.json",
+            schema::<starry_sky::board::BoardSet>(),
         ),
         (
             "starry-sky-position.json",

@@ -41,29 +41,9 @@ fn escape_into(out: &mut String, c: char) {
     let _ = write!(out, "\\u{{{:x}}}", c as u32);
 }
 
-/// `s` on one line: every unsafe character (line breaks included) written
-/// as a visible `\u{…}` escape, so a name cannot fake a line of output.
-pub fn inline(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_unsafe) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if is_unsafe(c) {
-            escape_into(&mut out, c);
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
-/// A whole output for a terminal: line breaks and tabs that the program
-/// itself wrote stay, every other unsafe character is escaped. A last line
-/// of defence; text from a log is made [`inline`] where it is inserted.
-pub fn terminal(s: &str) -> Cow<'_, str> {
-    let bad = |c: char| is_unsafe(c) && c != '\n' && c != '\t';
-    if !s.chars().any(bad) {
+/// `s` with every character for which `bad` holds written as `\u{…}`.
+fn escape_where(s: &str, bad: impl Fn(char) -> bool) -> Cow<'_, str> {
+    if !s.chars().any(&bad) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -75,6 +55,19 @@ pub fn terminal(s: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// `s` on one line: every unsafe character (line breaks included) written
+/// as a visible `\u{…}` escape, so a name cannot fake a line of output.
+pub fn inline(s: &str) -> Cow<'_, str> {
+    escape_where(s, is_unsafe)
+}
+
+/// A whole output for a terminal: line breaks and tabs that the program
+/// itself wrote stay, every other unsafe character is escaped. A last line
+/// of defence; text from a log is made [`inline`] where it is inserted.
+pub fn terminal(s: &str) -> Cow<'_, str> {
+    escape_where(s, |c| is_unsafe(c) && c != '\n' && c != '\t')
 }
 
 /// A short, safe quote of bad input for an error message: at most

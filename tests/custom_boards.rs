@@ -89,3 +89,39 @@ fn a_custom_set_that_cannot_be_completed_ends_as_stalled() {
     let status = t.status();
     assert_eq!(status["ending"]["how"], "stalled");
 }
+
+#[test]
+fn a_board_set_that_could_outlast_a_beacon_chain_is_refused_at_new() {
+    // 45 boards of 10 stars, 3 players: up to 450 moves and 90 reveals, so
+    // one seat could need 2·540 + 3 + 4 entries, more than 1024 links.
+    let t = Table::new(3);
+    let boards: Vec<serde_json::Value> = (0..45)
+        .map(|i| {
+            serde_json::json!({"id": format!("b{i}"), "name": format!("Board {i}"), "prizes": [9, 7],
+                "stars": vec![serde_json::json!({"large": false, "at": [0, 0]}); 10], "lines": [[1, 2]]})
+        })
+        .collect();
+    let file = t.dir.path().join("big.json");
+    std::fs::write(&file, serde_json::json!({ "boards": boards }).to_string()).unwrap();
+    let players = t.emails.join(",");
+    let out = t.starry(
+        Some(0),
+        &[
+            "new",
+            "starry-sky",
+            "--players",
+            &players,
+            "--boards",
+            file.to_str().unwrap(),
+            "--out",
+            t.log_str(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("beacon chain") && err.contains("1087"),
+        "{err}"
+    );
+    assert!(!t.log.exists());
+}

@@ -157,6 +157,17 @@ fn h(b: &[u8]) -> String {
     hex::encode(b)
 }
 
+fn opening(w: &mut String, o: &starry::log::entry::Opening) {
+    let _ = writeln!(
+        w,
+        "  opens entry {} slot {}: value ⟦{}⟧ salt {}",
+        o.entry,
+        o.slot,
+        String::from_utf8(starry::log::canonical::to_bytes(&o.value)).unwrap(),
+        h(o.salt.bytes())
+    );
+}
+
 /// Plays the short game: fixed master secrets, nonces and automatic moves
 /// from fixed draws, fixed times. Returns the log and the listing.
 fn short_game() -> (Vec<u8>, String) {
@@ -360,26 +371,12 @@ fn short_game() -> (Vec<u8>, String) {
                     let _ = writeln!(w, "    = {}", h(c.bytes()));
                 }
                 for o in &m.reveals {
-                    let _ = writeln!(
-                        w,
-                        "  opens entry {} slot {}: value ⟦{}⟧ salt {}",
-                        o.entry,
-                        o.slot,
-                        String::from_utf8(starry::log::canonical::to_bytes(&o.value)).unwrap(),
-                        h(o.salt.bytes())
-                    );
+                    opening(w, o);
                 }
             }
             Data::Reveal(rv) => {
                 for o in &rv.reveals {
-                    let _ = writeln!(
-                        w,
-                        "  opens entry {} slot {}: value ⟦{}⟧ salt {}",
-                        o.entry,
-                        o.slot,
-                        String::from_utf8(starry::log::canonical::to_bytes(&o.value)).unwrap(),
-                        h(o.salt.bytes())
-                    );
+                    opening(w, o);
                 }
             }
             _ => {}

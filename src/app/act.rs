@@ -175,6 +175,16 @@ pub fn create_in<G: Game>(
         )));
     }
     let options = G::options(pairs, extra).map_err(|e| Error::Usage(e.to_string()))?;
+    let most = G::max_entries(&options, seats.len());
+    let per_seat = crate::log::replay::most_entries_per_seat(most, seats.len());
+    if per_seat > u64::from(beacon::CHAIN_LENGTH) {
+        return Err(Error::Usage(format!(
+            "under these options a game can last {most} moves and reveals, so one player could \
+             need {per_seat} entries, more than the {} links of a beacon chain (docs/protocol.md, \
+             section 4); use fewer or smaller boards. Nothing was written",
+            beacon::CHAIN_LENGTH
+        )));
+    }
     let genesis = Genesis {
         creator_key: HexHash(id.public_key()),
         game: G::NAME.into(),
@@ -550,10 +560,10 @@ fn build<G: Game>(
             return Err(out_of_turn(not_now(r, Some(seat), "join", action, who)));
         }
         let mark = joined_dir(home).join(hex::encode(r.game_id));
-        match join_record(home, &r.game_id)? {
+        return match join_record(home, &r.game_id)? {
             Record::None => {
                 let (line, _) = join_line(r, id, seat, time, chooser)?;
-                return Ok((line, "joined".into()));
+                Ok((line, "joined".into()))
             }
             Record::Line(line) => {
                 // A join begun before and not finished (the program was
@@ -569,23 +579,14 @@ fn build<G: Game>(
                 {
                     return Ok((line, "joined (finishing the join begun earlier)".into()));
                 }
-                return Err(Error::Usage(format!(
-                    "you joined game {} before (recorded in {}), at another point of its log than \
-                     this copy: joining it again would fork it. Use the copy of the log that holds \
-                     your join",
-                    &hex::encode(r.game_id)[..16],
-                    mark.display()
-                )));
+                Err(joined_before(
+                    r,
+                    &mark,
+                    " at another point of its log than this copy",
+                ))
             }
-            Record::Opaque => {
-                return Err(Error::Usage(format!(
-                    "you joined game {} before (recorded in {}); joining it again would fork it. \
-                     Use the copy of the log that holds your join",
-                    &hex::encode(r.game_id)[..16],
-                    mark.display()
-                )));
-            }
-        }
+            Record::Opaque => Err(joined_before(r, &mark, "")),
+        };
     }
 
     let seat = me.ok_or_else(|| {
@@ -622,11 +623,8 @@ fn build<G: Game>(
                 ));
             }
             let end = r.ended_at.expect("over");
-            let data = Countersign {
-                final_entry: HexHash(r.entries[end as usize].id),
-            };
             Ok((
-                line(Kind::Countersign, to_value(&data)),
+                line(Kind::Countersign, countersign_data(r)),
                 format!("countersigned the final entry {end}"),
             ))
         }
@@ -765,6 +763,24 @@ fn build<G: Game>(
         }
         Do::Join | Do::Auto => unreachable!("handled above"),
     }
+}
+
+/// Refuses a second join: it would fork the game.
+fn joined_before<G: Game>(r: &Replay<G>, mark: &Path, where_: &str) -> Error {
+    Error::Usage(format!(
+        "you joined game {} before (recorded in {}){where_}: joining it again would fork it. \
+         Use the copy of the log that holds your join",
+        &hex::encode(r.game_id)[..16],
+        mark.display()
+    ))
+}
+
+/// The data of a countersignature of the game `r`, which is over.
+pub fn countersign_data<G: Game>(r: &Replay<G>) -> serde_json::Value {
+    let end = r.ended_at.expect("countersigned games are over");
+    to_value(&Countersign {
+        final_entry: HexHash(r.entries[end as usize].id),
+    })
 }
 
 /// Why `me` cannot do `wanted` now, in words addressed to them.

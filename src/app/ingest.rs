@@ -17,7 +17,7 @@
 //!
 //! Anything refused leaves every file as it was.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::report::{IngestOutcome, IngestReport};
@@ -67,7 +67,8 @@ fn read_input(input: Option<&Path>, name: &str) -> Result<Vec<u8>> {
     let limit = LIMIT as u64 + 1;
     let stdin = input.is_none_or(|p| p.as_os_str() == "-");
     if stdin && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
-        eprintln!(
+        let _ = writeln!(
+            std::io::stderr(),
             "Paste the turn mail or the armored block (from -----BEGIN STARRY LOG----- to \
              -----END STARRY LOG-----), then press Ctrl-D on a line of its own."
         );
@@ -310,15 +311,11 @@ fn recountersign<G: Game>(
     let link = theirs
         .next_link(&secret, seat)
         .ok_or_else(|| Error::Other("your beacon chain for this game is used up".into()))?;
-    let end = theirs.ended_at.expect("countersigned games are over");
-    let data = crate::log::entry::Countersign {
-        final_entry: crate::log::entry::HexHash(theirs.entries[end as usize].id),
-    };
     let line = theirs.next_line(
         &id,
         seat,
         crate::log::Kind::Countersign,
-        crate::log::canonical::to_value(&data),
+        super::act::countersign_data(theirs),
         Some(link),
         crate::log::replay::now(),
     );

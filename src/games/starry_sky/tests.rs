@@ -1613,7 +1613,8 @@ fn the_shipped_boards_can_never_stall() {
     // and n seats hold 9n tokens: before the tokens run out a board is full,
     // is scored, and gives its tokens back. So no game on the shipped set
     // can stall, whatever is dealt (a random game on an earlier set with
-    // 10-star boards did: 10 + 9 + 9 stars for 27 tokens).
+    // 10-star boards did: a stall needs every hand empty and no board full,
+    // which 10-star boards allow).
     let boards = board::default_boards();
     assert_eq!(boards.len(), 12);
     for b in &boards {
