@@ -1393,6 +1393,59 @@ fn fault_table(
     );
     v.add("lapsed-answer", &file::read(&path).unwrap(), "ok", None, "the awaited seat's entry, at the same position: audited with lapsed-claim, the claim lapses");
     v.pairs.push(json!({"files": ["lapsed-claim.jsonl", "lapsed-answer.jsonl"], "expect": "ok", "entry": n, "same_author": false, "resolution": "claim-lapsed"}));
+    // Claims written at once by the two other seats: the smaller id wins.
+    let others: Vec<usize> = (0..3).filter(|&c| c != s).collect();
+    let claims: Vec<Vec<u8>> = others
+        .iter()
+        .map(|&c| {
+            append(
+                bytes,
+                ps,
+                c,
+                Kind::Abandon,
+                json!({"awaited": n, "silent": s}),
+            )
+        })
+        .collect();
+    v.add(
+        "claims-a",
+        &claims[0],
+        "ok",
+        None,
+        "one player claims that the awaited player stopped answering",
+    );
+    v.add("claims-b", &claims[1], "ok", None, "another player claims the same at the same position: audited with claims-a, the smaller id wins");
+    v.pairs.push(json!({"files": ["claims-a.jsonl", "claims-b.jsonl"], "expect": "ok", "entry": n, "same_author": false, "resolution": "claims"}));
+    // An abandonment completed and countersigned is a result: the awaited
+    // entry turning up later is a fork like any other.
+    let mut sealed = bytes.to_vec();
+    for &c in &others {
+        sealed = append(
+            &sealed,
+            ps,
+            c,
+            Kind::Abandon,
+            json!({"awaited": n, "silent": s}),
+        );
+    }
+    let r_sealed = Replay::<StarrySky>::from_bytes(&sealed).unwrap();
+    let final_id = r_sealed.entries[r_sealed.ended_at.unwrap() as usize].id;
+    let sealed = append(
+        &sealed,
+        ps,
+        others[0],
+        Kind::Countersign,
+        json!({"final": hex::encode(final_id)}),
+    );
+    v.add(
+        "abandoned-countersigned",
+        &sealed,
+        "ok",
+        None,
+        "an abandonment completed and countersigned by a claimant",
+    );
+    v.add("abandoned-answered-late", &file::read(&path).unwrap(), "ok", None, "the awaited entry, written afterwards on an old copy: audited with abandoned-countersigned, a fork (the result stands)");
+    v.pairs.push(json!({"files": ["abandoned-countersigned.jsonl", "abandoned-answered-late.jsonl"], "expect": "fork", "entry": n, "same_author": false}));
     let end = over.len() - 3;
     let cs: Vec<Vec<u8>> = [0usize, 1]
         .iter()

@@ -80,7 +80,11 @@ fn resigning_ends_the_game_with_the_resigner_last_and_countersigning_follows() {
     let s = t.status();
     assert_eq!(s["over"], true);
     assert_eq!(s["ending"]["how"], "resigned");
-    assert_eq!(s["ending"]["seat"], mover);
+    assert_eq!(
+        s["ending"]["seat"],
+        mover + 1,
+        "seats count from 1 in reports"
+    );
     let last = s["standings"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["seat"], mover + 1);
     assert_eq!(last["rank"], 3);

@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -207,18 +208,19 @@ fn a_huge_file_is_refused_quickly() {
     assert_eq!(std::fs::metadata(&big).unwrap().len(), 65 * 1024 * 1024);
 }
 
-/// Something that is not a regular file and never ends is read only up to
-/// the limit, then refused.
+/// Something that is not a regular file and never ends is refused before
+/// it is read (a file that grows while read is cut at the limit: the unit
+/// test `an_endless_stream_is_cut_at_the_limit`).
 #[cfg(target_os = "linux")]
 #[test]
-fn an_endless_input_is_cut_at_the_limit() {
+fn an_endless_input_is_refused_unread() {
     let (t, _) = new_game();
     let start = Instant::now();
     let out = t.starry(None, &["status", "/dev/zero"]);
     assert!(start.elapsed() < Duration::from_secs(20));
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("more than 64 MiB"),
+        stderr(&out).contains("not a regular file"),
         "{}",
         stderr(&out)
     );
@@ -280,4 +282,100 @@ fn a_closed_pipe_ends_the_output_quietly() {
             assert_eq!(code, expected, "{args:?}: {err}");
         }
     }
+}
+
+#[test]
+fn a_symlinked_log_is_played_through_the_link_and_the_link_stays() {
+    let (t, seat) = new_game();
+    let real = t.dir.path().join("real.jsonl");
+    std::fs::rename(&t.log, &real).unwrap();
+    std::os::unix::fs::symlink(&real, &t.log).unwrap();
+    let before = std::fs::read(&real).unwrap();
+    let out = t.starry(Some(seat), &["play", t.log_str(), "--auto"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        std::fs::symlink_metadata(&t.log)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link is still a link"
+    );
+    let after = std::fs::read(&real).unwrap();
+    assert!(
+        after.len() > before.len() && after.starts_with(&before),
+        "the target grew by one entry"
+    );
+}
+
+#[test]
+fn fifos_devices_and_directories_are_refused_at_once() {
+    let (t, seat) = new_game();
+    let fifo = t.dir.path().join("fifo.jsonl");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let dir = t.dir.path().join("dir.jsonl");
+    std::fs::create_dir(&dir).unwrap();
+    for target in [fifo.to_str().unwrap(), "/dev/null", dir.to_str().unwrap()] {
+        for args in [
+            vec!["status", target],
+            vec!["audit", target],
+            vec!["play", target, "--auto"],
+        ] {
+            let started = Instant::now();
+            let mut child = Command::new(assert_cmd::cargo::cargo_bin("starry"))
+                .env("STARRY_HOME", &t.homes[seat])
+                .args(&args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            // A FIFO nobody writes to would block a reader forever.
+            while child.try_wait().unwrap().is_none() {
+                assert!(
+                    started.elapsed() < Duration::from_secs(20),
+                    "{args:?} hangs"
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let out = child.wait_with_output().unwrap();
+            assert!(!out.status.success(), "{args:?}");
+        }
+    }
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert!(
+        std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+}
+
+#[test]
+fn a_log_is_never_created_under_a_temporary_name() {
+    let t = Table::new(3);
+    let players = t.emails.join(",");
+    let name = t.dir.path().join(".starry-y.jsonl.abcdefghij.tmp");
+    let out = t.starry(
+        Some(0),
+        &[
+            "new",
+            "starry-sky",
+            "--players",
+            &players,
+            "--out",
+            name.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!name.exists());
 }

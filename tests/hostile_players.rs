@@ -208,7 +208,11 @@ fn a_silent_player_can_be_left_behind_and_a_late_entry_wins() {
     let audit = t.json(None, &["audit", t.log_str(), "--json"]);
     let ending = &audit["files"][0]["ending"];
     assert_eq!(ending["how"], "abandoned");
-    assert_eq!(ending["seat"], silent as u64);
+    assert_eq!(
+        ending["seat"],
+        silent as u64 + 1,
+        "seats count from 1 in reports"
+    );
     assert_eq!(ending["awaited"], awaited);
     let last = audit["files"][0]["standings"]
         .as_array()
@@ -320,4 +324,84 @@ fn a_file_that_is_not_a_log_is_never_overwritten() {
             );
         }
     }
+}
+
+#[test]
+fn claims_written_at_once_converge() {
+    let t = Table::new(3);
+    t.create(&[]);
+    let s = t.play_until(|s| s["action"] == "move");
+    let silent = s["to_act_seat"].as_u64().unwrap() as usize - 1;
+    let others: Vec<usize> = (0..3).filter(|&x| x != silent).collect();
+    let copies: Vec<std::path::PathBuf> = others
+        .iter()
+        .map(|&c| {
+            let f = t.dir.path().join(format!("claim-{c}.jsonl"));
+            std::fs::copy(&t.log, &f).unwrap();
+            let out = t.starry(Some(c), &["abandon", f.to_str().unwrap()]);
+            assert!(out.status.success(), "{}", stderr(&out));
+            f
+        })
+        .collect();
+    let audit = t.json(
+        None,
+        &[
+            "audit",
+            copies[0].to_str().unwrap(),
+            copies[1].to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_eq!(audit["valid"], true, "{audit}");
+    assert_eq!(audit["forks"][0]["resolution"], "claims");
+    // Each takes the other's copy; the loser re-applies its claim, which
+    // completes the abandonment; one more exchange and both agree.
+    let first = std::fs::read(&copies[0]).unwrap();
+    let out = t.starry(
+        Some(others[0]),
+        &[
+            "ingest",
+            copies[1].to_str().unwrap(),
+            "--into",
+            copies[0].to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let old = t.dir.path().join("first-before.jsonl");
+    std::fs::write(&old, &first).unwrap();
+    let out = t.starry(
+        Some(others[1]),
+        &[
+            "ingest",
+            old.to_str().unwrap(),
+            "--into",
+            copies[1].to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (a, b) = (
+        std::fs::read(&copies[0]).unwrap(),
+        std::fs::read(&copies[1]).unwrap(),
+    );
+    let (longer, shorter, seat) = if a.len() >= b.len() {
+        (&copies[0], &copies[1], others[1])
+    } else {
+        (&copies[1], &copies[0], others[0])
+    };
+    let out = t.starry(
+        Some(seat),
+        &[
+            "ingest",
+            longer.to_str().unwrap(),
+            "--into",
+            shorter.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(&copies[0]).unwrap(),
+        std::fs::read(&copies[1]).unwrap()
+    );
+    let audit = t.json(None, &["audit", copies[0].to_str().unwrap(), "--json"]);
+    assert_eq!(audit["files"][0]["ending"]["how"], "abandoned", "{audit}");
 }

@@ -163,13 +163,11 @@ fn ingest_game<G: Game>(
                     Some((_, why)) => {
                         let mut bytes = log.to_vec();
                         let mut text = resolution_note(why, true, k);
-                        if why == crate::log::fork::Resolution::Countersignatures
-                            && let Some(line) = recountersign::<G>(home, &local, &incoming)?
-                        {
+                        if let Some(line) = reapply::<G>(home, &local, &incoming, why)? {
                             bytes.extend_from_slice(&line);
                             text.push_str(
-                                " Your countersignature was on the other side: it is written \
-                                 again on top — mail the log on so that the others have it.",
+                                " Your own entry was on the other side: it is written again on \
+                                 top — mail the log on so that the others have it.",
                             );
                         }
                         locked.replace(&bytes)?;
@@ -275,6 +273,16 @@ fn resolution_note(why: crate::log::fork::Resolution, theirs_won: bool, k: usize
              time; by the protocol's rule (the smaller entry id wins) your copy now follows the \
              mail."
         ),
+        (Claims, true) => format!(
+            "The copies differed from entry {k} on only in claims, written at the same time, that \
+             a player stopped answering; by the protocol's rule (the smaller entry id wins) your \
+             copy now follows the mail."
+        ),
+        (Claims, false) => format!(
+            "The copies differ from entry {k} on only in claims, written at the same time, that a \
+             player stopped answering; by the protocol's rule (the smaller entry id wins) your \
+             copy is kept, and the sender writes theirs again on top when they ingest your copy."
+        ),
         (Countersignatures, false) => format!(
             "The copies differ from entry {k} on only in countersignatures written at the same \
              time; by the protocol's rule (the smaller entry id wins) your copy is kept, and the \
@@ -283,13 +291,17 @@ fn resolution_note(why: crate::log::fork::Resolution, theirs_won: bool, k: usize
     }
 }
 
-/// The local player's countersignature, written again on top of the
-/// winning copy `theirs`, if it was in the local copy and is not in theirs.
-fn recountersign<G: Game>(
+/// The local player's entry of the losing side — a countersignature or an
+/// abandonment claim — written again on top of the winning copy `theirs`,
+/// if it was in the local copy and is not in theirs (and, for a claim, the
+/// game still waits for the same seat).
+fn reapply<G: Game>(
     home: &Path,
     local: &[u8],
     theirs: &Replay<G>,
+    why: crate::log::fork::Resolution,
 ) -> Result<Option<Vec<u8>>> {
+    use crate::log::fork::Resolution;
     let id = match Identity::load(home) {
         Ok(id) => id,
         Err(IdentityError::Missing { .. }) => return Ok(None),
@@ -302,23 +314,48 @@ fn recountersign<G: Game>(
         path: PathBuf::from("(your copy)"),
         fault,
     })?;
-    if !mine.countersigned.contains(&seat) || theirs.countersigned.contains(&seat) {
-        return Ok(None);
-    }
+    let claimed = |r: &Replay<G>| {
+        r.claims.as_ref().is_some_and(|c| c.by.contains(&seat))
+            || matches!(r.ending(), Some(crate::log::Ending::Abandoned { .. }))
+                && r.entries
+                    .iter()
+                    .any(|e| e.kind == crate::log::Kind::Abandon && e.author == seat)
+    };
+    let (kind, data) = match why {
+        Resolution::Countersignatures
+            if mine.countersigned.contains(&seat) && !theirs.countersigned.contains(&seat) =>
+        {
+            (
+                crate::log::Kind::Countersign,
+                super::act::countersign_data(theirs),
+            )
+        }
+        Resolution::Claims if claimed(&mine) && !claimed(theirs) && !theirs.is_over() => {
+            let (Some(mc), Some(tc)) = (mine.claims.as_ref().or(None), theirs.claims.as_ref())
+            else {
+                return Ok(None);
+            };
+            if mc.silent != tc.silent {
+                return Ok(None);
+            }
+            let data = crate::log::entry::Abandon {
+                awaited: tc.awaited,
+                silent: tc.silent as u32,
+            };
+            (
+                crate::log::Kind::Abandon,
+                crate::log::canonical::to_value(&data),
+            )
+        }
+        _ => return Ok(None),
+    };
     let secret = theirs
         .game_secret(&id, seat)
         .expect("the seat's key is this identity's");
     let link = theirs
         .next_link(&secret, seat)
         .ok_or_else(|| Error::Other("your beacon chain for this game is used up".into()))?;
-    let line = theirs.next_line(
-        &id,
-        seat,
-        crate::log::Kind::Countersign,
-        super::act::countersign_data(theirs),
-        Some(link),
-        crate::log::replay::now(),
-    );
+    let line = theirs.next_line(&id, seat, kind, data, Some(link), crate::log::replay::now());
     let mut check = theirs.clone();
     check
         .apply_line(theirs.len(), &line[..line.len() - 1])

@@ -210,7 +210,7 @@ pub fn audit_file(path: &Path) -> AuditFileReport {
                         rep.valid = true;
                         rep.over = r.is_over();
                         if let Some(e) = r.ending() {
-                            rep.ending = Some(e);
+                            rep.ending = Some(e.into());
                             rep.standings = Some(standings_of(&r));
                         }
                         rep.status = Some(status_of(&r));
@@ -355,6 +355,13 @@ fn find_forks(paths: &[PathBuf], files: &[AuditFileReport]) -> Vec<ForkReport> {
                         label(if w == 0 { sa } else { sb }),
                         names[w],
                         names[w]
+                    ),
+                    crate::log::fork::Resolution::Claims => format!(
+                        "{} and {} are copies of the same game that differ from entry {k} on only \
+                         in abandonment claims written at the same time. Either order is valid; by \
+                         the protocol's rule the copy whose entry {k} has the smaller id, {}, is \
+                         kept, and `starry ingest` re-applies the other claims on top.",
+                        a.file, b.file, names[w]
                     ),
                     crate::log::fork::Resolution::Countersignatures => format!(
                         "{} and {} are copies of the same game that differ from entry {k} on only \

@@ -19,7 +19,7 @@ use crate::cli::{AfterArgs, Cli, Command, IdCommand};
 use crate::crypto::identity::{self, Identity};
 use crate::error::{Error, Result};
 use crate::games::{Game, Seat};
-use crate::log::{Ending, Replay};
+use crate::log::Replay;
 use crate::text::inline;
 use report::*;
 
@@ -101,6 +101,13 @@ pub fn run(cli: Cli) -> Result<Output> {
         Command::Play(a) => {
             let what = match (a.auto, a.r#move) {
                 (true, _) => act::Do::Auto,
+                (false, Some(m)) if m.trim().is_empty() => {
+                    return Err(Error::Usage(
+                        "the move is empty; give a move, e.g. `starry play game.jsonl \"10 leo:3\"`, \
+                         or --auto for a random legal one"
+                            .into(),
+                    ));
+                }
                 (false, Some(m)) => act::Do::Move(m),
                 (false, None) => {
                     return Err(Error::Usage(
@@ -293,7 +300,7 @@ pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
             by: c.by.iter().map(|&s| s as u32 + 1).collect(),
             missing: (n - 1 - c.by.len()) as u32,
         }),
-        ending: r.ending(),
+        ending: r.ending().map(EndingReport::from),
         standings: standings_of(r),
     }
 }
@@ -313,21 +320,23 @@ pub fn standings_of<G: Game>(r: &Replay<G>) -> Vec<StandingReport> {
 
 /// One line saying how a game ended, safe to print.
 pub fn ending_text(s: &StatusReport) -> String {
-    let name = |seat: Seat| {
-        s.seats.get(seat).map_or_else(
-            || format!("seat {}", seat + 1),
-            |x| inline(&x.name).into_owned(),
-        )
+    // Seats in reports count from 1.
+    let name = |seat: u32| {
+        s.seats
+            .get((seat as usize).wrapping_sub(1))
+            .map_or_else(|| format!("seat {seat}"), |x| inline(&x.name).into_owned())
     };
     match s.ending {
-        Some(Ending::Resigned { seat }) => format!("The game is over: {} resigned.", name(seat)),
-        Some(Ending::Abandoned { seat, awaited }) => format!(
+        Some(EndingReport::Resigned { seat }) => {
+            format!("The game is over: {} resigned.", name(seat))
+        }
+        Some(EndingReport::Abandoned { seat, awaited }) => format!(
             "The game is over: abandoned while waiting for {} at entry {awaited}; every other \
              player claimed that {} stopped answering.",
             name(seat),
             name(seat)
         ),
-        Some(Ending::Stalled) => {
+        Some(EndingReport::Stalled) => {
             "The game is over: it stalled — nobody could move any more.".to_string()
         }
         _ => "The game is over.".to_string(),

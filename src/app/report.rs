@@ -91,7 +91,7 @@ pub struct StatusReport {
     /// other players have made one.
     pub claims: Option<ClaimsReport>,
     /// How the game ended, once over.
-    pub ending: Option<Ending>,
+    pub ending: Option<EndingReport>,
     /// Standings (final once over).
     pub standings: Vec<StandingReport>,
 }
@@ -124,7 +124,7 @@ pub struct AuditFileReport {
     /// The first fault, when invalid.
     pub fault: Option<FaultReport>,
     pub over: bool,
-    pub ending: Option<Ending>,
+    pub ending: Option<EndingReport>,
     /// Final standings, when finished.
     pub standings: Option<Vec<StandingReport>>,
     /// Seats (1-based) that countersigned the final entry.
@@ -356,4 +356,35 @@ pub struct DemoReport {
     pub entries: u64,
     pub moves: u64,
     pub audit: AuditFileReport,
+}
+
+/// How a game ended, with seats numbered from 1 as everywhere in reports.
+#[derive(Serialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case", tag = "how")]
+pub enum EndingReport {
+    /// Played to the end under the rules.
+    Finished,
+    /// Nobody could move any more.
+    Stalled,
+    /// This seat (1-based) resigned.
+    Resigned { seat: u32 },
+    /// Every other seat claimed that this seat (1-based) stopped answering;
+    /// the game had waited for its entry since entry `awaited`.
+    Abandoned { seat: u32, awaited: u64 },
+}
+
+impl From<Ending> for EndingReport {
+    fn from(e: Ending) -> Self {
+        match e {
+            Ending::Finished => EndingReport::Finished,
+            Ending::Stalled => EndingReport::Stalled,
+            Ending::Resigned { seat } => EndingReport::Resigned {
+                seat: seat as u32 + 1,
+            },
+            Ending::Abandoned { seat, awaited } => EndingReport::Abandoned {
+                seat: seat as u32 + 1,
+                awaited,
+            },
+        }
+    }
 }

@@ -84,7 +84,9 @@ impl std::fmt::Debug for Identity {
 /// The directory holding the identity: `STARRY_HOME` or the platform's
 /// config directory.
 pub fn home_dir() -> Result<PathBuf, IdentityError> {
-    if let Some(dir) = std::env::var_os("STARRY_HOME") {
+    // An empty STARRY_HOME is unset, not the current directory: a secret
+    // must not land in whatever checkout the player stands in.
+    if let Some(dir) = std::env::var_os("STARRY_HOME").filter(|d| !d.is_empty()) {
         return Ok(PathBuf::from(dir));
     }
     dirs::config_dir().map(|d| d.join("starry")).ok_or_else(|| {

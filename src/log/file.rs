@@ -51,6 +51,10 @@ impl LockedLog {
     /// [`replace`]: LockedLog::replace
     pub fn open(path: &Path) -> Result<LockedLog> {
         refuse_temporary(path)?;
+        // Through a symlink, the file it names is the log: that file is
+        // locked and replaced, and the link stays a link.
+        let target = regular_file(path)?;
+        let path = target.as_path();
         loop {
             let mut file = OpenOptions::new()
                 .read(true)
@@ -130,6 +134,7 @@ fn same_file(_: &File, _: &Path) -> bool {
 /// Refuses a file larger than [`MAX_LOG_BYTES`] without reading it.
 pub fn read(path: &Path) -> Result<Vec<u8>> {
     refuse_temporary(path)?;
+    regular_file(path)?;
     let mut file = File::open(path).map_err(|e| Error::io("cannot read the log", path, e))?;
     read_bounded(&mut file, path)
 }
@@ -179,7 +184,41 @@ fn too_large(path: &Path, size: Option<u64>) -> Error {
 
 /// Writes a new file that must not exist yet.
 pub fn create(path: &Path, bytes: &[u8]) -> Result<()> {
+    if path.file_name().is_some_and(is_temporary_name) {
+        return Err(Error::Usage(format!(
+            "{}: starry names its temporary files this way and removes stale ones; choose \
+             another name for the log",
+            path.display()
+        )));
+    }
     write_atomic(path, bytes, false)
+}
+
+/// The regular file a log path names: the path itself, or the file a
+/// symlink points to. A FIFO, a device or a directory is refused before it
+/// is opened (reading a FIFO would wait forever; replacing a device by
+/// renaming over it would destroy it).
+fn regular_file(path: &Path) -> Result<PathBuf> {
+    let target = match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            fs::canonicalize(path).map_err(|e| Error::io("cannot follow the symlink", path, e))?
+        }
+        Ok(_) => path.to_path_buf(),
+        // Missing: the open that follows says so in its own words.
+        Err(_) => return Ok(path.to_path_buf()),
+    };
+    match fs::metadata(&target) {
+        Ok(m) if !m.is_file() => Err(Error::Usage(format!(
+            "{} is not a regular file ({}); a starry log is a plain file",
+            path.display(),
+            if m.is_dir() {
+                "a directory"
+            } else {
+                "a FIFO, a socket or a device"
+            }
+        ))),
+        _ => Ok(target),
+    }
 }
 
 /// The directory that holds `path` (`.` for a bare file name).

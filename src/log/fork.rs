@@ -8,10 +8,13 @@
 //! - **A claim that lapsed.** One copy holds abandonment claims naming a
 //!   silent seat; the other holds that seat's awaited entry. The entry wins:
 //!   the seat was not gone after all, and nobody is accused.
-//! - **Countersignatures written at once.** Both copies hold only
-//!   countersignatures from the fork on. Either order is valid, so the copy
-//!   whose first differing entry has the smaller id wins, and each player
-//!   whose countersignature was on the losing side writes it again on top.
+//!   Once the claims completed and a claimant countersigned the result, the
+//!   result stands: the fork no longer resolves by this rule.
+//! - **Countersignatures, or claims, written at once.** Both copies hold
+//!   only countersignatures from the fork on, or only abandonment claims
+//!   naming the same silent seat. Either order is valid, so the copy whose
+//!   first differing entry has the smaller id wins, and each player whose
+//!   entry was on the losing side writes it again on top.
 
 use super::entry::Kind;
 use super::replay::{Data, Parsed, parse_line};
@@ -24,6 +27,9 @@ pub enum Resolution {
     ClaimLapsed,
     /// Both sides hold only countersignatures; the smaller id wins.
     Countersignatures,
+    /// Both sides hold only abandonment claims naming the same seat; the
+    /// smaller id wins.
+    Claims,
 }
 
 impl Resolution {
@@ -31,6 +37,7 @@ impl Resolution {
         match self {
             Resolution::ClaimLapsed => "claim-lapsed",
             Resolution::Countersignatures => "countersignatures",
+            Resolution::Claims => "claims",
         }
     }
 }
@@ -53,21 +60,25 @@ pub fn resolve(a: &[&[u8]], b: &[&[u8]], k: usize) -> Option<(usize, Resolution)
     if only(&ta, &[Kind::Countersign]) && only(&tb, &[Kind::Countersign]) {
         return Some((usize::from(fb.id < fa.id), Resolution::Countersignatures));
     }
-    // `claims` lapses when it holds only claims naming the author of the
-    // other side's entry k (and, if they completed, countersignatures), and
-    // that entry is by the silent seat itself.
-    let lapses = |claims: &[Parsed], entry: &Parsed| {
-        let Data::Abandon(first) = &claims[0].data else {
-            return false;
+    let claims_naming = |t: &[Parsed]| -> Option<u32> {
+        let Data::Abandon(first) = &t[0].data else {
+            return None;
         };
-        let silent = first.silent;
-        entry.line.body.author == silent
-            && entry.line.body.kind != Kind::Abandon
-            && claims.iter().all(|p| match &p.data {
-                Data::Abandon(c) => c.silent == silent,
-                Data::Countersign(_) => p.line.body.author != silent,
-                _ => false,
-            })
+        t.iter()
+            .all(|p| matches!(&p.data, Data::Abandon(c) if c.silent == first.silent))
+            .then_some(first.silent)
+    };
+    if let (Some(x), Some(y)) = (claims_naming(&ta), claims_naming(&tb))
+        && x == y
+    {
+        return Some((usize::from(fb.id < fa.id), Resolution::Claims));
+    }
+    // A side of claims alone lapses when the other side's entry k is by the
+    // silent seat itself.
+    let lapses = |claims: &[Parsed], entry: &Parsed| {
+        claims_naming(claims).is_some_and(|silent| {
+            entry.line.body.author == silent && entry.line.body.kind != Kind::Abandon
+        })
     };
     if lapses(&ta, fb) {
         return Some((1, Resolution::ClaimLapsed));

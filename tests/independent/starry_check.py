@@ -1203,18 +1203,29 @@ def compare(a, b):
     if k == len(ea) or k == len(eb):
         return ("same history", None, "one copy extends the other")
     ta, tb = ea[k:], eb[k:]
+    def claims_naming(t):
+        first = t[0][1]
+        if first["kind"] != "abandon":
+            return None
+        silent = first["data"]["silent"]
+        ok = all(e[1]["kind"] == "abandon" and e[1]["data"]["silent"] == silent for e in t)
+        return silent if ok else None
+
+    def smaller(verdict):
+        win = "first" if int.from_bytes(ta[0][2], "big") < int.from_bytes(tb[0][2], "big") else "second"
+        return (verdict, k, f"the {win} copy wins (smaller id)")
+
+    # claims written at once
+    sa, sb = claims_naming(ta), claims_naming(tb)
+    if sa is not None and sa == sb:
+        return smaller("ok (claims)")
     # a lapsed claim
     for claims, other, name in ((ta, tb, "second"), (tb, ta, "first")):
-        first = claims[0][1]
-        if first["kind"] == "abandon":
-            silent = first["data"]["silent"]
-            if (all(e[1]["kind"] == "abandon" and e[1]["data"]["silent"] == silent
-                    or e[1]["kind"] == "countersign" and e[1]["author"] != silent for e in claims)
-                    and other[0][1]["author"] == silent and other[0][1]["kind"] != "abandon"):
-                return ("ok (claim-lapsed)", k, f"the {name} copy wins: seat {silent} wrote entry {k}")
+        silent = claims_naming(claims)
+        if silent is not None and other[0][1]["author"] == silent and other[0][1]["kind"] != "abandon":
+            return ("ok (claim-lapsed)", k, f"the {name} copy wins: seat {silent} wrote entry {k}")
     if all(e[1]["kind"] == "countersign" for e in ta + tb):
-        win = "first" if int.from_bytes(ta[0][2], "big") < int.from_bytes(tb[0][2], "big") else "second"
-        return ("ok (countersignatures)", k, f"the {win} copy wins (smaller id)")
+        return smaller("ok (countersignatures)")
     same = ta[0][1]["author"] == tb[0][1]["author"]
     return ("fork", k, f"seat {ta[0][1]['author']} signed both entries: proof of cheating" if same
             else f"entries by seats {ta[0][1]['author']} and {tb[0][1]['author']}")
