@@ -22,18 +22,25 @@ pub const EXCERPT_CHARS: usize = 60;
 
 /// Characters that must never reach a terminal or a header raw: C0 controls
 /// (including CR, LF and TAB), DEL, C1 controls (U+0080–U+009F, among them
-/// the one-byte CSI), and the bidirectional formatting characters that can
-/// make text display in an order other than the one it has (U+061C,
-/// U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
+/// the one-byte CSI), the line and paragraph separators (U+2028, U+2029),
+/// the bidirectional formatting characters that can make text display in an
+/// order other than the one it has (U+061C, U+200E, U+200F, U+202A–U+202E,
+/// U+2066–U+2069), and the invisible zero-width space, word joiner and
+/// byte-order mark (U+200B, U+2060, U+FEFF) that make look-alike names.
 pub fn is_unsafe(c: char) -> bool {
     matches!(c,
         '\u{0}'..='\u{1f}'
         | '\u{7f}'..='\u{9f}'
         | '\u{61c}'
+        | '\u{200b}'
         | '\u{200e}'
         | '\u{200f}'
+        | '\u{2028}'
+        | '\u{2029}'
         | '\u{202a}'..='\u{202e}'
-        | '\u{2066}'..='\u{2069}')
+        | '\u{2060}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{feff}')
 }
 
 fn escape_into(out: &mut String, c: char) {
@@ -227,6 +234,9 @@ mod tests {
             "\u{1b}[31mX",
             "x\u{202e}y",
             "x\u{2066}y",
+            "x\u{2028}y",
+            "x\u{200b}y",
+            "\u{feff}Ann",
             "x\u{85}y",
             "x\u{7f}",
             " Ann",

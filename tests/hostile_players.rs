@@ -405,3 +405,101 @@ fn claims_written_at_once_converge() {
     let audit = t.json(None, &["audit", copies[0].to_str().unwrap(), "--json"]);
     assert_eq!(audit["files"][0]["ending"]["how"], "abandoned", "{audit}");
 }
+
+#[test]
+fn messages_for_common_mistakes_say_what_to_do() {
+    let t = Table::new(3);
+    // Two seats pinned to one key: a usage error about the arguments, not a
+    // fault in a log that does not exist.
+    let ben = t.json(Some(1), &["id", "show", "--json"]);
+    let key = ben["key"].as_str().unwrap();
+    let players = format!(
+        "{},{} key:{key},{} key:{key}",
+        t.emails[0], t.emails[1], t.emails[2]
+    );
+    let out = t.starry(
+        Some(0),
+        &[
+            "new",
+            "starry-sky",
+            "--players",
+            &players,
+            "--out",
+            t.log_str(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Nothing was written"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!t.log.exists());
+    // A key one digit short says so.
+    let players = format!(
+        "{},{} key:{},{}",
+        t.emails[0],
+        t.emails[1],
+        &key[1..],
+        t.emails[2]
+    );
+    let out = t.starry(
+        Some(0),
+        &[
+            "new",
+            "starry-sky",
+            "--players",
+            &players,
+            "--out",
+            t.log_str(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("63 characters, not 64"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !stderr(&out).contains("   "),
+        "no runs of spaces: {}",
+        stderr(&out)
+    );
+    // An unpinned seat taken by someone else: the real player is told so.
+    t.create(&[]);
+    let mallory = t.dir.path().join("mallory");
+    assert!(
+        starry_in(
+            &mallory,
+            &["id", "new", "--name", "Ben", "--email", "ben@example.org"]
+        )
+        .status
+        .success()
+    );
+    assert!(starry_in(&mallory, &["join", t.log_str()]).status.success());
+    for cmd in ["join", "ready"] {
+        let out = t.starry(Some(1), &[cmd, t.log_str()]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            stderr(&out).contains("someone else joined in your place"),
+            "{cmd}: {}",
+            stderr(&out)
+        );
+    }
+    // Windows line endings are named as such.
+    let crlf = t.dir.path().join("crlf.jsonl");
+    let text = std::fs::read_to_string(&t.log)
+        .unwrap()
+        .replace('\n', "\r\n");
+    std::fs::write(&crlf, text).unwrap();
+    let out = t.starry(None, &["status", crlf.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(12));
+    assert!(
+        stderr(&out).contains("Windows line endings"),
+        "{}",
+        stderr(&out)
+    );
+    // An empty move is no move.
+    let out = t.starry(Some(0), &["play", t.log_str(), ""]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -45,17 +45,39 @@ pub enum Do {
 fn parse_seat(text: &str) -> Result<SeatInfo> {
     let mut t = text.trim();
     let mut key = None;
-    if let Some(i) = t.rfind("key:") {
+    // `key:` in any case, once, at the end.
+    let lower = t.to_ascii_lowercase();
+    if let Some(i) = lower.find("key:") {
         let hex_key = t[i + 4..].trim();
         let mut bytes = [0u8; 32];
-        if hex_key.len() != 64 || hex::decode_to_slice(hex_key, &mut bytes).is_err() {
+        let why = if lower[i + 4..].contains("key:") {
+            Some("`key:` is given twice".to_string())
+        } else if hex_key.len() != 64 {
+            Some(format!(
+                "the key has {} characters, not 64",
+                hex_key.chars().count()
+            ))
+        } else if hex::decode_to_slice(hex_key, &mut bytes).is_err() {
+            Some("the key holds a character that is not a hex digit".to_string())
+        } else {
+            None
+        };
+        if let Some(why) = why {
             return Err(Error::Usage(format!(
-                "--players: `{}`: a pinned key is `key:` and the 64 hex digits that `starry id                  show` prints for that player",
-                crate::text::excerpt(text)
+                "--players: `{}`: {why}; a pinned key is `key:` followed by the 64 hex digits \
+                 that `starry id show` prints for that player",
+                crate::text::excerpt_of(text, 120)
             )));
         }
         key = Some(HexHash(bytes));
         t = t[..i].trim();
+        if t.is_empty() {
+            return Err(Error::Usage(format!(
+                "--players: `{}`: the key must follow the player's address, as in \
+                 `Ben <ben@example.org> key:…`",
+                crate::text::excerpt_of(text, 120)
+            )));
+        }
     }
     let (name, email) = match (t.find('<'), t.ends_with('>')) {
         (Some(i), true) => (
@@ -205,17 +227,10 @@ pub fn create_in<G: Game>(
         time: time.clone(),
     };
     let mut bytes = sign_line(id, body);
-    let new_log = Path::new("(new game)");
-    let replay = Replay::<G>::from_bytes(&bytes).map_err(|f| Error::Log {
-        path: out.unwrap_or(new_log).into(),
-        fault: f,
-    })?;
+    let replay = Replay::<G>::from_bytes(&bytes).map_err(refuse_new)?;
     let (line, _) = join_line(&replay, id, 0, time, fresh)?;
     bytes.extend_from_slice(&line);
-    let replay = Replay::<G>::from_bytes(&bytes).map_err(|f| Error::Log {
-        path: out.unwrap_or(new_log).into(),
-        fault: f,
-    })?;
+    let replay = Replay::<G>::from_bytes(&bytes).map_err(refuse_new)?;
     let in_games_dir = out.is_none();
     let out: std::path::PathBuf = match out {
         Some(p) => p.to_path_buf(),
@@ -276,6 +291,18 @@ pub fn create_in<G: Game>(
             status_text(&status),
         ),
         &report,
+    ))
+}
+
+/// A game `new` would create that does not verify: the arguments are at
+/// fault (two seats pinned to one key, a name the protocol refuses …), so it
+/// is a usage error that says what the check found, and nothing is written.
+fn refuse_new(f: crate::error::LogFault) -> Error {
+    Error::Usage(format!(
+        "cannot create this game: {} (rule: {}). Nothing was written; check --players and \
+         the options",
+        f.detail,
+        f.fault.name()
     ))
 }
 
@@ -541,8 +568,11 @@ fn build<G: Game>(
                     .join(", ")
             ))
         })?;
-        if me.is_some() || r.seats[seat].key.is_some() {
+        if me.is_some() {
             return Err(Error::Usage("you have joined this game already".into()));
+        }
+        if let Some(other) = r.seats[seat].key {
+            return Err(seat_taken(r, seat, &other, id));
         }
         if let Some(pin) = r.genesis.seats[seat].key
             && pin.0 != id.public_key()
@@ -589,12 +619,17 @@ fn build<G: Game>(
         };
     }
 
-    let seat = me.ok_or_else(|| {
-        if r.seat_of_email(&id.email).is_some() {
-            Error::Usage("you have not joined this game yet: run `starry join FILE` first".into())
-        } else {
-            Error::Usage(format!("you ({}) have no seat in this game", id.email))
-        }
+    let seat = me.ok_or_else(|| match r.seat_of_email(&id.email) {
+        Some(s) => match r.seats[s].key {
+            Some(other) => seat_taken(r, s, &other, id),
+            None => Error::Usage(
+                "you have not joined this game yet: run `starry join` on this log first".into(),
+            ),
+        },
+        None => Error::Usage(format!(
+            "you ({}) have no seat in this game",
+            crate::text::inline(&id.email)
+        )),
     })?;
     let secret = r
         .game_secret(id, seat)
@@ -763,6 +798,19 @@ fn build<G: Game>(
         }
         Do::Join | Do::Auto => unreachable!("handled above"),
     }
+}
+
+/// The seat listed with your address was joined by another key.
+fn seat_taken<G: Game>(r: &Replay<G>, seat: Seat, other: &[u8; 32], id: &Identity) -> Error {
+    Error::Usage(format!(
+        "seat {} ({}) was joined with the key {}, and yours is {}: someone else joined in your \
+         place (or you did, with another identity). Tell the other players; the creator can \
+         start the game again with pinned seats (`starry id show` prints the line to pin yours)",
+        seat + 1,
+        crate::text::inline(&r.genesis.seats[seat].email),
+        crate::log::replay::fingerprint(other),
+        crate::log::replay::fingerprint(&id.public_key())
+    ))
 }
 
 /// Refuses a second join: it would fork the game.

@@ -223,7 +223,8 @@ pub fn log_path(arg: &Path) -> Result<PathBuf> {
     match found.len() {
         1 => Ok(found.remove(0)),
         0 => Err(Error::Usage(format!(
-            "{text}: there is no such file, and no game with an id starting with {prefix} in {};              give the path of the log, or `starry ingest` the turn mail first",
+            "{text}: there is no such file, and no game with an id starting with {prefix} in {}; \
+             give the path of the log, or `starry ingest` the turn mail first",
             dir.display()
         ))),
         n => Err(Error::Usage(format!(

@@ -199,6 +199,7 @@ impl Identity {
             .and_then(|v| v.try_into().ok())
             .ok_or_else(|| corrupt("the secret is not 32 bytes of base64".into()))?;
         check_email(&file.email).map_err(|e| corrupt(e.to_string()))?;
+        crate::text::check_name(&file.name).map_err(corrupt)?;
         Ok(Identity::from_secret(file.name, file.email, secret))
     }
 

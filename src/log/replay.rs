@@ -264,12 +264,15 @@ pub fn parse_line(n: u64, bytes: &[u8]) -> Result<Parsed, LogFault> {
     if canonical::to_bytes(&value) != bytes
         || canonical::to_bytes(&canonical::to_value(&line)) != bytes
     {
-        return Err(fault(
-            n,
-            Fault::NonCanonical,
+        let detail = if bytes.ends_with(b"\r") {
+            "the line ends with a carriage return (Windows line endings, CR LF): a tool \
+             converted the file. Convert it back to LF line endings (`dos2unix`), and in a git \
+             repository add `*.jsonl -text` to .gitattributes so that git leaves logs alone"
+        } else {
             "the line is not in canonical form (keys sorted, no spaces, minimal escapes, no \
-             duplicate keys); it was edited by hand or by another tool",
-        ));
+             duplicate keys); it was edited by hand or by another tool"
+        };
+        return Err(fault(n, Fault::NonCanonical, detail));
     }
     match &data {
         Data::Genesis(g) => same_encoding(n, "the genesis data", g, d)?,
