@@ -602,3 +602,26 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_damaged_attachment_beside_an_intact_armored_block_gives_way_to_it() {
+    let f = fixture();
+    // Change one base64 digit in the middle of the attachment: it still
+    // decodes, to a log that no longer verifies.
+    let i = f.attachment.start + f.attachment.len() / 2;
+    let mut eml = f.eml.clone();
+    eml[i] = if eml[i] == b'A' { b'B' } else { b'A' };
+    let dir = tempfile::tempdir().unwrap();
+    let mail = dir.path().join("damaged.eml");
+    std::fs::write(&mail, &eml).unwrap();
+    let copy = dir.path().join("copy.jsonl");
+    std::fs::write(&copy, &f.before).unwrap();
+    let out = f.players.p[f.seat].run(&[
+        "ingest",
+        mail.to_str().unwrap(),
+        "--into",
+        copy.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&copy).unwrap(), f.log, "the intact copy was taken");
+}

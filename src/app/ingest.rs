@@ -105,30 +105,50 @@ fn read_input(input: Option<&Path>, name: &str) -> Result<Vec<u8>> {
 
 /// The one log in the input. A mail that quotes an earlier turn mail holds
 /// an older copy too: when every log found is a prefix of the longest one,
-/// the longest is taken.
+/// the longest is taken. When the copies differ and only some of them
+/// verify (an attachment damaged on the way beside an intact armored block,
+/// say), those that verify are taken by the same rule.
 fn pick_log(raw: &[u8], name: &str) -> Result<Vec<u8>> {
     let bad = |e: MailError| Error::Input(format!("{name}: {e}; nothing was changed"));
     // A bare log (another player's copy, not a mail) is taken as it is.
     if raw.starts_with(b"{\"body\":") {
         return Ok(raw.to_vec());
     }
-    let mut logs = find_logs(raw, LIMIT).map_err(bad)?;
-    logs.sort_by_key(|l| std::cmp::Reverse(l.len()));
-    match logs.len() {
-        0 => Err(bad(MailError::NoLog)),
-        1 => Ok(logs.remove(0)),
-        count => {
-            let longest = &logs[0];
-            if logs[1..]
-                .iter()
-                .all(|l| longest.starts_with(l) && l.ends_with(b"\n"))
-            {
-                Ok(logs.remove(0))
-            } else {
-                Err(bad(MailError::SeveralLogs { count }))
-            }
-        }
+    let logs = find_logs(raw, LIMIT).map_err(bad)?;
+    if logs.is_empty() {
+        return Err(bad(MailError::NoLog));
     }
+    let count = logs.len();
+    if let Some(one) = longest_of_prefixes(logs.clone()) {
+        return Ok(one);
+    }
+    let intact: Vec<Vec<u8>> = logs.into_iter().filter(|l| verifies(l)).collect();
+    if !intact.is_empty()
+        && let Some(one) = longest_of_prefixes(intact)
+    {
+        return Ok(one);
+    }
+    Err(bad(MailError::SeveralLogs { count }))
+}
+
+/// The longest of `logs` if every other one is a prefix of it.
+fn longest_of_prefixes(mut logs: Vec<Vec<u8>>) -> Option<Vec<u8>> {
+    logs.sort_by_key(|l| std::cmp::Reverse(l.len()));
+    let longest = &logs[0];
+    logs[1..]
+        .iter()
+        .all(|l| longest.starts_with(l) && l.ends_with(b"\n"))
+        .then(|| logs.swap_remove(0))
+}
+
+/// Whether a log verifies in full.
+fn verifies(log: &[u8]) -> bool {
+    let Ok((genesis, _)) = read_genesis(log) else {
+        return false;
+    };
+    let ok: Result<bool> =
+        with_game!(genesis.game.as_str(), G => Ok(Replay::<G>::from_bytes(log).is_ok()));
+    ok.unwrap_or(false)
 }
 
 fn ingest_game<G: Game>(
