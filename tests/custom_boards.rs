@@ -25,19 +25,7 @@ fn a_custom_set_that_cannot_be_completed_ends_as_stalled() {
     let file = t.dir.path().join("boards.json");
     std::fs::write(&file, unfinishable()).unwrap();
     let players = t.emails.join(",");
-    let out = t.starry(
-        Some(0),
-        &[
-            "new",
-            "starry-sky",
-            "--players",
-            &players,
-            "--boards",
-            file.to_str().unwrap(),
-            "--out",
-            t.log_str(),
-        ],
-    );
+    let out = t.new_game(&players, &["--boards", file.to_str().unwrap()]);
     assert!(
         out.status.success(),
         "{}",
@@ -104,19 +92,7 @@ fn a_board_set_that_could_outlast_a_beacon_chain_is_refused_at_new() {
     let file = t.dir.path().join("big.json");
     std::fs::write(&file, serde_json::json!({ "boards": boards }).to_string()).unwrap();
     let players = t.emails.join(",");
-    let out = t.starry(
-        Some(0),
-        &[
-            "new",
-            "starry-sky",
-            "--players",
-            &players,
-            "--boards",
-            file.to_str().unwrap(),
-            "--out",
-            t.log_str(),
-        ],
-    );
+    let out = t.new_game(&players, &["--boards", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -36,17 +36,7 @@ fn a_pinned_seat_takes_only_its_key() {
         .success()
     );
     let players = format!("{},{pin},{}", t.emails[0], t.emails[2]);
-    let out = t.starry(
-        Some(0),
-        &[
-            "new",
-            "starry-sky",
-            "--players",
-            &players,
-            "--out",
-            t.log_str(),
-        ],
-    );
+    let out = t.new_game(&players, &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     let before = std::fs::read(&t.log).unwrap();
     let out = starry_in(&impostor, &["join", t.log_str()]);
@@ -84,17 +74,7 @@ fn names_and_addresses_that_could_disguise_output_are_refused_up_front() {
         "{},Mallory\u{7} <m@example.org>,{}",
         t.emails[0], t.emails[2]
     );
-    let out = t.starry(
-        Some(0),
-        &[
-            "new",
-            "starry-sky",
-            "--players",
-            &players,
-            "--out",
-            t.log_str(),
-        ],
-    );
+    let out = t.new_game(&players, &[]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(!t.log.exists());
 }
@@ -417,17 +397,7 @@ fn messages_for_common_mistakes_say_what_to_do() {
         "{},{} key:{key},{} key:{key}",
         t.emails[0], t.emails[1], t.emails[2]
     );
-    let out = t.starry(
-        Some(0),
-        &[
-            "new",
-            "starry-sky",
-            "--players",
-            &players,
-            "--out",
-            t.log_str(),
-        ],
-    );
+    let out = t.new_game(&players, &[]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("Nothing was written"),
@@ -443,17 +413,7 @@ fn messages_for_common_mistakes_say_what_to_do() {
         &key[1..],
         t.emails[2]
     );
-    let out = t.starry(
-        Some(0),
-        &[
-            "new",
-            "starry-sky",
-            "--players",
-            &players,
-            "--out",
-            t.log_str(),
-        ],
-    );
+    let out = t.new_game(&players, &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("63 characters, not 64"),

@@ -623,5 +623,9 @@ fn a_damaged_attachment_beside_an_intact_armored_block_gives_way_to_it() {
         copy.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(std::fs::read(&copy).unwrap(), f.log, "the intact copy was taken");
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        f.log,
+        "the intact copy was taken"
+    );
 }

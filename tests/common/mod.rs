@@ -89,6 +89,20 @@ impl Table {
         self.emails.iter().position(|e| e == email).unwrap()
     }
 
+    /// `starry new starry-sky --players PLAYERS --out LOG EXTRA…` as seat 0.
+    pub fn new_game(&self, players: &str, extra: &[&str]) -> Output {
+        let mut args = vec![
+            "new",
+            "starry-sky",
+            "--players",
+            players,
+            "--out",
+            self.log_str(),
+        ];
+        args.extend_from_slice(extra);
+        self.starry(Some(0), &args)
+    }
+
     /// Seat 0 creates the game with these variants.
     pub fn create(&self, variants: &[&str]) {
         let players = self.emails.join(",");
