@@ -20,27 +20,40 @@ pub const MAX_EMAIL_BYTES: usize = 254;
 /// How much of a bad input an error message quotes, in characters.
 pub const EXCERPT_CHARS: usize = 60;
 
-/// Characters that must never reach a terminal or a header raw: C0 controls
-/// (including CR, LF and TAB), DEL, C1 controls (U+0080–U+009F, among them
-/// the one-byte CSI), the line and paragraph separators (U+2028, U+2029),
-/// the bidirectional formatting characters that can make text display in an
-/// order other than the one it has (U+061C, U+200E, U+200F, U+202A–U+202E,
-/// U+2066–U+2069), and the invisible zero-width space, word joiner and
-/// byte-order mark (U+200B, U+2060, U+FEFF) that make look-alike names.
+/// Characters that must never reach a terminal or a header raw:
+/// - C0 controls (including CR, LF and TAB), DEL, and C1 controls
+///   (U+0080–U+009F, among them the one-byte CSI);
+/// - the line and paragraph separators U+2028, U+2029;
+/// - the bidirectional formatting characters that can make text display in
+///   an order other than the one it has: U+061C, U+200E, U+200F,
+///   U+202A–U+202E, U+2066–U+2069;
+/// - invisible characters that make look-alike names: U+00AD, U+034F,
+///   U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+206F,
+///   U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+E0000–U+E007F. (The
+///   zero-width joiner and non-joiner U+200C, U+200D stay allowed: some
+///   scripts and emoji need them.)
 pub fn is_unsafe(c: char) -> bool {
     matches!(c,
         '\u{0}'..='\u{1f}'
         | '\u{7f}'..='\u{9f}'
+        | '\u{ad}'
+        | '\u{34f}'
         | '\u{61c}'
+        | '\u{115f}'
+        | '\u{1160}'
+        | '\u{17b4}'
+        | '\u{17b5}'
+        | '\u{180b}'..='\u{180f}'
         | '\u{200b}'
         | '\u{200e}'
         | '\u{200f}'
-        | '\u{2028}'
-        | '\u{2029}'
-        | '\u{202a}'..='\u{202e}'
-        | '\u{2060}'
-        | '\u{2066}'..='\u{2069}'
-        | '\u{feff}')
+        | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{206f}'
+        | '\u{3164}'
+        | '\u{feff}'
+        | '\u{ffa0}'
+        | '\u{fff9}'..='\u{fffb}'
+        | '\u{e0000}'..='\u{e007f}')
 }
 
 fn escape_into(out: &mut String, c: char) {
@@ -223,7 +236,7 @@ mod tests {
 
     #[test]
     fn names() {
-        for ok in ["Ann", "Zoë Ünal", "李小龍", &"n".repeat(64)] {
+        for ok in ["Ann", "Zoë Ünal", "李小龍", "Ana\u{200d}", &"n".repeat(64)] {
             assert!(check_name(ok).is_ok(), "{ok}");
         }
         for bad in [
@@ -236,6 +249,9 @@ mod tests {
             "x\u{2066}y",
             "x\u{2028}y",
             "x\u{200b}y",
+            "Ev\u{ad}e",
+            "Eve\u{e0041}",
+            "\u{3164}",
             "\u{feff}Ann",
             "x\u{85}y",
             "x\u{7f}",

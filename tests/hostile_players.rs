@@ -446,6 +446,16 @@ fn messages_for_common_mistakes_say_what_to_do() {
             stderr(&out)
         );
     }
+    // Ingesting the game (how a mail player first sees it) warns too.
+    let inbox = t.dir.path().join("ben-copy.jsonl");
+    let out = t.starry(
+        Some(1),
+        &["ingest", t.log_str(), "--into", inbox.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("someone else joined in your place"), "{text}");
+    assert!(!text.contains("It is your turn"), "{text}");
     // Windows line endings are named as such.
     let crlf = t.dir.path().join("crlf.jsonl");
     let text = std::fs::read_to_string(&t.log)

@@ -123,12 +123,17 @@ fn pick_log(raw: &[u8], name: &str) -> Result<Vec<u8>> {
         return Ok(one);
     }
     let intact: Vec<Vec<u8>> = logs.into_iter().filter(|l| verifies(l)).collect();
-    if !intact.is_empty()
-        && let Some(one) = longest_of_prefixes(intact)
-    {
-        return Ok(one);
+    if intact.is_empty() {
+        return Err(Error::Input(format!(
+            "{name}: the input holds {count} copies of a log and none of them verifies (each was \
+             damaged on the way, or changed); nothing was changed. Ask the sender for the log \
+             again, or audit the copies with `starry audit` to see what is wrong"
+        )));
     }
-    Err(bad(MailError::SeveralLogs { count }))
+    match longest_of_prefixes(intact) {
+        Some(one) => Ok(one),
+        None => Err(bad(MailError::SeveralLogs { count })),
+    }
 }
 
 /// The longest of `logs` if every other one is a prefix of it.
@@ -529,7 +534,19 @@ fn report<G: Game>(
     };
     let status = status_of(r);
     let joined = id.as_ref().and_then(|i| r.seat_of_key(&i.public_key()));
-    let seat = joined.or_else(|| id.as_ref().and_then(|i| r.seat_of_email(&i.email)));
+    // The seat listed with your address, joined by a key that is not yours:
+    // someone else joined in your place.
+    let stolen = match (joined, &id) {
+        (None, Some(i)) => r
+            .seat_of_email(&i.email)
+            .filter(|&s| r.seats[s].key.is_some_and(|k| k != i.public_key())),
+        _ => None,
+    };
+    let seat = joined.or_else(|| {
+        id.as_ref()
+            .and_then(|i| r.seat_of_email(&i.email))
+            .filter(|_| stolen.is_none())
+    });
     let (action, who) = r.expected();
     let your_turn = seat.is_some() && who == seat;
     let next = your_turn.then(|| next_command::<G>(action, file_arg));
@@ -570,6 +587,17 @@ fn report<G: Game>(
         status.entries,
         status_text(&status)
     ));
+    if let Some(s) = stolen {
+        text.push_str(&format!(
+            "Warning: seat {} ({}) was joined with the key {}, and yours is {}: someone else \
+             joined in your place. Tell the other players; the creator can start the game again \
+             with pinned seats.\n",
+            s + 1,
+            crate::text::inline(&r.genesis.seats[s].email),
+            crate::log::replay::fingerprint(&r.seats[s].key.expect("joined")),
+            crate::log::replay::fingerprint(&id.as_ref().expect("has an identity").public_key())
+        ));
+    }
     match (&next, seat) {
         (Some(cmd), _) => {
             text.push_str(&format!(
