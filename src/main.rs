@@ -81,25 +81,7 @@ fn json_text(value: &serde_json::Value) -> String {
     let s = serde_json::to_string_pretty(value).unwrap_or_else(|e| {
         format!("{{\"error\":{{\"code\":1,\"message\":\"cannot print JSON: {e}\"}}}}")
     });
-    escape_json_unsafe(&s)
-}
-
-fn escape_json_unsafe(json: &str) -> String {
-    if !json.chars().any(text::is_unsafe) {
-        return json.to_string();
-    }
-    let mut out = String::with_capacity(json.len() + 16);
-    for c in json.chars() {
-        // A raw line break is the pretty printer's, between values; no
-        // other C0 control appears raw in serde_json's output.
-        if text::is_unsafe(c) && c != '\n' {
-            // Every unsafe character is in the Basic Multilingual Plane.
-            out.push_str(&format!("\\u{:04x}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    text::json_safe(&s).into_owned()
 }
 
 /// A message for standard error: made safe for a terminal, and each line

@@ -90,6 +90,31 @@ pub fn terminal(s: &str) -> Cow<'_, str> {
     escape_where(s, |c| is_unsafe(c) && c != '\n' && c != '\t')
 }
 
+/// JSON text (as serde_json writes it) with every unsafe character that
+/// serde_json leaves raw (DEL, C1 controls, separators, bidi and invisible
+/// characters) written as a `\uXXXX` escape — as a surrogate pair beyond
+/// the Basic Multilingual Plane — so that it parses to the same value. Such
+/// characters occur only inside strings, and never right after an escaping
+/// backslash (serde_json writes a backslash as `\\`). Raw line breaks are
+/// the pretty printer's, between values, and stay.
+pub fn json_safe(json: &str) -> Cow<'_, str> {
+    use std::fmt::Write;
+    if !json.chars().any(|c| is_unsafe(c) && c != '\n') {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if is_unsafe(c) && c != '\n' {
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// A short, safe quote of bad input for an error message: at most
 /// `max` characters, made [`inline`], with the size said when cut.
 pub fn excerpt_of(s: &str, max: usize) -> String {
@@ -222,6 +247,19 @@ mod tests {
         assert_eq!(inline("x\u{202e}y"), "x\\u{202e}y");
         assert_eq!(inline("\u{9b}31m"), "\\u{9b}31m");
         assert_eq!(terminal("a\nb\tc\u{7}"), "a\nb\tc\\u{7}");
+    }
+
+    #[test]
+    fn json_stays_the_same_value_without_raw_unsafe_characters() {
+        let name = "Eve\u{1b}\u{9b}\u{202e}\u{7f}\u{2028}\u{e0041}\\\"\n";
+        let v = serde_json::json!({ "name": name, name: [name, 1] });
+        let pretty = serde_json::to_string_pretty(&v).unwrap();
+        let safe = json_safe(&pretty);
+        assert!(!safe.chars().any(|c| is_unsafe(c) && c != '\n'), "{safe:?}");
+        assert!(safe.contains("\\udb40\\udc41"), "a surrogate pair: {safe}");
+        let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, v);
+        assert!(matches!(json_safe("{\"a\": \"Zoë ★\"}"), Cow::Borrowed(_)));
     }
 
     #[test]

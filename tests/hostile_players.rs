@@ -209,6 +209,52 @@ fn a_silent_player_can_be_left_behind_and_a_late_entry_wins() {
     );
 }
 
+/// Two players who wrote at the same position on their own copies mail
+/// them to each other: each ingests the other's copy as it was sent; the
+/// one whose entry lost writes it again on top, and after one more mail
+/// both copies are the same file.
+fn exchange(t: &Table, players: [(usize, &std::path::PathBuf); 2]) {
+    let [(pa, a), (pb, b)] = players;
+    let sent_by_a = t.dir.path().join("sent-by-a.jsonl");
+    std::fs::copy(a, &sent_by_a).unwrap();
+    for (seat, from, into) in [
+        (pa, b.as_path(), a.as_path()),
+        (pb, sent_by_a.as_path(), b.as_path()),
+    ] {
+        let out = t.starry(
+            Some(seat),
+            &[
+                "ingest",
+                from.to_str().unwrap(),
+                "--into",
+                into.to_str().unwrap(),
+            ],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let (la, lb) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
+    let (longer, shorter, seat) = if la.len() >= lb.len() {
+        (a, b, pb)
+    } else {
+        (b, a, pa)
+    };
+    let out = t.starry(
+        Some(seat),
+        &[
+            "ingest",
+            longer.to_str().unwrap(),
+            "--into",
+            shorter.to_str().unwrap(),
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(a).unwrap(),
+        std::fs::read(b).unwrap(),
+        "the copies converged"
+    );
+}
+
 #[test]
 fn countersignatures_written_at_once_converge() {
     let t = Table::new(3);
@@ -223,48 +269,8 @@ fn countersignatures_written_at_once_converge() {
         let out = t.starry(Some(seat), &["countersign", f.to_str().unwrap()]);
         assert!(out.status.success(), "{}", stderr(&out));
     }
-    // Each takes the other's copy.
-    let a_before = std::fs::read(&a).unwrap();
-    let out = t.starry(
-        Some(0),
-        &["ingest", b.to_str().unwrap(), "--into", a.to_str().unwrap()],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let a_copy = t.dir.path().join("anna-before.jsonl");
-    std::fs::write(&a_copy, &a_before).unwrap();
-    let out = t.starry(
-        Some(1),
-        &[
-            "ingest",
-            a_copy.to_str().unwrap(),
-            "--into",
-            b.to_str().unwrap(),
-        ],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    // Whoever lost wrote theirs again on top; one more exchange and both
-    // copies are the same file, with both countersignatures.
-    let (la, lb) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
-    let (longer, shorter, into_seat) = if la.len() >= lb.len() {
-        (&a, &b, 1)
-    } else {
-        (&b, &a, 0)
-    };
-    let out = t.starry(
-        Some(into_seat),
-        &[
-            "ingest",
-            longer.to_str().unwrap(),
-            "--into",
-            shorter.to_str().unwrap(),
-        ],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(
-        std::fs::read(&a).unwrap(),
-        std::fs::read(&b).unwrap(),
-        "the copies converged"
-    );
+    // Each takes the other's copy; whoever lost writes theirs again on top.
+    exchange(&t, [(0, &a), (1, &b)]);
     let audit = t.json(None, &["audit", a.to_str().unwrap(), "--json"]);
     assert_eq!(audit["valid"], true);
     assert_eq!(
@@ -335,53 +341,8 @@ fn claims_written_at_once_converge() {
     assert_eq!(audit["valid"], true, "{audit}");
     assert_eq!(audit["forks"][0]["resolution"], "claims");
     // Each takes the other's copy; the loser re-applies its claim, which
-    // completes the abandonment; one more exchange and both agree.
-    let first = std::fs::read(&copies[0]).unwrap();
-    let out = t.starry(
-        Some(others[0]),
-        &[
-            "ingest",
-            copies[1].to_str().unwrap(),
-            "--into",
-            copies[0].to_str().unwrap(),
-        ],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let old = t.dir.path().join("first-before.jsonl");
-    std::fs::write(&old, &first).unwrap();
-    let out = t.starry(
-        Some(others[1]),
-        &[
-            "ingest",
-            old.to_str().unwrap(),
-            "--into",
-            copies[1].to_str().unwrap(),
-        ],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let (a, b) = (
-        std::fs::read(&copies[0]).unwrap(),
-        std::fs::read(&copies[1]).unwrap(),
-    );
-    let (longer, shorter, seat) = if a.len() >= b.len() {
-        (&copies[0], &copies[1], others[1])
-    } else {
-        (&copies[1], &copies[0], others[0])
-    };
-    let out = t.starry(
-        Some(seat),
-        &[
-            "ingest",
-            longer.to_str().unwrap(),
-            "--into",
-            shorter.to_str().unwrap(),
-        ],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(
-        std::fs::read(&copies[0]).unwrap(),
-        std::fs::read(&copies[1]).unwrap()
-    );
+    // completes the abandonment.
+    exchange(&t, [(others[0], &copies[0]), (others[1], &copies[1])]);
     let audit = t.json(None, &["audit", copies[0].to_str().unwrap(), "--json"]);
     assert_eq!(audit["files"][0]["ending"]["how"], "abandoned", "{audit}");
 }

@@ -130,7 +130,13 @@ fn a_half_written_record_is_no_record() {
     t.create(&[]);
     let dir = t.homes[1].join("joined");
     std::fs::create_dir_all(&dir).unwrap();
-    let stale = dir.join(".starry-record-abc123");
+    let game = std::fs::read_dir(t.homes[0].join("joined"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .file_name();
+    let stale = dir.join(format!(".starry-{}.abcdefghij.tmp", game.to_str().unwrap()));
     std::fs::write(&stale, "{\"body\":{\"kind\":\"join\"").unwrap();
     let out = t.starry(Some(1), &["join", t.log_str()]);
     assert!(

@@ -10,6 +10,16 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `starry audit FILES [--json]`.
+fn audit(files: &[&std::path::Path], json: bool) -> std::process::Output {
+    let mut cmd = Command::cargo_bin("starry").unwrap();
+    cmd.arg("audit").args(files);
+    if json {
+        cmd.arg("--json");
+    }
+    cmd.output().unwrap()
+}
+
 fn exit_code(fault: &str) -> i32 {
     match fault {
         "ok" => 0,
@@ -41,13 +51,7 @@ fn every_vector_has_its_documented_outcome() {
         let file = dir.join(v["file"].as_str().unwrap());
         let expect = v["expect"].as_str().unwrap();
         let before = std::fs::read(&file).unwrap();
-        let out = Command::cargo_bin("starry")
-            .unwrap()
-            .arg("audit")
-            .arg(&file)
-            .arg("--json")
-            .output()
-            .unwrap();
+        let out = audit(&[file.as_path()], true);
         assert_eq!(
             std::fs::read(&file).unwrap(),
             before,
@@ -79,12 +83,7 @@ fn every_vector_has_its_documented_outcome() {
             let msg = f["fault"]["message"].as_str().unwrap();
             assert!(msg.contains(&format!("entry {}", v["entry"])), "{msg}");
             // The text form names the entry too.
-            let text = Command::cargo_bin("starry")
-                .unwrap()
-                .arg("audit")
-                .arg(&file)
-                .output()
-                .unwrap();
+            let text = audit(&[file.as_path()], false);
             let stdout = String::from_utf8_lossy(&text.stdout);
             assert!(
                 stdout.contains(&format!("entry {} (line", v["entry"])),
@@ -112,13 +111,7 @@ fn every_vector_has_its_documented_outcome() {
     // Valid games that ended otherwise than by being played out.
     for e in manifest["endings"].as_array().unwrap() {
         let file = dir.join(e["file"].as_str().unwrap());
-        let out = Command::cargo_bin("starry")
-            .unwrap()
-            .arg("audit")
-            .arg(&file)
-            .arg("--json")
-            .output()
-            .unwrap();
+        let out = audit(&[file.as_path()], true);
         let r: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(
             r["files"][0]["ending"]["how"],
@@ -126,12 +119,7 @@ fn every_vector_has_its_documented_outcome() {
             "{}",
             file.display()
         );
-        let text = Command::cargo_bin("starry")
-            .unwrap()
-            .arg("audit")
-            .arg(&file)
-            .output()
-            .unwrap();
+        let text = audit(&[file.as_path()], false);
         let stdout = String::from_utf8_lossy(&text.stdout);
         assert!(stdout.contains(e["ending"].as_str().unwrap()), "{stdout}");
     }
@@ -210,13 +198,7 @@ fn copies_that_diverge_are_reported_as_a_fork() {
             .iter()
             .map(|f| dir.join(f.as_str().unwrap()))
             .collect();
-        let out = Command::cargo_bin("starry")
-            .unwrap()
-            .arg("audit")
-            .args(&files)
-            .arg("--json")
-            .output()
-            .unwrap();
+        let out = audit(&files.iter().map(|f| f.as_path()).collect::<Vec<_>>(), true);
         assert_eq!(
             out.status.code(),
             Some(exit_code(p["expect"].as_str().unwrap()))
@@ -240,12 +222,10 @@ fn copies_that_diverge_are_reported_as_a_fork() {
         );
         assert_eq!(fork["entry"], p["entry"]);
         assert_eq!(fork["same_author"], p["same_author"]);
-        let text = Command::cargo_bin("starry")
-            .unwrap()
-            .arg("audit")
-            .args(&files)
-            .output()
-            .unwrap();
+        let text = audit(
+            &files.iter().map(|f| f.as_path()).collect::<Vec<_>>(),
+            false,
+        );
         let stdout = String::from_utf8_lossy(&text.stdout);
         assert!(
             stdout.contains(&format!("fork at entry {}", p["entry"]))
@@ -254,16 +234,7 @@ fn copies_that_diverge_are_reported_as_a_fork() {
         );
         // Each alone is fine.
         for f in &files {
-            assert!(
-                Command::cargo_bin("starry")
-                    .unwrap()
-                    .arg("audit")
-                    .arg(f)
-                    .output()
-                    .unwrap()
-                    .status
-                    .success()
-            );
+            assert!(audit(&[f.as_path()], false).status.success());
         }
     }
 }

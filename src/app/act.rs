@@ -315,32 +315,7 @@ fn refuse_new(f: crate::error::LogFault) -> Error {
 fn remember_join(home: &Path, game: &Hash, line: &[u8]) -> Result<()> {
     let dir = joined_dir(home);
     fs::create_dir_all(&dir).map_err(|e| Error::io("cannot create", &dir, e))?;
-    let p = dir.join(hex::encode(game));
-    // A record half-written by a killed process is a temporary file that
-    // was never renamed; it says nothing, so it goes.
-    if let Ok(entries) = fs::read_dir(&dir) {
-        for e in entries.flatten() {
-            if e.file_name()
-                .to_string_lossy()
-                .starts_with(".starry-record-")
-            {
-                let _ = fs::remove_file(e.path());
-            }
-        }
-    }
-    let io = |e| Error::io("cannot record the join in", &p, e);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".starry-record-")
-        .tempfile_in(&dir)
-        .map_err(io)?;
-    std::io::Write::write_all(&mut tmp, line)
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(io)?;
-    tmp.persist(&p).map_err(|e| io(e.error))?;
-    if let Ok(d) = fs::File::open(&dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    file::write_record(&dir.join(hex::encode(game)), line)
 }
 
 /// What the join record says about `game`.

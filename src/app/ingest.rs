@@ -339,15 +339,8 @@ fn reapply<G: Game>(
         path: PathBuf::from("(your copy)"),
         fault,
     })?;
-    let claimed = |r: &Replay<G>| {
-        r.claims.as_ref().is_some_and(|c| c.by.contains(&seat))
-            || matches!(r.ending(), Some(crate::log::Ending::Abandoned { .. }))
-                && r.entries
-                    .iter()
-                    .any(|e| e.kind == crate::log::Kind::Abandon && e.author == seat)
-    };
-    let (kind, data) = match why {
-        Resolution::Countersignatures
+    let (kind, data) = match (why, mine.claims.as_ref(), theirs.claims.as_ref()) {
+        (Resolution::Countersignatures, _, _)
             if mine.countersigned.contains(&seat) && !theirs.countersigned.contains(&seat) =>
         {
             (
@@ -355,14 +348,10 @@ fn reapply<G: Game>(
                 super::act::countersign_data(theirs),
             )
         }
-        Resolution::Claims if claimed(&mine) && !claimed(theirs) && !theirs.is_over() => {
-            let (Some(mc), Some(tc)) = (mine.claims.as_ref().or(None), theirs.claims.as_ref())
-            else {
-                return Ok(None);
-            };
-            if mc.silent != tc.silent {
-                return Ok(None);
-            }
+        // The winner still waits for the same seat, and lacks this claim.
+        (Resolution::Claims, Some(mc), Some(tc))
+            if mc.by.contains(&seat) && !tc.by.contains(&seat) && mc.silent == tc.silent =>
+        {
             let data = crate::log::entry::Abandon {
                 awaited: tc.awaited,
                 silent: tc.silent as u32,

@@ -194,6 +194,15 @@ pub fn create(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomic(path, bytes, false)
 }
 
+/// Writes a small record file of the program's own (the join record),
+/// atomically and durably, replacing an older version. Stale temporaries
+/// of this record are removed first: the caller holds the lock of the log
+/// the record belongs to, so no other starry process is writing it.
+pub fn write_record(path: &Path, bytes: &[u8]) -> Result<()> {
+    remove_stale_temporaries(path);
+    write_atomic(path, bytes, true)
+}
+
 /// The regular file a log path names: the path itself, or the file a
 /// symlink points to. A FIFO, a device or a directory is refused before it
 /// is opened (reading a FIFO would wait forever; replacing a device by

@@ -110,7 +110,14 @@ pub fn lines(bytes: &[u8]) -> (Vec<&[u8]>, Option<LogFault>) {
             );
         }
         if piece.is_empty() {
-            return (out, Some(fault(n, Fault::Malformed, "blank line")));
+            return (
+                out,
+                Some(fault(
+                    n,
+                    Fault::Malformed,
+                    "blank line (a log has none; if it is the last line, delete it)",
+                )),
+            );
         }
         out.push(piece);
     }
@@ -398,8 +405,9 @@ pub enum Phase {
 }
 
 /// How a game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case", tag = "how")]
+/// Seats here count from 0, as in the log; reports show
+/// `app::report::EndingReport`, which counts from 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ending {
     /// Played to the end under the rules.
     Finished,
