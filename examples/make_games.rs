@@ -891,11 +891,22 @@ fn scripted_resign(
         };
         let mut b = file::read(&path).unwrap();
         let mut chooser = Draw::new(os_random());
-        let mut crafted = None;
+        // Seat 0's moves: show the black hole (if asked), hide `value`,
+        // then resign.
+        enum Next {
+            ShowBlackHole,
+            Hide,
+            Resign { hidden_at: u64 },
+        }
+        let mut next = if bh_up {
+            Next::ShowBlackHole
+        } else {
+            Next::Hide
+        };
         let mut time = clock();
         loop {
-            match r.expected() {
-                (Action::Move, Some(0)) if bh_up && crafted.is_none() && r.len() < 9 => {
+            match (r.expected(), &next) {
+                ((Action::Move, Some(0)), Next::ShowBlackHole) => {
                     let Some(star) = free(&r, false) else { break };
                     b = append(
                         &b,
@@ -910,10 +921,9 @@ fn scripted_resign(
                     );
                     fs::write(&path, &b).unwrap();
                     r = Replay::from_bytes(&b).unwrap();
-                    // The black hole lies face up: seat 0's next move hides.
-                    crafted = Some(u64::MAX);
+                    next = Next::Hide;
                 }
-                (Action::Move, Some(0)) if crafted.is_none() || crafted == Some(u64::MAX) => {
+                ((Action::Move, Some(0)), Next::Hide) => {
                     let Some(star) = free(&r, true) else { break };
                     let at = r.len();
                     let key = r.seats[0].key.unwrap();
@@ -941,10 +951,9 @@ fn scripted_resign(
                     );
                     fs::write(&path, &b).unwrap();
                     r = Replay::from_bytes(&b).unwrap();
-                    crafted = Some(at);
+                    next = Next::Resign { hidden_at: at };
                 }
-                (Action::Move, Some(0)) => {
-                    let at = crafted.unwrap();
+                ((Action::Move, Some(0)), &Next::Resign { hidden_at: at }) => {
                     let reveals = if open_all {
                         r.unopened(0)
                             .into_iter()
@@ -972,7 +981,7 @@ fn scripted_resign(
                         to_value(&starry::log::entry::Resign { reveals }),
                     );
                 }
-                (Action::Move | Action::Reveal, Some(w)) if w != 0 => {
+                ((Action::Move | Action::Reveal, Some(w)), _) if w != 0 => {
                     let (home, id) = &ps[w];
                     act::act::<StarrySky>(
                         home,
