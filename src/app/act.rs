@@ -299,10 +299,8 @@ pub fn create_in<G: Game>(
 /// is a usage error that says what the check found, and nothing is written.
 fn refuse_new(f: crate::error::LogFault) -> Error {
     Error::Usage(format!(
-        "cannot create this game: {} (rule: {}). Nothing was written; check --players and \
-         the options",
-        f.detail,
-        f.fault.name()
+        "cannot create this game: {}. Nothing was written; check --players and the options",
+        f.detail
     ))
 }
 
