@@ -73,14 +73,7 @@ fn make(
     for (home, _) in &ps {
         let _ = fs::remove_dir_all(home.join("joined"));
     }
-    let seats = ps
-        .iter()
-        .map(|(_, id)| SeatInfo {
-            email: id.email.clone(),
-            key: None,
-            name: id.name.clone(),
-        })
-        .collect();
+    let seats = ps.iter().map(|(_, id)| SeatInfo::of(id)).collect();
     let pairs: Vec<(String, String)> = variants
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -51,14 +51,7 @@ fn play_random_game(seats: usize, variants: &[(&str, &str)], seed: u8) -> Replay
         })
         .collect();
     let log = dir.path().join("g.jsonl");
-    let info = players
-        .iter()
-        .map(|(_, i)| SeatInfo {
-            email: i.email.clone(),
-            key: None,
-            name: i.name.clone(),
-        })
-        .collect();
+    let info = players.iter().map(|(_, i)| SeatInfo::of(i)).collect();
     let pairs: Vec<(String, String)> = variants
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))

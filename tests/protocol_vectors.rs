@@ -195,14 +195,7 @@ fn short_game() -> (Vec<u8>, String) {
         })
         .collect();
     let log = dir.path().join("short.jsonl");
-    let seats = players
-        .iter()
-        .map(|(_, i)| SeatInfo {
-            email: i.email.clone(),
-            key: None,
-            name: i.name.clone(),
-        })
-        .collect();
+    let seats = players.iter().map(|(_, i)| SeatInfo::of(i)).collect();
     let mut minute = 0;
     let mut clock = move || {
         minute += 1;

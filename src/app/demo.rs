@@ -99,14 +99,7 @@ fn play_demo(
         .map(|(n, h)| Identity::create(h, n, &format!("{}@example.org", n.to_lowercase())))
         .collect::<std::result::Result<_, _>>()?;
     let log = dir.join("starry-sky.jsonl");
-    let seats = ids
-        .iter()
-        .map(|i| SeatInfo {
-            email: i.email.clone(),
-            key: None,
-            name: i.name.clone(),
-        })
-        .collect();
+    let seats = ids.iter().map(SeatInfo::of).collect();
     let mut fresh = Draw::new(os_random());
     act::create::<StarrySky>(
         &homes[0],

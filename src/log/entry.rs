@@ -141,6 +141,17 @@ pub struct SeatInfo {
     pub name: String,
 }
 
+impl SeatInfo {
+    /// The seat of a player whose identity is at hand, not pinned.
+    pub fn of(id: &crate::crypto::identity::Identity) -> SeatInfo {
+        SeatInfo {
+            email: id.email.clone(),
+            key: None,
+            name: id.name.clone(),
+        }
+    }
+}
+
 /// Data of the genesis (entry 0, by seat 0, the creator).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
