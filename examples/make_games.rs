@@ -3,6 +3,7 @@
 //! `examples/games/identities/` (EXAMPLES ONLY: their secrets are public).
 //!
 //!     cargo run --example make_games -- games     # examples/games/*.jsonl
+//!     cargo run --example make_games -- games starry-night   # only those of one game
 //!     cargo run --example make_games -- vectors   # tests/vectors/*
 //!
 //! Games are played with `play --auto` semantics; times are invented (one
@@ -17,6 +18,7 @@ use starry::app::act::{self, Do};
 use starry::app::demo::autoplay;
 use starry::crypto::identity::Identity;
 use starry::crypto::os_random;
+use starry::games::starry_night::StarryNight;
 use starry::games::starry_sky::StarrySky;
 use starry::games::{Draw, Game, Own, Turn};
 use starry::log::canonical::{to_bytes, to_value};
@@ -67,6 +69,15 @@ fn make(
     variants: &[(&str, &str)],
     stop: impl Fn(&Replay<StarrySky>) -> bool,
 ) -> Replay<StarrySky> {
+    make_game::<StarrySky>(path, n, variants, stop)
+}
+
+fn make_game<G: Game>(
+    path: &Path,
+    n: usize,
+    variants: &[(&str, &str)],
+    stop: impl Fn(&Replay<G>) -> bool,
+) -> Replay<G> {
     let _ = fs::remove_file(path);
     let ps = players(n);
     // A clean record of joins, so the same identities can join new games.
@@ -80,7 +91,7 @@ fn make(
         .collect();
     let mut time = clock();
     let mut fresh = Draw::new(os_random());
-    act::create::<StarrySky>(
+    act::create::<G>(
         &ps[0].0,
         &ps[0].1,
         seats,
@@ -91,12 +102,92 @@ fn make(
         &mut fresh,
     )
     .expect("create");
-    let r =
-        autoplay::<StarrySky>(path, &ps, &mut fresh, &mut time, stop, |_| {}).expect("autoplay");
+    let r = autoplay::<G>(path, &ps, &mut fresh, &mut time, stop, |_| {}).expect("autoplay");
     for (home, _) in &ps {
         let _ = fs::remove_dir_all(home.join("joined"));
     }
     r
+}
+
+/// Starry Night: both variants played to the end, and a game with a
+/// takeback accepted and one declined.
+fn night_games() {
+    let dir = root().join("examples/games");
+    let finished = |r: &Replay<StarryNight>| r.is_over() && r.countersigned.len() == 2;
+    make_game::<StarryNight>(
+        &dir.join("starry-night-finished-count.jsonl"),
+        2,
+        &[],
+        finished,
+    );
+    make_game::<StarryNight>(
+        &dir.join("starry-night-finished-area.jsonl"),
+        2,
+        &[("score", "area"), ("random-stars", "15"), ("grid", "12x12")],
+        finished,
+    );
+    // The takeback game: a fixed sky; Anna asks for a takeback once a sea
+    // has been captured against her (Ben accepts), and once more later (Ben
+    // declines).
+    let path = dir.join("starry-night-takeback.jsonl");
+    let sky = "1,1 5,1 8,2 3,3 6,4 1,5 4,6 8,6 2,8 6,8 9,9";
+    make_game::<StarryNight>(&path, 2, &[("stars", sky)], |r| {
+        matches!(r.expected().0, Action::Move)
+    });
+    let ps = players(2);
+    let mut time = {
+        let last = Replay::<StarryNight>::from_bytes(&file::read(&path).unwrap()).unwrap();
+        let mut t = chrono::DateTime::parse_from_rfc3339(&last.entries.last().unwrap().time)
+            .unwrap()
+            .to_utc();
+        move || {
+            t += chrono::Duration::minutes(41);
+            t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+        }
+    };
+    let mut fresh = Draw::new(os_random());
+    let mut asked = 0;
+    loop {
+        let r = Replay::<StarryNight>::from_bytes(&file::read(&path).unwrap()).unwrap();
+        let state = r.state.as_ref().unwrap();
+        let (action, seat) = r.expected();
+        let (who, what) = match (action, seat) {
+            (Action::Over, _) => match (0..2).find(|s| !r.countersigned.contains(s)) {
+                Some(s) => (s, Do::Countersign),
+                None => break,
+            },
+            (_, Some(s)) if state.asking().is_some() => (
+                s,
+                Do::Move(if asked == 1 { "accept" } else { "decline" }.into()),
+            ),
+            (_, Some(0))
+                if asked < 2
+                    && state.drawn().len() >= 2
+                    && (state.captured()[1].0 > 0 || state.drawn().len() >= 9) =>
+            {
+                asked += 1;
+                (0, Do::Move("takeback".into()))
+            }
+            (_, Some(s)) => (s, Do::Auto),
+            (_, None) => break,
+        };
+        let (home, id) = &ps[who];
+        act::act::<StarryNight>(
+            home,
+            &path,
+            LockedLog::open(&path).unwrap(),
+            id,
+            what,
+            false,
+            time(),
+            &mut fresh,
+        )
+        .expect("scripted move");
+    }
+    for (home, _) in &ps {
+        let _ = fs::remove_dir_all(home.join("joined"));
+    }
+    println!("wrote Starry Night example games to {}", dir.display());
 }
 
 fn games() {
@@ -1480,10 +1571,23 @@ fn fault_table(
 
 fn main() {
     match std::env::args().nth(1).as_deref() {
-        Some("games") => games(),
+        Some("games") => match std::env::args().nth(2).as_deref() {
+            None => {
+                games();
+                night_games();
+            }
+            Some("starry-sky") => games(),
+            Some("starry-night") => night_games(),
+            Some(other) => {
+                eprintln!("no examples for `{other}`; the games are starry-sky, starry-night");
+                std::process::exit(2);
+            }
+        },
         Some("vectors") => vectors(),
         _ => {
-            eprintln!("usage: cargo run --example make_games -- games|vectors");
+            eprintln!(
+                "usage: cargo run --example make_games -- games [starry-sky|starry-night] | vectors"
+            );
             std::process::exit(2);
         }
     }

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::app::report::*;
 use crate::games::Game;
+use crate::games::starry_night::StarryNight;
 use crate::games::starry_sky::{self, StarrySky};
 use crate::log::entry;
 
@@ -64,6 +65,30 @@ pub fn all() -> Vec<(&'static str, Value)> {
         (
             "starry-sky-referee.json",
             schema::<starry_sky::referee::RefereeReport>(),
+        ),
+        (
+            "starry-night-options.json",
+            schema::<<StarryNight as Game>::Options>(),
+        ),
+        (
+            "starry-night-action.json",
+            schema::<<StarryNight as Game>::Action>(),
+        ),
+        (
+            "starry-night-view.json",
+            schema::<ViewReport<<StarryNight as Game>::View>>(),
+        ),
+        (
+            "starry-night-ingest.json",
+            schema::<IngestReport<<StarryNight as Game>::View>>(),
+        ),
+        (
+            "rules-replay-input.json",
+            schema::<crate::app::rules::replay::InputSchema>(),
+        ),
+        (
+            "rules-replay.json",
+            schema::<crate::app::rules::replay::ReplayReport>(),
         ),
     ]
 }

@@ -14,6 +14,8 @@ fn every_example_game_audits() {
     let mut seats_seen = BTreeSet::new();
     let mut options_seen = BTreeSet::new();
     let mut in_progress = 0;
+    let mut night_finished = 0;
+    let mut night_takeback_accepted = false;
     for e in std::fs::read_dir(&dir).unwrap() {
         let path = e.unwrap().path();
         if path.extension().is_none_or(|x| x != "jsonl") {
@@ -44,9 +46,29 @@ fn every_example_game_audits() {
         )
         .unwrap();
         let seats = genesis["body"]["data"]["seats"].as_array().unwrap().len();
+        let game = genesis["body"]["data"]["game"]
+            .as_str()
+            .unwrap()
+            .to_string();
         let opts = &genesis["body"]["data"]["options"];
-        options_seen.insert(format!("doubling={}", opts["doubling"].as_str().unwrap()));
-        options_seen.insert(format!("tie={}", opts["tie"].as_str().unwrap()));
+        for key in ["doubling", "tie", "score"] {
+            if let Some(v) = opts[key].as_str() {
+                options_seen.insert(format!("{game} {key}={v}"));
+            }
+        }
+        if game == "starry-night" {
+            if f["over"] == true {
+                night_finished += 1;
+            }
+            let notes = f["status"]["notes"].as_array().unwrap();
+            if notes
+                .iter()
+                .any(|n| n.as_str().unwrap().contains("accepted"))
+            {
+                night_takeback_accepted = true;
+            }
+            continue;
+        }
         if f["over"] == true {
             seats_seen.insert(seats);
             assert_eq!(f["standings"].as_array().unwrap().len(), seats);
@@ -69,11 +91,18 @@ fn every_example_game_audits() {
     );
     assert!(in_progress >= 1, "a game in progress");
     for o in [
-        "doubling=additive",
-        "doubling=compound",
-        "tie=coins",
-        "tie=nothing",
+        "starry-sky doubling=additive",
+        "starry-sky doubling=compound",
+        "starry-sky tie=coins",
+        "starry-sky tie=nothing",
+        "starry-night score=count",
+        "starry-night score=area",
     ] {
         assert!(options_seen.contains(o), "an example with {o}");
     }
+    assert!(night_finished >= 2, "finished Starry Night games");
+    assert!(
+        night_takeback_accepted,
+        "a Starry Night game with an accepted takeback"
+    );
 }

@@ -8,6 +8,7 @@ use proptest::prelude::*;
 use starry::app::act;
 use starry::app::demo::autoplay;
 use starry::crypto::identity::Identity;
+use starry::games::starry_night::StarryNight;
 use starry::games::starry_sky::StarrySky;
 use starry::games::{Draw, Game};
 use starry::log::Replay;
@@ -126,5 +127,83 @@ proptest! {
         // Coins come only from scored boards.
         let paid: i64 = s.history().iter().flat_map(|b| b.score.seats.iter().map(|x| x.coins)).sum();
         prop_assert_eq!(paid, s.coins().iter().sum::<i64>());
+    }
+}
+
+/// A signed Starry Night game on a random sky, played to its end through the
+/// real log: it ends, every position it passes keeps its map consistent, and
+/// the file replays to the same result.
+fn play_random_night(count: u32, grid: u32, area: bool, seed: u8) -> Replay<StarryNight> {
+    let dir = tempfile::tempdir().unwrap();
+    let players: Vec<(PathBuf, Identity)> = ["Anna", "Ben"]
+        .iter()
+        .map(|n| {
+            let home = dir.path().join(n);
+            let id =
+                Identity::create(&home, n, &format!("{}@example.org", n.to_lowercase())).unwrap();
+            (home, id)
+        })
+        .collect();
+    let log = dir.path().join("g.jsonl");
+    let info = players.iter().map(|(_, i)| SeatInfo::of(i)).collect();
+    let pairs = vec![
+        ("random-stars".to_string(), count.to_string()),
+        ("grid".to_string(), format!("{grid}x{grid}")),
+        (
+            "score".to_string(),
+            if area { "area" } else { "count" }.to_string(),
+        ),
+    ];
+    let mut clock = || "2026-11-20T12:00:00Z".to_string();
+    act::create::<StarryNight>(
+        &players[0].0,
+        &players[0].1,
+        info,
+        &pairs,
+        None,
+        &log,
+        clock(),
+        &mut Draw::new([seed; 32]),
+    )
+    .unwrap();
+    let r = autoplay::<StarryNight>(
+        &log,
+        &players,
+        &mut Draw::new([seed; 32]),
+        &mut clock,
+        |r| r.is_over(),
+        |r| {
+            if let Some(s) = &r.state {
+                let map = s.map();
+                assert_eq!(map.faces_tracked(), map.faces_from_scratch());
+            }
+        },
+    )
+    .unwrap();
+    let again = Replay::<StarryNight>::from_bytes(&std::fs::read(&log).unwrap()).unwrap();
+    assert_eq!(again.standings(), r.standings());
+    r
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    #[test]
+    fn random_starry_night_games_end_and_audit(
+        count in 3u32..=20,
+        area in any::<bool>(),
+        seed in any::<u8>(),
+    ) {
+        let r = play_random_night(count, 8, area, seed);
+        prop_assert!(r.is_over());
+        let s = r.state.as_ref().unwrap();
+        prop_assert!(s.isolated().is_empty(), "the game ended with every star joined");
+        let scores = s.scores();
+        let standings = r.standings();
+        prop_assert_eq!(standings.len(), 2);
+        // The winner has the higher score, or made the last move on a tie.
+        let winner = standings[0].seat;
+        prop_assert!(scores[winner] > scores[1 - winner]
+            || (scores[0] == scores[1] && s.last_mover() == Some(winner)));
     }
 }

@@ -58,8 +58,15 @@ fn example_games_validate_against_the_schemas() {
     let line = validator("log-line.json");
     let genesis = validator("entry-genesis.json");
     let mv = validator("entry-move.json");
-    let action = validator("starry-sky-action.json");
-    let options = validator("starry-sky-options.json");
+    let games = ["starry-sky", "starry-night"];
+    let action: Vec<_> = games
+        .iter()
+        .map(|g| validator(&format!("{g}-action.json")))
+        .collect();
+    let options: Vec<_> = games
+        .iter()
+        .map(|g| validator(&format!("{g}-options.json")))
+        .collect();
     let mut files = 0;
     for e in std::fs::read_dir(root().join("examples/games")).unwrap() {
         let path = e.unwrap().path();
@@ -68,6 +75,11 @@ fn example_games_validate_against_the_schemas() {
         }
         files += 1;
         let text = std::fs::read_to_string(&path).unwrap();
+        let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        let game = games
+            .iter()
+            .position(|g| first["body"]["data"]["game"] == *g)
+            .unwrap_or_else(|| panic!("{}: an unknown game", path.display()));
         for (i, l) in text.lines().enumerate() {
             let what = format!("{} line {}", path.display(), i + 1);
             let value: Value = serde_json::from_str(l).unwrap();
@@ -76,11 +88,11 @@ fn example_games_validate_against_the_schemas() {
             match body["kind"].as_str().unwrap() {
                 "genesis" => {
                     check(&genesis, &body["data"], &what);
-                    check(&options, &body["data"]["options"], &what);
+                    check(&options[game], &body["data"]["options"], &what);
                 }
                 "move" => {
                     check(&mv, &body["data"], &what);
-                    check(&action, &body["data"]["action"], &what);
+                    check(&action[game], &body["data"]["action"], &what);
                 }
                 _ => {}
             }

@@ -120,16 +120,74 @@ pub fn new_game(a: &NewArgs) -> Result<Output> {
         .iter()
         .map(|p| parse_seat(p))
         .collect::<Result<Vec<_>>>()?;
-    let pairs = parse_variants(&a.variants)?;
-    let boards = match &a.boards {
-        Some(p) => {
-            Some(fs::read_to_string(p).map_err(|e| Error::io("cannot read the board file", p, e))?)
+    let mut pairs = parse_variants(&a.variants)?;
+    let night = a.game == crate::games::starry_night::StarryNight::NAME;
+    let sky_flags = [
+        ("--stars", a.stars.is_some()),
+        ("--stars-file", a.stars_file.is_some()),
+        ("--random-stars", a.random_stars.is_some()),
+        ("--grid", a.grid.is_some()),
+    ];
+    if let (false, Some((flag, _))) = (night, sky_flags.iter().find(|(_, given)| *given)) {
+        return Err(Error::Usage(format!(
+            "{flag} sets Starry Night's sky; {} has no stars to place (see `starry new --help`)",
+            crate::text::excerpt(&a.game)
+        )));
+    }
+    if night && a.boards.is_some() {
+        return Err(Error::Usage(
+            "--boards is for starry-sky; Starry Night's sky is set with --stars, --stars-file or \
+             --random-stars and --grid"
+                .into(),
+        ));
+    }
+    for (key, value) in [
+        ("stars", &a.stars),
+        ("random-stars", &a.random_stars),
+        ("grid", &a.grid),
+    ] {
+        if let Some(v) = value {
+            pairs.push((key.to_string(), v.clone()));
         }
-        None => None,
+    }
+    let extra = match (&a.boards, &a.stars_file) {
+        (Some(p), _) => Some(read_small(
+            p,
+            "cannot read the board file",
+            "the board file",
+        )?),
+        (None, Some(p)) => Some(read_small(
+            p,
+            "cannot read the stars file",
+            "the stars file",
+        )?),
+        (None, None) => None,
     };
     let home = crate::crypto::identity::home_dir()?;
     let mut fresh = Draw::new(os_random());
-    with_game!(a.game.as_str(), G => create_in::<G>(&home, &id, seats, &pairs, boards.as_deref(), a.out.as_deref(), now(), a.after.mail, &mut fresh))
+    with_game!(a.game.as_str(), G => create_in::<G>(&home, &id, seats, &pairs, extra.as_deref(), a.out.as_deref(), now(), a.after.mail, &mut fresh))
+}
+
+/// Reads a board or stars file given to `new`: text, at most 1 MiB.
+fn read_small(path: &Path, cannot: &'static str, what: &str) -> Result<String> {
+    use std::io::Read as _;
+    let file = fs::File::open(path).map_err(|e| Error::io(cannot, path, e))?;
+    let mut bytes = Vec::new();
+    file.take(1 << 20 | 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(cannot, path, e))?;
+    if bytes.len() > 1 << 20 {
+        return Err(Error::Usage(format!(
+            "{}: {what} is larger than 1 MiB; nothing was written",
+            crate::text::inline(&path.display().to_string())
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        Error::Usage(format!(
+            "{}: {what} is not UTF-8 text; nothing was written",
+            crate::text::inline(&path.display().to_string())
+        ))
+    })
 }
 
 /// Writes a genesis and the creator's join. Public so examples and tests can
@@ -203,7 +261,7 @@ pub fn create_in<G: Game>(
         return Err(Error::Usage(format!(
             "under these options a game can last {most} moves and reveals, so one player could \
              need {per_seat} entries, more than the {} links of a beacon chain (docs/protocol.md, \
-             section 4); use fewer or smaller boards. Nothing was written",
+             section 4); choose a smaller game (fewer or smaller boards, fewer stars). Nothing was written",
             beacon::CHAIN_LENGTH
         )));
     }
@@ -454,6 +512,10 @@ pub fn act_with<G: Game>(
             ))
         })?;
     let kind = after.entries.last().expect("just applied").kind;
+    let summary = match kind {
+        Kind::Move => after.entries.last().expect("just applied").summary.clone(),
+        _ => summary,
+    };
     if !dry_run {
         if kind == Kind::Join
             && !matches!(join_record(home, &replay.game_id)?, Record::Line(ref l) if *l == line)
@@ -491,8 +553,7 @@ pub fn act_with<G: Game>(
         && matches!(kind, Kind::Move | Kind::Ready | Kind::Reveal)
     {
         text.push('\n');
-        text.push_str(&super::inspect::legend(&after));
-        text.push_str(&G::render_text(&G::view(state, None, None)));
+        text.push_str(&G::render_text(&G::view(state, None, None), &after.names()));
     }
     Ok(Output::new(text, &report))
 }
@@ -762,12 +823,10 @@ fn build<G: Game>(
                 commitments,
                 reveals,
             };
-            // The public description, never the intent: the summary may end up
-            // in a commit message or a mail, and a face-down token must not.
-            Ok((
-                line(Kind::Move, to_value(&data)),
-                G::describe(&sealed.action),
-            ))
+            // The summary of a move is the public description that the replay
+            // of the new entry gives (never the intent: the summary may end up
+            // in a commit message or a mail, and a face-down token must not).
+            Ok((line(Kind::Move, to_value(&data)), String::new()))
         }
         Do::Join | Do::Auto => unreachable!("handled above"),
     }

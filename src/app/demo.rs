@@ -11,7 +11,6 @@ use crate::cli::DemoArgs;
 use crate::crypto::identity::Identity;
 use crate::crypto::os_random;
 use crate::error::{Error, Result};
-use crate::games::starry_sky::StarrySky;
 use crate::games::{Draw, Game};
 use crate::log::entry::SeatInfo;
 use crate::log::file::{self, LockedLog};
@@ -21,10 +20,17 @@ use crate::log::{Action, Kind, Replay};
 const NAMES: [&str; 5] = ["Anna", "Ben", "Cleo", "Dan", "Eve"];
 
 pub fn run(a: &DemoArgs) -> Result<Output> {
-    if !StarrySky::SEATS.contains(&a.players) {
+    crate::with_game!(a.game.as_str(), G => run_game::<G>(a))
+}
+
+fn run_game<G: Game>(a: &DemoArgs) -> Result<Output> {
+    let players = a.players.unwrap_or(*G::SEATS.start());
+    if !G::SEATS.contains(&players) {
         return Err(Error::Usage(format!(
-            "--players must be 3 to 5, not {}",
-            a.players
+            "{} is for {} to {} players; --players says {players}",
+            G::NAME,
+            G::SEATS.start(),
+            G::SEATS.end(),
         )));
     }
     let tmp;
@@ -64,7 +70,7 @@ pub fn run(a: &DemoArgs) -> Result<Output> {
         .collect::<Option<_>>()
         .ok_or_else(|| Error::Usage("--variant must look like KEY=VALUE".into()))?;
     let mut lines = Vec::new();
-    let (report, standings) = play_demo(&dir, a.players, &pairs, &mut lines)?;
+    let (report, standings) = play_demo::<G>(&dir, players, &pairs, &mut lines)?;
     let mut text = lines.join("\n");
     text.push_str(&format!(
         "\n\nAudit: {} — {} entries verified.\nFinal standings:\n{}",
@@ -83,7 +89,7 @@ pub fn run(a: &DemoArgs) -> Result<Output> {
 }
 
 /// Plays a complete game in `dir` and audits it.
-fn play_demo(
+fn play_demo<G: Game>(
     dir: &Path,
     players: usize,
     pairs: &[(String, String)],
@@ -98,10 +104,10 @@ fn play_demo(
         .zip(&homes)
         .map(|(n, h)| Identity::create(h, n, &format!("{}@example.org", n.to_lowercase())))
         .collect::<std::result::Result<_, _>>()?;
-    let log = dir.join("starry-sky.jsonl");
+    let log = dir.join(format!("{}.jsonl", G::NAME));
     let seats = ids.iter().map(SeatInfo::of).collect();
     let mut fresh = Draw::new(os_random());
-    act::create::<StarrySky>(
+    act::create::<G>(
         &homes[0],
         &ids[0],
         seats,
@@ -117,13 +123,17 @@ fn play_demo(
         log.display(),
         NAMES[..players].join(", ")
     ));
-    out.push(
-        "entry  who   kind        what (face-down tokens stay hidden until their board is scored)"
-            .into(),
-    );
+    out.push(format!(
+        "entry  who   kind        what{}",
+        if G::hidden_values().is_empty() {
+            ""
+        } else {
+            " (face-down tokens stay hidden until their board is scored)"
+        }
+    ));
     let players: Vec<(PathBuf, Identity)> = homes.into_iter().zip(ids).collect();
     let mut moves = 0u64;
-    autoplay::<StarrySky>(
+    let last = autoplay::<G>(
         &log,
         &players,
         &mut fresh,
@@ -143,6 +153,10 @@ fn play_demo(
             ));
         },
     )?;
+    if let Some(state) = &last.state {
+        out.push(String::new());
+        out.push(G::render_text(&G::view(state, None, None), &last.names()));
+    }
     let audit = inspect::audit_file(&log);
     let standings = audit
         .standings

@@ -21,9 +21,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::report::{IngestOutcome, IngestReport};
-use super::{
-    Output, game_path, games_dir, inspect, mail::next_command, short_id, status_of, status_text,
-};
+use super::{Output, game_path, games_dir, mail::next_command, short_id, status_of, status_text};
 use crate::crypto::identity::{self, Identity, IdentityError};
 use crate::error::{Error, Fault, LogFault, Result};
 use crate::games::{Game, Seat};
@@ -629,8 +627,7 @@ fn report<G: Game>(
                     None => "The spectator view:".into(),
                 }
             ));
-            text.push_str(&inspect::legend(r));
-            text.push_str(&G::render_text(&v));
+            text.push_str(&G::render_text(&v, &r.names()));
             Some(v)
         }
     };

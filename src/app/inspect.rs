@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 
 use super::report::*;
 use super::{
-    Output, ending_text, seats_text, standings_of, standings_text, status_of, status_text,
+    Output, ending_text, notes_text, seats_text, standings_of, standings_text, status_of,
+    status_text,
 };
 use crate::crypto::identity::{self, Identity, IdentityError};
 use crate::error::{Error, LogFault, Result};
@@ -30,22 +31,10 @@ pub fn status(path: &Path) -> Result<Output> {
         with_game!(game, G => {
             let r = Replay::<G>::from_bytes(bytes).map_err(|fault| Error::Log { path: path.into(), fault })?;
             let s = status_of(&r);
-            let text = format!("{} — game {} — {} entries\n{}{}", s.game, &s.game_id[..16], s.entries, status_text(&s), seats_text(&s));
+            let text = format!("{} — game {} — {} entries\n{}{}{}", s.game, &s.game_id[..16], s.entries, notes_text(&s, ""), status_text(&s), seats_text(&s));
             Ok(Output::new(text, &s))
         })
     })
-}
-
-/// "P1 = Anna <anna@example.org>, …" so the engine's seat tags can be read.
-pub fn legend<G: Game>(r: &Replay<G>) -> String {
-    let names: Vec<String> = r
-        .genesis
-        .seats
-        .iter()
-        .enumerate()
-        .map(|(i, s)| format!("P{} = {} <{}>", i + 1, inline(&s.name), inline(&s.email)))
-        .collect();
-    format!("{}\n", names.join(", "))
 }
 
 /// The viewer's identity if they have one and hold a seat; a missing identity
@@ -126,8 +115,7 @@ fn view_game<G: Game>(
                 _ => G::view(state, None, None),
             };
             text.push('\n');
-            text.push_str(&legend(&r));
-            text.push_str(&G::render_text(&v));
+            text.push_str(&G::render_text(&v, &r.names()));
             Some(v)
         }
     };
@@ -247,11 +235,13 @@ pub fn audit(paths: &[PathBuf]) -> Result<Output> {
                 ));
                 match (&f.standings, &f.status) {
                     (Some(s), Some(st)) => {
+                        text.push_str(&notes_text(st, "  "));
                         text.push_str(&format!("  {}\n", ending_text(st)));
                         text.push_str("  Final standings:\n");
                         text.push_str(&standings_text(s));
                     }
                     (_, Some(st)) => {
+                        text.push_str(&notes_text(st, "  "));
                         text.push_str("  The game is still in progress. ");
                         text.push_str(&status_text(st));
                     }

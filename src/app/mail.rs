@@ -14,7 +14,7 @@
 use std::path::Path;
 
 use super::report::{MailReport, RetriedReport, RetryReport, SentMailReport, UnsentMailReport};
-use super::{Output, inspect, short_id, status_of, status_text};
+use super::{Output, short_id, status_of, status_text};
 use crate::crypto::identity::{self, Identity, IdentityError};
 use crate::error::{Error, Result};
 use crate::games::{Game, Seat};
@@ -421,8 +421,7 @@ fn public_text<G: Game>(r: &Replay<G>) -> String {
     );
     if let Some(state) = &r.state {
         t.push('\n');
-        t.push_str(&inspect::legend(r));
-        t.push_str(&G::render_text(&G::view(state, None, None)));
+        t.push_str(&G::render_text(&G::view(state, None, None), &r.names()));
     }
     t
 }

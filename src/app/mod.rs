@@ -54,6 +54,10 @@ macro_rules! with_game {
                 type $G = $crate::games::starry_sky::StarrySky;
                 $body
             }
+            <$crate::games::starry_night::StarryNight as $crate::games::Game>::NAME => {
+                type $G = $crate::games::starry_night::StarryNight;
+                $body
+            }
             other => Err($crate::app::unknown_game(other)),
         }
     };
@@ -61,7 +65,7 @@ macro_rules! with_game {
 
 pub fn unknown_game(name: &str) -> Error {
     Error::Usage(format!(
-        "unknown game `{}`; this program plays: starry-sky (see `starry rules list`)",
+        "unknown game `{}`; this program plays: starry-sky, starry-night (see `starry rules list`)",
         crate::text::excerpt(name)
     ))
 }
@@ -303,6 +307,11 @@ pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
         }),
         ending: r.ending().map(EndingReport::from),
         standings: standings_of(r),
+        notes: r
+            .state
+            .as_ref()
+            .map(|state| G::notes(state, &r.names()))
+            .unwrap_or_default(),
     }
 }
 
@@ -315,6 +324,7 @@ pub fn standings_of<G: Game>(r: &Replay<G>) -> Vec<StandingReport> {
             name: r.genesis.seats[s.seat].name.clone(),
             email: r.genesis.seats[s.seat].email.clone(),
             score: s.score,
+            unit: G::score_unit(&r.options).into(),
         })
         .collect()
 }
@@ -382,6 +392,15 @@ pub fn status_text(s: &StatusReport) -> String {
     out
 }
 
+/// The game's notes (takebacks, the choice of the first player), one per
+/// line, each indented by `indent`.
+pub fn notes_text(s: &StatusReport, indent: &str) -> String {
+    s.notes
+        .iter()
+        .map(|n| format!("{indent}{}\n", inline(n)))
+        .collect()
+}
+
 /// The seats with their keys' fingerprints, so that players can check each
 /// other's keys against what `starry id show` prints.
 pub fn seats_text(s: &StatusReport) -> String {
@@ -406,10 +425,11 @@ pub fn standings_text(rows: &[StandingReport]) -> String {
     rows.iter()
         .map(|r| {
             format!(
-                "  {}. {:<12} {:>3} coins   ({})\n",
+                "  {}. {:<12} {:>3} {}   ({})\n",
                 r.rank,
                 inline(&r.name),
                 r.score,
+                r.unit,
                 inline(&r.email)
             )
         })

@@ -62,8 +62,11 @@ pub struct StandingReport {
     pub seat: u32,
     pub name: String,
     pub email: String,
-    /// Coins (Starry Sky).
+    /// The game's score: coins (Starry Sky), seas or half squares of sea
+    /// (Starry Night).
     pub score: i64,
+    /// What `score` counts: `coins`, `seas`, `half squares`.
+    pub unit: String,
 }
 
 /// `starry status`.
@@ -94,6 +97,9 @@ pub struct StatusReport {
     pub ending: Option<EndingReport>,
     /// Standings (final once over).
     pub standings: Vec<StandingReport>,
+    /// What else happened that the game tells about (Starry Night: who
+    /// chose who moves first, takebacks asked and how they were answered).
+    pub notes: Vec<String>,
 }
 
 /// The first fault of an invalid log.

@@ -1,5 +1,9 @@
 //! `starry rules`: the offline referee. Needs no identity and no log.
 
+pub mod replay;
+
+use std::path::Path;
+
 use super::Output;
 use super::report::{GameInfo, RulesList, VariantInfo};
 use crate::cli::RulesCommand;
@@ -35,20 +39,7 @@ pub fn run(cmd: RulesCommand) -> Result<Output> {
             ))
         }
         RulesCommand::Score { game, position } => {
-            let (text, source) = if position.as_os_str() == "-" {
-                let text = read_bounded(std::io::stdin().lock())
-                    .map_err(|e| e.into_error("standard input"))?;
-                (text, "standard input".to_string())
-            } else {
-                let source = inline(&position.display().to_string()).into_owned();
-                let file = std::fs::File::open(&position)
-                    .map_err(|e| Error::io("cannot read the position", &position, e))?;
-                let text = read_bounded(file).map_err(|e| match e {
-                    ReadError::Io(e) => Error::io("cannot read the position", &position, e),
-                    other => other.into_error(&source),
-                })?;
-                (text, source)
-            };
+            let (text, source) = read_input(Some(&position), Input::Position)?;
             match game.as_str() {
                 StarrySky::NAME => {
                     let report = crate::games::starry_sky::referee::score_position(&text)
@@ -61,10 +52,69 @@ pub fn run(cmd: RulesCommand) -> Result<Output> {
                 other => Err(super::unknown_game(other)),
             }
         }
+        RulesCommand::Replay { game, input } => {
+            // The game first: an unknown one is refused before standard
+            // input is read.
+            crate::with_game!(game.as_str(), G => {
+                let (text, source) = read_input(input.as_deref(), Input::Actions)?;
+                replay::run::<G>(&text, &source)
+            })
+        }
     }
 }
 
-/// Why a position could not be read.
+/// What a `rules` command reads.
+#[derive(Clone, Copy)]
+enum Input {
+    /// `rules score`: one board.
+    Position,
+    /// `rules replay`: a whole game's actions.
+    Actions,
+}
+
+impl Input {
+    fn max_bytes(self) -> usize {
+        match self {
+            Input::Position => MAX_POSITION_BYTES,
+            Input::Actions => replay::MAX_INPUT_BYTES,
+        }
+    }
+
+    fn cannot_read(self) -> &'static str {
+        match self {
+            Input::Position => "cannot read the position",
+            Input::Actions => "cannot read the actions",
+        }
+    }
+}
+
+/// Reads a whole input, a file or (`-`, or no path) standard input, within
+/// its size bound; returns it and where it came from, safe to print.
+fn read_input(path: Option<&Path>, what: Input) -> Result<(String, String)> {
+    match path {
+        None => read_stdin(what),
+        Some(p) if p.as_os_str() == "-" => read_stdin(what),
+        Some(path) => {
+            let source = inline(&path.display().to_string()).into_owned();
+            let file =
+                std::fs::File::open(path).map_err(|e| Error::io(what.cannot_read(), path, e))?;
+            let text = read_bounded(file, what.max_bytes()).map_err(|e| match e {
+                ReadError::Io(e) => Error::io(what.cannot_read(), path, e),
+                other => other.into_error(&source, what),
+            })?;
+            Ok((text, source))
+        }
+    }
+}
+
+fn read_stdin(what: Input) -> Result<(String, String)> {
+    let source = "standard input";
+    let text = read_bounded(std::io::stdin().lock(), what.max_bytes())
+        .map_err(|e| e.into_error(source, what))?;
+    Ok((text, source.to_string()))
+}
+
+/// Why an input could not be read.
 enum ReadError {
     Io(std::io::Error),
     TooLarge,
@@ -72,35 +122,45 @@ enum ReadError {
 }
 
 impl ReadError {
-    /// The error for the user; `source` is where the position came from,
+    /// The error for the user; `source` is where the input came from,
     /// already made safe to print.
-    fn into_error(self, source: &str) -> Error {
-        match self {
-            ReadError::Io(e) => Error::io("cannot read", source.to_string(), e),
-            ReadError::TooLarge => Error::Usage(format!(
+    fn into_error(self, source: &str, what: Input) -> Error {
+        match (self, what) {
+            (ReadError::Io(e), _) => Error::io("cannot read", source.to_string(), e),
+            (ReadError::TooLarge, Input::Position) => Error::Usage(format!(
                 "{source}: the position is larger than {MAX_POSITION_BYTES} bytes (1 MiB), \
                  the most `starry rules score` reads; a position is one board and a few tokens, \
                  a few hundred bytes"
             )),
-            ReadError::NotUtf8(bytes) => Error::Usage(format!(
+            (ReadError::TooLarge, Input::Actions) => Error::Usage(format!(
+                "{source}: the input is larger than {} bytes (16 MiB), the most `starry rules \
+                 replay` reads; a whole game's actions take a few tens of kilobytes",
+                replay::MAX_INPUT_BYTES
+            )),
+            (ReadError::NotUtf8(bytes), Input::Position) => Error::Usage(format!(
                 "{source}: the position is not UTF-8 text (it begins `{}`); \
                  a position is a JSON object",
+                excerpt_bytes(&bytes)
+            )),
+            (ReadError::NotUtf8(bytes), Input::Actions) => Error::Usage(format!(
+                "{source}: the input is not UTF-8 text (it begins `{}`); the input of `starry \
+                 rules replay` is a JSON object (docs/referee.md)",
                 excerpt_bytes(&bytes)
             )),
         }
     }
 }
 
-/// Reads a whole position, but never more than [`MAX_POSITION_BYTES`]: a
-/// larger input (or an endless one) is refused after that many bytes.
-fn read_bounded(reader: impl std::io::Read) -> Result<String, ReadError> {
+/// Reads a whole input, but never more than `max` bytes: a larger input
+/// (or an endless one) is refused after that many bytes.
+fn read_bounded(reader: impl std::io::Read, max: usize) -> Result<String, ReadError> {
     use std::io::Read as _;
     let mut bytes = Vec::new();
     reader
-        .take(MAX_POSITION_BYTES as u64 + 1)
+        .take(max as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(ReadError::Io)?;
-    if bytes.len() > MAX_POSITION_BYTES {
+    if bytes.len() > max {
         return Err(ReadError::TooLarge);
     }
     String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8(e.into_bytes()))

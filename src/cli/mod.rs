@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 #[command(
     name = "starry",
     version,
-    about = "Play Starry Sky by e-mail or git with a signed, append-only move log that anyone can audit",
+    about = "Play Starry Sky and Starry Night by e-mail or git with a signed, append-only move log that anyone can audit",
     long_about = None,
     after_help = "Identities live in $STARRY_HOME (default: the platform's config directory, e.g. ~/.config/starry);\n\
                   games received by mail in $STARRY_HOME/games/. A FILE argument may also be the id of such a game\n\
@@ -44,7 +44,7 @@ pub enum Command {
     Status(FileArg),
     /// Show the game: your view (with your own face-down tokens) or, without an identity, the spectator view.
     View(ViewArgs),
-    /// Make your move, e.g. `starry play game.jsonl "10 leo:3"`.
+    /// Make your move, e.g. `starry play game.jsonl "10 leo:3"` (Starry Sky) or `"A-C"` (Starry Night).
     Play(PlayArgs),
     /// Reveal your face-down tokens on a completed board when asked.
     Reveal(ActArgs),
@@ -62,7 +62,7 @@ pub enum Command {
     Ingest(IngestArgs),
     /// Verify logs from first to last entry and reproduce the standings.
     Audit(AuditArgs),
-    /// The offline referee: list games and variants, score a position.
+    /// The offline referee: list games and variants, score a position, replay a list of actions.
     #[command(subcommand)]
     Rules(RulesCommand),
     /// Play a whole game with throwaway identities in a temporary directory.
@@ -142,20 +142,37 @@ pub struct IngestArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(
+    after_help = "Starry Night's sky: --stars \"1,2 5,7 3,3\" (or --stars-file FILE) places the stars \
+(x from the left, y from the top, from 0); --random-stars N --grid WxH draws N of the W×H grid points when the game \
+starts, from randomness every player contributes (default 12 stars on 10x10; 10 to 15 play well)."
+)]
 pub struct NewArgs {
-    /// The game: starry-sky.
+    /// The game: starry-sky or starry-night.
     pub game: String,
     /// Seats in turn order, comma-separated: `EMAIL` or `Name <EMAIL>`, optionally followed by
     /// `key:HEX` (as `starry id show` prints it) to pin the seat so that only that key can take it;
     /// the first is you.
     #[arg(long, value_delimiter = ',', required = true)]
     pub players: Vec<String>,
-    /// A variant, e.g. `doubling=compound` or `tie=nothing` (see `starry rules list`).
+    /// A variant, e.g. `doubling=compound`, `tie=nothing` or `score=area` (see `starry rules list`).
     #[arg(long = "variant", value_name = "KEY=VALUE")]
     pub variants: Vec<String>,
-    /// A custom board set (JSON, see docs/boards.md), replacing the 12 zodiac boards.
+    /// Starry Sky: a custom board set (JSON, see docs/boards.md), replacing the 12 zodiac boards.
     #[arg(long, value_name = "FILE")]
     pub boards: Option<PathBuf>,
+    /// Starry Night: the stars, as x,y grid points separated by blanks, e.g. "1,2 5,7 3,3".
+    #[arg(long, value_name = "POINTS", conflicts_with_all = ["stars_file", "random_stars"])]
+    pub stars: Option<String>,
+    /// Starry Night: read the stars (x,y points; `#` starts a comment) from a file.
+    #[arg(long, value_name = "FILE", conflicts_with = "random_stars")]
+    pub stars_file: Option<PathBuf>,
+    /// Starry Night: a random sky of N stars, drawn when the game starts (default 12).
+    #[arg(long, value_name = "N")]
+    pub random_stars: Option<String>,
+    /// Starry Night: the grid, W×H points (default 10x10; with --stars, just large enough).
+    #[arg(long, value_name = "WxH")]
+    pub grid: Option<String>,
     /// Where to write the new log; must not exist. Default: $STARRY_HOME/games/GAME-ID.jsonl.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -179,7 +196,8 @@ pub struct ViewArgs {
 pub struct PlayArgs {
     /// The game log (a .jsonl file, or the id of a game in your games directory).
     pub file: PathBuf,
-    /// The move, e.g. `10 leo:3`, `bh virgo:1`, `ds pisces:7` (token, then star).
+    /// The move. Starry Sky: `10 leo:3`, `bh virgo:1`, `ds pisces:7` (token, then star).
+    /// Starry Night: an edge `A-C` or `3,4-7,1`, `first 1`/`first 2`, `takeback`, `accept`, `decline`.
     pub r#move: Option<String>,
     /// Do whatever you must do next: join, ready, reveal, or a uniformly random legal move.
     #[arg(long, conflicts_with = "move")]
@@ -210,13 +228,39 @@ pub enum RulesCommand {
         /// The position (see schemas/starry-sky-position.json).
         position: PathBuf,
     },
+    /// Replay a game's actions given as JSON and print the public state after each; no keys needed.
+    ///
+    /// The input holds the game's options, the seat count, the seed of the setup draw and the
+    /// actions (moves, reveals, resignations) with every hidden value face up. Each state is
+    /// printed as one JSON line; the first illegal action is refused with its index and reason,
+    /// after the states before it (docs/referee.md).
+    #[command(
+        after_help = "Input: {\"options\": {…}, \"seats\": 3, \"setup\": \"<64 hex digits>\", \"actions\": [\n  \
+                      {\"seat\": 0, \"move\": {…}, \"hidden\": [VALUE…], \"reveals\": [{\"entry\": E, \"slot\": K}…],\n   \
+                      \"draws\": [{\"event\": ID, \"seed\": \"<64 hex digits>\"}…], \"entry\": N},\n  \
+                      {\"seat\": 1, \"reveal\": [{\"entry\": E, \"slot\": K}…], \"draws\": […]},\n  \
+                      {\"seat\": 2, \"resign\": true}]}\n\
+                      Seats count from 0. Output: one JSON line per state (after the setup, then after each action);\n\
+                      with --json one object {\"states\": […], \"refused\": …}. Exit codes: 0 every action applied,\n\
+                      2 malformed input or missing/extra draws, 17 bad reveal, 18 a value the seat could not have held,\n\
+                      19 out of turn, 20 illegal move. Example: examples/referee/starry-sky.json."
+    )]
+    Replay {
+        /// The game, e.g. `starry-sky` (`starry rules list` lists them).
+        game: String,
+        /// The input: a JSON file, or `-` (or nothing) for standard input. At most 16 MiB.
+        input: Option<PathBuf>,
+    },
 }
 
 #[derive(Args, Debug)]
 pub struct DemoArgs {
-    /// Number of players (3 to 5).
-    #[arg(long, default_value_t = 3)]
-    pub players: usize,
+    /// The game: starry-sky or starry-night.
+    #[arg(long, default_value = "starry-sky")]
+    pub game: String,
+    /// Number of players (Starry Sky 3 to 5, default 3; Starry Night 2).
+    #[arg(long)]
+    pub players: Option<usize>,
     /// A variant, e.g. `doubling=compound`.
     #[arg(long = "variant", value_name = "KEY=VALUE")]
     pub variants: Vec<String>,

@@ -18,6 +18,7 @@
 //!   secrets; [`Game::seal`] splits it into the public action that goes into
 //!   the log, the values to commit to and the values to reveal.
 
+pub mod starry_night;
 pub mod starry_sky;
 
 use std::collections::BTreeMap;
@@ -290,6 +291,14 @@ pub trait Game: Sized {
     /// values by trying each against its commitment.
     fn hidden_values() -> Vec<Self::Hidden>;
 
+    /// What happened that the standings do not show, one sentence each,
+    /// for `status` and `audit` (e.g. takebacks); `names` in seat order.
+    fn notes(state: &Self::State, names: &[String]) -> Vec<String>;
+
+    /// What a standing's score counts under these options, in words
+    /// (`coins`, `seas`).
+    fn score_unit(options: &Self::Options) -> &'static str;
+
     /// Current scores (final once [`Turn::Over`]).
     fn standings(state: &Self::State) -> Vec<Standing>;
 
@@ -301,11 +310,13 @@ pub trait Game: Sized {
         own: Option<&Own<Self::Hidden>>,
     ) -> Self::View;
 
-    /// Renders a view as text for a terminal.
-    fn render_text(view: &Self::View) -> String;
+    /// Renders a view as text for a terminal; `names` are the players'
+    /// names in seat order, already safe to print.
+    fn render_text(view: &Self::View, names: &[String]) -> String;
 
-    /// Describes a logged action for humans (e.g. `face-down token on leo:3`).
-    fn describe(action: &Self::Action) -> String;
+    /// Describes a logged action for humans (e.g. `face-down token on leo:3`);
+    /// `state` is the position right after it.
+    fn describe(state: &Self::State, action: &Self::Action) -> String;
 }
 
 /// Ranks scores: higher is better, equal scores share a rank.

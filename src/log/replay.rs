@@ -27,6 +27,20 @@ pub const SIG_TAG: &[u8] = b"starry/1 entry";
 const SETUP_TAG: &[u8] = b"starry/1 setup";
 const DRAW_TAG: &[u8] = b"starry/1 draw";
 
+/// The seed of the setup draw (docs/protocol.md, section 6.2): the game id
+/// and every seat's ready link, in seat order.
+pub fn setup_seed(game_id: &Hash, ready_links: &[Hash]) -> Hash {
+    let mut fields: Vec<&[u8]> = vec![SETUP_TAG, game_id];
+    fields.extend(ready_links.iter().map(|l| l.as_slice()));
+    lp_hash(&fields)
+}
+
+/// The seed that resolves random event `event`, requested by the entry with
+/// id `cause`, in the entry that carries `link` (docs/protocol.md, section 6.3).
+pub fn draw_seed(cause: &Hash, event: u64, link: &Hash) -> Hash {
+    lp_hash(&[DRAW_TAG, cause, &event.to_be_bytes(), link])
+}
+
 /// Longest line a log may hold, in bytes, newline excluded (1 MiB). A whole
 /// game's log is far smaller; the bound keeps a hostile file from costing
 /// more than a moment to refuse.
@@ -671,8 +685,8 @@ impl<G: Game> Replay<G> {
                 Fault::IllegalMove,
                 format!(
                     "under these options a game can last {most} moves and reveals, so one player \
-                     could need {per_seat} entries; a beacon chain has {} links. Use fewer or \
-                     smaller boards",
+                     could need {per_seat} entries; a beacon chain has {} links. Choose a \
+                     smaller game (fewer or smaller boards, fewer stars)",
                     beacon::CHAIN_LENGTH
                 ),
             ));
@@ -749,6 +763,13 @@ impl<G: Game> Replay<G> {
         )
     }
 
+    /// Every seat's name, in seat order, safe to print.
+    pub fn names(&self) -> Vec<String> {
+        (0..self.genesis.seats.len())
+            .map(|s| self.name(s))
+            .collect()
+    }
+
     /// Who must write the next entry and what it must be.
     pub fn expected(&self) -> (Action, Option<Seat>) {
         match &self.phase {
@@ -818,25 +839,36 @@ impl<G: Game> Replay<G> {
             None if last.is_some() => rank_by_score(&vec![0; n]),
             None => return Vec::new(),
         };
-        let Some(r) = last else { return rows };
-        let scores: Vec<i64> = (0..n)
-            .map(|s| rows.iter().find(|x| x.seat == s).map_or(0, |x| x.score))
-            .collect();
-        let others: Vec<Seat> = (0..n).filter(|&s| s != r).collect();
-        let other_scores: Vec<i64> = others.iter().map(|&s| scores[s]).collect();
-        let mut out: Vec<Standing> = rank_by_score(&other_scores)
+        placed_last(rows, n, last)
+    }
+
+    /// The seed of the setup draw, once every seat has written its ready
+    /// entry (the same seed the replay used; `starry rules replay` takes it
+    /// as `setup`).
+    pub fn setup_seed(&self) -> Option<Hash> {
+        let links: Option<Vec<Hash>> = self.seats.iter().map(|s| s.ready_link).collect();
+        Some(setup_seed(&self.game_id, &links?))
+    }
+
+    /// The random events that the next `move` or `reveal` entry by `author`,
+    /// carrying `link`, resolves before its own action, each with its seed:
+    /// exactly what the replay will use (`starry rules replay` takes them
+    /// as `draws`). Empty before the setup.
+    pub fn draw_seeds(&self, author: Seat, link: &Hash) -> Vec<(u64, Hash)> {
+        let Some(state) = &self.state else {
+            return Vec::new();
+        };
+        G::pending(state)
             .into_iter()
-            .map(|st| Standing {
-                seat: others[st.seat],
-                ..st
+            .filter(|e| e.causer != author)
+            .map(|e| {
+                let cause = self
+                    .event_causes
+                    .get(&e.id)
+                    .expect("every pending event has a recorded cause");
+                (e.id, draw_seed(cause, e.id, link))
             })
-            .collect();
-        out.push(Standing {
-            seat: r,
-            rank: others.len() as u32 + 1,
-            score: scores[r],
-        });
-        out
+            .collect()
     }
 
     fn fail(&self, n: u64, author: Option<Seat>, f: Fault, detail: impl Into<String>) -> LogFault {
@@ -1091,14 +1123,8 @@ impl<G: Game> Replay<G> {
                 if i + 1 < self.seat_count() {
                     self.phase = Phase::Ready(i + 1);
                 } else {
-                    let links: Vec<Hash> = self
-                        .seats
-                        .iter()
-                        .map(|s| s.ready_link.expect("all ready"))
-                        .collect();
-                    let mut fields: Vec<&[u8]> = vec![SETUP_TAG, &self.game_id];
-                    fields.extend(links.iter().map(|l| l.as_slice()));
-                    let mut draw = Draw::new(lp_hash(&fields));
+                    let seed = self.setup_seed().expect("all ready");
+                    let mut draw = Draw::new(seed);
                     let state =
                         G::setup(&self.options, self.seat_count(), &mut draw).map_err(|e| {
                             self.fail(n, Some(author), Fault::IllegalMove, e.to_string())
@@ -1146,9 +1172,10 @@ impl<G: Game> Replay<G> {
                     );
                 }
                 self.revealed.extend(m.reveals.iter().map(Opening::at));
+                let summary = G::describe(&state, &action);
                 self.state = Some(state);
                 self.after_play(n, p.id);
-                Ok(G::describe(&action))
+                Ok(summary)
             }
             Data::Reveal(r) => {
                 let reveals = self.check_openings(n, author, &r.reveals)?;
@@ -1490,8 +1517,7 @@ fn resolve_pending<G: Game>(
         let cause = causes
             .get(&e.id)
             .expect("every pending event has a recorded cause");
-        let seed = lp_hash(&[DRAW_TAG, cause, &e.id.to_be_bytes(), &link]);
-        G::resolve(state, e.id, &mut Draw::new(seed))?;
+        G::resolve(state, e.id, &mut Draw::new(draw_seed(cause, e.id, &link)))?;
     }
     Ok(())
 }
@@ -1524,6 +1550,31 @@ pub fn most_entries_per_seat(moves: u64, seats: usize) -> u64 {
         .saturating_mul(2)
         .saturating_add(seats as u64)
         .saturating_add(4)
+}
+
+/// The game's standings `rows` for `n` seats with seat `last` (one that
+/// resigned or abandoned the game), if any, placed last whatever its score
+/// and the others ranked among themselves.
+pub fn placed_last(rows: Vec<Standing>, n: usize, last: Option<Seat>) -> Vec<Standing> {
+    let Some(r) = last else { return rows };
+    let scores: Vec<i64> = (0..n)
+        .map(|s| rows.iter().find(|x| x.seat == s).map_or(0, |x| x.score))
+        .collect();
+    let others: Vec<Seat> = (0..n).filter(|&s| s != r).collect();
+    let other_scores: Vec<i64> = others.iter().map(|&s| scores[s]).collect();
+    let mut out: Vec<Standing> = rank_by_score(&other_scores)
+        .into_iter()
+        .map(|st| Standing {
+            seat: others[st.seat],
+            ..st
+        })
+        .collect();
+    out.push(Standing {
+        seat: r,
+        rank: others.len() as u32 + 1,
+        score: scores[r],
+    });
+    out
 }
 
 /// A short, comparable form of a public key: its first 16 hex digits in

@@ -126,6 +126,39 @@ impl Table {
         );
     }
 
+    /// `starry new GAME --players (everyone) --out LOG EXTRA…` as seat 0.
+    pub fn new_game_of(&self, game: &str, extra: &[&str]) -> Output {
+        let players = self.emails.join(",");
+        let mut args = vec!["new", game, "--players", &players, "--out", self.log_str()];
+        args.extend_from_slice(extra);
+        self.starry(Some(0), &args)
+    }
+
+    /// Seat 0 creates a game of `game` for every player at the table, with
+    /// extra arguments (variants, a sky), requiring success.
+    pub fn create_game(&self, game: &str, extra: &[&str]) {
+        let players = self.emails.join(",");
+        let mut args = vec!["new", game, "--players", &players, "--out", self.log_str()];
+        args.extend_from_slice(extra);
+        let out = self.starry(Some(0), &args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Runs `args` as `seat`, requiring success, and returns standard output.
+    pub fn ok(&self, seat: usize, args: &[&str]) -> String {
+        let out = self.starry(Some(seat), args);
+        assert!(
+            out.status.success(),
+            "starry {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Plays `play --auto` as whoever must act until `stop(status)`.
     pub fn play_until(&self, stop: impl Fn(&Value) -> bool) -> Value {
         loop {

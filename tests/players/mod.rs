@@ -200,6 +200,11 @@ pub fn encodings(b: &[u8]) -> Vec<String> {
 /// the master secret, the per-game secret, the salts of its commitments not
 /// yet revealed, and its next beacon link.
 pub fn secrets_of(home: &Path, log: &[u8], seat: usize) -> Vec<Vec<u8>> {
+    secrets_in::<StarrySky>(home, log, seat)
+}
+
+/// [`secrets_of`] for a game of `G`.
+pub fn secrets_in<G: starry::games::Game>(home: &Path, log: &[u8], seat: usize) -> Vec<Vec<u8>> {
     let id = Identity::load(home).unwrap();
     let file: Value =
         serde_json::from_str(&std::fs::read_to_string(home.join("identity.json")).unwrap())
@@ -208,7 +213,7 @@ pub fn secrets_of(home: &Path, log: &[u8], seat: usize) -> Vec<Vec<u8>> {
         .decode(file["secret"].as_str().unwrap())
         .unwrap();
     let mut out = vec![master];
-    let r = Replay::<StarrySky>::from_bytes(log).unwrap();
+    let r = Replay::<G>::from_bytes(log).unwrap();
     let Some(secret) = r.game_secret(&id, seat) else {
         return out;
     };

@@ -1117,6 +1117,15 @@ impl Game for StarrySky {
         Token::ALL.to_vec()
     }
 
+    /// Everything Starry Sky tells is in its standings and history.
+    fn notes(_state: &State, _names: &[String]) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn score_unit(_options: &Options) -> &'static str {
+        "coins"
+    }
+
     fn standings(state: &State) -> Vec<Standing> {
         rank_by_score(&state.coins)
     }
@@ -1125,11 +1134,21 @@ impl Game for StarrySky {
         view::build(state, viewer, own)
     }
 
-    fn render_text(view: &View) -> String {
-        view::render(view)
+    fn render_text(view: &View, names: &[String]) -> String {
+        let mut text = String::new();
+        if !names.is_empty() {
+            let legend: Vec<String> = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| format!("{} = {n}", tag(i)))
+                .collect();
+            text = format!("{}\n", legend.join(", "));
+        }
+        text.push_str(&view::render(view));
+        text
     }
 
-    fn describe(action: &Action) -> String {
+    fn describe(_state: &State, action: &Action) -> String {
         match action.token {
             Some(t) => format!("{t} on {}", action.star),
             None => format!("a face-down token on {}", action.star),

@@ -743,7 +743,7 @@ fn large_stars_take_tokens_face_down_small_ones_face_up() {
         serde_json::to_string(&s.action).unwrap(),
         r#"{"star":"a:1"}"#
     );
-    assert_eq!(G::describe(&s.action), "a face-down token on a:1");
+    assert_eq!(G::describe(&t.state, &s.action), "a face-down token on a:1");
 
     let s = t.mv(1, "7 a:2");
     assert_eq!(s.action.token, Some(Seven));
@@ -752,7 +752,7 @@ fn large_stars_take_tokens_face_down_small_ones_face_up() {
         serde_json::to_string(&s.action).unwrap(),
         r#"{"star":"a:2","token":"7"}"#
     );
-    assert_eq!(G::describe(&s.action), "7 on a:2");
+    assert_eq!(G::describe(&t.state, &s.action), "7 on a:2");
 
     // The spectator sees a face-down token of P1, the owner sees its value.
     let slot = t.slot_of("a");
@@ -1155,7 +1155,7 @@ fn a_game_nobody_can_finish_stalls() {
             ending: Ending::Stalled
         }
     );
-    assert!(G::render_text(&view).contains("Game over: stalled"));
+    assert!(G::render_text(&view, &[]).contains("Game over: stalled"));
     let e = t.try_move(0, "1 x:10").unwrap_err();
     assert_eq!(e.rule, "game-over");
     // Nobody earned anything: all share first place.
@@ -1192,7 +1192,7 @@ fn a_pending_board_cannot_be_played_until_drawn() {
     assert_eq!(view.slots[waiting].draw, Some(0));
     assert!(view.slots[waiting].board.is_none());
     assert_eq!(view.stack, 2);
-    assert!(G::render_text(&view).contains("nothing can be played here until it is drawn"));
+    assert!(G::render_text(&view, &[]).contains("nothing can be played here until it is drawn"));
     let e = t.try_move(2, &format!("1 {x}:1")).unwrap_err();
     assert_eq!(e.rule, "board-not-in-play");
     assert!(e.detail.contains("has been scored already"), "{e}");
@@ -1296,7 +1296,7 @@ fn the_game_ends_when_every_board_is_scored() {
             .collect::<Vec<_>>(),
         [(2, 1, 4), (0, 2, 1), (1, 2, 1)]
     );
-    let text = G::render_text(&G::view(&t.state, None, None));
+    let text = G::render_text(&G::view(&t.state, None, None), &[]);
     assert!(
         text.contains("Game over: every board has been scored."),
         "{text}"
@@ -1428,7 +1428,7 @@ fn the_text_view_labels_every_star() {
         .unwrap();
     t.mv(0, &format!("6 {}:{large}", first.id));
     let mine = G::view(&t.state, Some(0), Some(&t.own[0]));
-    let text = G::render_text(&mine);
+    let text = G::render_text(&mine, &[]);
     for b in &open {
         let def = t.state.boards.iter().find(|d| d.id.as_str() == b).unwrap();
         for n in def.numbers() {
@@ -1445,7 +1445,7 @@ fn the_text_view_labels_every_star() {
     );
     assert!(text.contains("P1 6 (face down, only you see it)"), "{text}");
     assert!(text.contains("Turn: P2 places a token"), "{text}");
-    let spectator = G::render_text(&G::view(&t.state, None, None));
+    let spectator = G::render_text(&G::view(&t.state, None, None), &[]);
     assert!(spectator.contains("P1 face down"), "{spectator}");
     assert!(!spectator.contains("Your hand"), "{spectator}");
 }
@@ -1562,7 +1562,7 @@ fn random_games_end_and_keep_their_books() {
         }
         let view = G::view(&t.state, None, None);
         assert_eq!(view.ended, Some(ended));
-        let _ = G::render_text(&view);
+        let _ = G::render_text(&view, &[]);
     }
     assert!(endings.contains(&Ending::AllBoardsScored));
     // The games went through every path: reveals, and draws resolved both

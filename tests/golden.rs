@@ -1,0 +1,104 @@
+//! Golden playthroughs, as OpenSpiel keeps them: a fixed game per game and
+//! variant, with the view after every step (the text as a player sees it and
+//! the JSON), checked in under `tests/golden/` and compared byte for byte.
+//! A change to the rules or to a view shows up here as a diff to review;
+//! `STARRY_BLESS=1 cargo test --test golden` writes the new files.
+
+use std::path::PathBuf;
+
+use starry::games::starry_night::StarryNight;
+use starry::games::{Context, Draw, Game, Own, Turn};
+
+fn check(name: &str, got: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("STARRY_BLESS").is_some() {
+        std::fs::write(&path, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (STARRY_BLESS=1 writes it)", path.display()));
+    if want != got {
+        let line = want
+            .lines()
+            .zip(got.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(want.lines().count().min(got.lines().count()));
+        panic!(
+            "{} differs from this run, first at line {}:\n  golden: {:?}\n  now:    {:?}\n\
+             (review the change; STARRY_BLESS=1 cargo test --test golden accepts it)",
+            path.display(),
+            line + 1,
+            want.lines().nth(line),
+            got.lines().nth(line)
+        );
+    }
+}
+
+/// A Starry Night game on a fixed sky of 12 stars: moves chosen by a fixed
+/// draw among the legal ones, with one takeback accepted and one declined.
+fn starry_night(score: &str) -> String {
+    type G = StarryNight;
+    let names = ["Anna".to_string(), "Ben".to_string()];
+    let sky = "1,1 5,1 8,2 3,3 6,4 1,5 4,6 8,6 2,8 6,8 9,9 0,9";
+    let pairs = [
+        ("stars".to_string(), sky.to_string()),
+        ("score".to_string(), score.to_string()),
+    ];
+    let options = G::options(&pairs, None).unwrap();
+    let mut state = G::setup(&options, 2, &mut Draw::new([0; 32])).unwrap();
+    let mut choose = Draw::new([42; 32]);
+    let mut out = String::new();
+    let mut show = |out: &mut String, state: &<G as Game>::State, what: &str| {
+        let view = G::view(state, None, None);
+        out.push_str(&format!("==== {what}\n"));
+        out.push_str(&G::render_text(&view, &names));
+        out.push_str(&serde_json::to_string(&view).unwrap());
+        out.push('\n');
+    };
+    show(&mut out, &state, "setup");
+    let mut step = 0;
+    while let Turn::Move(seat) = G::turn(&state) {
+        step += 1;
+        let intent = match step {
+            7 | 12 => G::parse_intent(&state, "takeback").unwrap(),
+            8 => G::parse_intent(&state, "accept").unwrap(),
+            13 => G::parse_intent(&state, "decline").unwrap(),
+            _ => {
+                let mut all = G::intents(&state, seat, &Own::default());
+                all.swap_remove(choose.below(all.len()))
+            }
+        };
+        let sealed = G::seal(&state, seat, &intent, &Own::default()).unwrap();
+        let ctx = Context {
+            seat,
+            at: step,
+            commitments: 0,
+            reveals: Vec::new(),
+        };
+        G::play(&mut state, &ctx, &sealed.action).unwrap();
+        let what = format!(
+            "{step}: {} plays `{intent}` — {}",
+            names[seat],
+            G::describe(&state, &sealed.action)
+        );
+        show(&mut out, &state, &what);
+    }
+    let standings: Vec<String> = G::standings(&state)
+        .iter()
+        .map(|s| format!("{}. {} {}", s.rank, names[s.seat], s.score))
+        .collect();
+    out.push_str(&format!("==== final standings: {}\n", standings.join(", ")));
+    out
+}
+
+#[test]
+fn starry_night_count() {
+    check("starry-night-count.txt", &starry_night("count"));
+}
+
+#[test]
+fn starry_night_area() {
+    check("starry-night-area.txt", &starry_night("area"));
+}
