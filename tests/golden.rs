@@ -50,7 +50,7 @@ fn starry_night(score: &str) -> String {
     let mut state = G::setup(&options, 2, &mut Draw::new([0; 32])).unwrap();
     let mut choose = Draw::new([42; 32]);
     let mut out = String::new();
-    let mut show = |out: &mut String, state: &<G as Game>::State, what: &str| {
+    let show = |out: &mut String, state: &<G as Game>::State, what: &str| {
         let view = G::view(state, None, None);
         out.push_str(&format!("==== {what}\n"));
         out.push_str(&G::render_text(&view, &names));

@@ -456,8 +456,7 @@ fn the_documented_random_skies() {
         let stars = sky.stars(&mut Draw::new([seed; 32])).unwrap();
         let text: Vec<String> = stars.iter().map(|p| format!("{},{}", p.0, p.1)).collect();
         let line = format!(
-            "`{}` × 32, {count} on {w}×{h}: `{}`",
-            format!("{seed:02x}"),
+            "`{seed:02x}` × 32, {count} on {w}×{h}: `{}`",
             text.join(" ")
         );
         assert!(
