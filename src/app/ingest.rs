@@ -536,7 +536,7 @@ fn report<G: Game>(
     });
     let (action, who) = r.expected();
     let your_turn = seat.is_some() && who == seat;
-    let next = your_turn.then(|| next_command::<G>(action, file_arg));
+    let next = your_turn.then(|| next_command(r, action, file_arg));
 
     let mut text = match outcome {
         IngestOutcome::Created => format!(
@@ -596,7 +596,7 @@ fn report<G: Game>(
         (None, Some(s)) if r.is_over() && !r.countersigned.contains(&s) && joined.is_some() => {
             text.push_str(&format!(
                 "You may countersign the result:\n  {}\n",
-                next_command::<G>(Action::Over, file_arg)
+                next_command(r, Action::Over, file_arg)
             ));
         }
         (None, None) => text.push_str("You hold no seat in this game.\n"),

@@ -284,7 +284,7 @@ fn send_game<G: Game>(
             report.note = Some(format!(
                 "It is your own turn again ({}): there is nobody to mail yet. Next: {}",
                 action.as_str(),
-                next_command::<G>(action, &id16)
+                next_command(&r, action, &id16)
             ));
         } else {
             targets.push((w, Role::Act(action)));
@@ -385,24 +385,21 @@ fn subject<G: Game>(r: &Replay<G>, id16: &str, seat: Seat, role: Role) -> String
     )
 }
 
-/// The move notation for the "what to do now" lines.
-fn move_hint<G: Game>() -> (&'static str, &'static str) {
-    match G::NAME {
-        "starry-sky" => (
-            "TOKEN BOARD:STAR",
-            "TOKEN is 1 3 5 6 7 10, bh (black hole) or ds (double star); BOARD:STAR is a star as \
-             labelled in the view, e.g. leo:3. The view below ends with an example.",
-        ),
-        _ => ("MOVE", "The view below ends with an example."),
-    }
+/// The move notation for the "what to do now" lines: the game's, for the
+/// position the log is in.
+fn move_hint<G: Game>(r: &Replay<G>) -> (String, String) {
+    r.state
+        .as_ref()
+        .map(G::notation)
+        .unwrap_or_else(|| ("MOVE".into(), "The view below ends with an example.".into()))
 }
 
 /// The command that does what `action` asks, on the game `id16`.
-pub fn next_command<G: Game>(action: Action, file: &str) -> String {
+pub fn next_command<G: Game>(r: &Replay<G>, action: Action, file: &str) -> String {
     match action {
         Action::Join => format!("starry join {file} --mail"),
         Action::Ready => format!("starry ready {file} --mail"),
-        Action::Move => format!("starry play {file} \"{}\" --mail", move_hint::<G>().0),
+        Action::Move => format!("starry play {file} \"{}\" --mail", move_hint(r).0),
         Action::Reveal => format!("starry reveal {file} --mail"),
         Action::Over => format!("starry countersign {file} --mail"),
     }
@@ -430,6 +427,8 @@ fn public_text<G: Game>(r: &Replay<G>) -> String {
 /// [`text::inline`] where they are inserted, so none can fake a line of the
 /// instructions; compose makes the whole text [`text::terminal`].
 fn body_text<G: Game>(r: &Replay<G>, id16: &str, seat: Seat, role: Role, public: &str) -> String {
+    // Whether the game has face-down things the mail must say it leaves out.
+    let hides = !G::hidden_values().is_empty();
     let to = &r.genesis.seats[seat];
     let last = r.entries.last().expect("a log has a genesis");
     let by = text::inline(&r.genesis.seats[last.author].name);
@@ -477,8 +476,12 @@ fn body_text<G: Game>(r: &Replay<G>, id16: &str, seat: Seat, role: Role, public:
     match role {
         Role::Act(a) => {
             t.push_str(&format!(
-                "3. Look at the game (your view shows your own face-down tokens too):\n     \
-                 starry view {id16}\n"
+                "3. Look at the game{}:\n     starry view {id16}\n",
+                if hides {
+                    " (your view shows your own face-down tokens too)"
+                } else {
+                    ""
+                }
             ));
             t.push_str(&format!(
                 "4. {} and mail the log on, in one command:\n     {}\n",
@@ -489,10 +492,10 @@ fn body_text<G: Game>(r: &Replay<G>, id16: &str, seat: Seat, role: Role, public:
                     Action::Reveal => "Reveal",
                     Action::Over => "Countersign",
                 },
-                next_command::<G>(a, id16)
+                next_command(r, a, id16)
             ));
             if a == Action::Move {
-                t.push_str(&wrap(&format!("   {}\n", move_hint::<G>().1), WIDTH, "   "));
+                t.push_str(&wrap(&format!("   {}\n", move_hint(r).1), WIDTH, "   "));
             }
         }
         Role::Info => {}
@@ -503,7 +506,7 @@ fn body_text<G: Game>(r: &Replay<G>, id16: &str, seat: Seat, role: Role, public:
                 WIDTH,
                 "   ",
             ));
-            t.push_str(&format!("     {}\n", next_command::<G>(Action::Over, id16)));
+            t.push_str(&format!("     {}\n", next_command(r, Action::Over, id16)));
         }
     }
     t.push('\n');
@@ -519,9 +522,13 @@ fn body_text<G: Game>(r: &Replay<G>, id16: &str, seat: Seat, role: Role, public:
         "",
     ));
     t.push_str(&wrap(
-        "\nThe game now, in the public view: face-down tokens are not shown, not even \
-         yours, since this mail is written without anyone's secrets (`starry view` shows \
-         you yours).\n",
+        if hides {
+            "\nThe game now, in the public view: face-down tokens are not shown, not even \
+             yours, since this mail is written without anyone's secrets (`starry view` shows \
+             you yours).\n"
+        } else {
+            "\nThe game now:\n"
+        },
         WIDTH,
         "",
     ));

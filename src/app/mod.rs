@@ -107,16 +107,17 @@ pub fn run(cli: Cli) -> Result<Output> {
                 (true, _) => act::Do::Auto,
                 (false, Some(m)) if m.trim().is_empty() => {
                     return Err(Error::Usage(
-                        "the move is empty; give a move, e.g. `starry play game.jsonl \"10 leo:3\"`, \
-                         or --auto for a random legal one"
+                        "the move is empty; give a move, e.g. `starry play game.jsonl \"10 leo:3\"` \
+                         (Starry Sky) or `A-C` (Starry Night), or --auto for a random legal one"
                             .into(),
                     ));
                 }
                 (false, Some(m)) => act::Do::Move(m),
                 (false, None) => {
                     return Err(Error::Usage(
-                        "give a move, e.g. `starry play game.jsonl \"10 leo:3\"` (token, then star as \
-                         labelled in `starry view`), or --auto for whatever you must do next"
+                        "give a move, e.g. `starry play game.jsonl \"10 leo:3\"` (Starry Sky: token, then \
+                         star as labelled in `starry view`) or `A-C` (Starry Night: an edge), or \
+                         --auto for whatever you must do next"
                             .into(),
                     ));
                 }

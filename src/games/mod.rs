@@ -250,6 +250,11 @@ pub trait Game: Sized {
     /// know. Deterministic order (the protocol picks uniformly among them).
     fn intents(state: &Self::State, seat: Seat, own: &Own<Self::Hidden>) -> Vec<Self::Intent>;
 
+    /// How the seat to move writes its move now, for mails and hints: a
+    /// placeholder or example for the command line (`TOKEN BOARD:STAR`,
+    /// `accept`) and a sentence explaining it.
+    fn notation(state: &Self::State) -> (String, String);
+
     /// Parses move notation (e.g. `10 leo:3`).
     fn parse_intent(state: &Self::State, text: &str) -> Result<Self::Intent, RuleError>;
 

@@ -667,6 +667,26 @@ impl Game for StarryNight {
         }
     }
 
+    fn notation(state: &State) -> (String, String) {
+        let (usage, help) = match state.phase {
+            Phase::Choosing => (
+                "first 1",
+                "Choose who moves first: `first 1` or `first 2` (seats as numbered in the view), \
+                 or `first me` / `first you`.",
+            ),
+            Phase::Answering(_) => (
+                "accept",
+                "Your opponent asks to take back the last two edges: `accept` or `decline`.",
+            ),
+            _ => (
+                "EDGE",
+                "EDGE is two stars as labelled in the view, e.g. A-C, or as grid points, e.g. \
+                 3,4-7,1. Instead of an edge you may ask for a `takeback` of the last two edges.",
+            ),
+        };
+        (usage.into(), help.into())
+    }
+
     fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
         let lower = text.trim().to_ascii_lowercase();
         let words: Vec<&str> = lower.split_whitespace().collect();

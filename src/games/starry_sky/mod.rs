@@ -991,6 +991,15 @@ impl Game for StarrySky {
         out
     }
 
+    fn notation(_state: &State) -> (String, String) {
+        (
+            "TOKEN BOARD:STAR".into(),
+            "TOKEN is 1 3 5 6 7 10, bh (black hole) or ds (double star); BOARD:STAR is a star as \
+             labelled in the view, e.g. leo:3. The view below ends with an example."
+                .into(),
+        )
+    }
+
     fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
         let form = || {
             format!(
