@@ -75,6 +75,14 @@ pub fn all() -> Vec<(&'static str, Value)> {
             schema::<<StarryNight as Game>::Action>(),
         ),
         (
+            "starry-night-position.json",
+            schema::<crate::games::starry_night::referee::Position>(),
+        ),
+        (
+            "starry-night-referee.json",
+            schema::<crate::games::starry_night::referee::RefereeReport>(),
+        ),
+        (
             "starry-night-view.json",
             schema::<ViewReport<<StarryNight as Game>::View>>(),
         ),

@@ -7,7 +7,8 @@
 use std::path::PathBuf;
 
 use starry::games::starry_night::StarryNight;
-use starry::games::{Context, Draw, Game, Own, Turn};
+use starry::games::starry_sky::StarrySky;
+use starry::games::{Context, Draw, Game, HiddenRef, Own, Turn};
 
 fn check(name: &str, got: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -101,4 +102,123 @@ fn starry_night_count() {
 #[test]
 fn starry_night_area() {
     check("starry-night-area.txt", &starry_night("area"));
+}
+
+/// A 3-seat Starry Sky game with `variants`: moves chosen by a fixed draw
+/// among the legal ones, random events resolved from the same draw. After
+/// every entry the text view of the seat that acts next, with its own
+/// face-down tokens (`every_view`, else only at the start); the public JSON
+/// view at the start, after reveals and at the end.
+fn starry_sky(variants: &[(&str, &str)], every_view: bool) -> String {
+    type G = StarrySky;
+    let names: Vec<String> = ["Anna", "Ben", "Cleo"]
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    let pairs: Vec<(String, String)> = variants
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let options = G::options(&pairs, None).unwrap();
+    let mut draw = Draw::new([7; 32]);
+    let mut state = G::setup(&options, 3, &mut draw).unwrap();
+    let mut own: Vec<Own<<G as Game>::Hidden>> = vec![Own::default(); 3];
+    let mut out = String::new();
+    let show = |out: &mut String, state: &<G as Game>::State, own: &[Own<_>], what: &str| {
+        out.push_str(&format!("==== {what}\n"));
+        // The public JSON (7 KB a step) at the start, at each scoring and at
+        // the end; the text every step.
+        if what == "setup" || what.ends_with("reveals") || G::turn(state) == Turn::Over {
+            out.push_str(&serde_json::to_string(&G::view(state, None, None)).unwrap());
+            out.push('\n');
+        }
+        let next = match G::turn(state) {
+            Turn::Move(s) | Turn::Reveal(s, _) => Some(s),
+            Turn::Over => None,
+        };
+        if let (Some(s), true) = (next, every_view || what == "setup") {
+            out.push_str(&format!("---- as {} sees it\n", names[s]));
+            out.push_str(&G::render_text(
+                &G::view(state, Some(s), Some(&own[s])),
+                &names,
+            ));
+        }
+    };
+    show(&mut out, &state, &own, "setup");
+    let mut at = 1u64;
+    loop {
+        for e in G::pending(&state) {
+            G::resolve(&mut state, e.id, &mut draw).unwrap();
+        }
+        let what = match G::turn(&state) {
+            Turn::Over => break,
+            Turn::Move(s) => {
+                let mut all = G::intents(&state, s, &own[s]);
+                let intent = all.swap_remove(draw.below(all.len()));
+                let sealed = G::seal(&state, s, &intent, &own[s]).unwrap();
+                let reveals = sealed
+                    .reveals
+                    .iter()
+                    .map(|r| (*r, own[s].hidden.remove(r).unwrap()))
+                    .collect();
+                let ctx = Context {
+                    seat: s,
+                    at,
+                    commitments: sealed.hidden.len() as u32,
+                    reveals,
+                };
+                G::play(&mut state, &ctx, &sealed.action).unwrap();
+                for (i, h) in sealed.hidden.into_iter().enumerate() {
+                    own[s].hidden.insert(
+                        HiddenRef {
+                            entry: at,
+                            slot: i as u32,
+                        },
+                        h,
+                    );
+                }
+                format!(
+                    "{at}: {} plays `{intent}` — {}",
+                    names[s],
+                    G::describe(&state, &sealed.action)
+                )
+            }
+            Turn::Reveal(s, refs) => {
+                let reveals = refs
+                    .iter()
+                    .map(|r| (*r, own[s].hidden.remove(r).unwrap()))
+                    .collect();
+                let ctx = Context {
+                    seat: s,
+                    at,
+                    commitments: 0,
+                    reveals,
+                };
+                G::reveal(&mut state, &ctx).unwrap();
+                format!("{at}: {} reveals", names[s])
+            }
+        };
+        show(&mut out, &state, &own, &what);
+        at += 1;
+    }
+    let standings: Vec<String> = G::standings(&state)
+        .iter()
+        .map(|s| format!("{}. {} {}", s.rank, names[s.seat], s.score))
+        .collect();
+    out.push_str(&format!("==== final standings: {}\n", standings.join(", ")));
+    out
+}
+
+#[test]
+fn starry_sky_additive_coins() {
+    check("starry-sky-additive-coins.txt", &starry_sky(&[], true));
+}
+
+#[test]
+fn starry_sky_compound_nothing() {
+    check(
+        "starry-sky-compound-nothing.txt",
+        // The variants differ only in scoring: the scorings and the end.
+        &starry_sky(&[("doubling", "compound"), ("tie", "nothing")], false),
+    );
 }

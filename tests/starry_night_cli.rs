@@ -263,7 +263,7 @@ fn a_sky_is_checked_when_the_game_is_created() {
     // Starry Night is for two; the sky flags are Starry Night's.
     let three = Table::new(3);
     let out = three.new_game_of("starry-night", &[]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("starry-night is for 2 to 2 players"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("starry-night is for 2 players"));
     let out = t.new_game(&players, &["--stars", "1,1 2,2 3,1"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("--stars sets Starry Night's sky"));
 }
@@ -303,4 +303,45 @@ fn a_random_sky_appears_when_everyone_is_ready_and_auto_play_finishes() {
     assert!(demo.status.success(), "{text}");
     assert!(text.contains("Audit: valid"), "{text}");
     assert!(text.contains(" seas "), "{text}");
+}
+
+#[test]
+fn rules_score_scores_a_drawing_without_keys() {
+    let t = Table::new(1);
+    let position = t.dir.path().join("drawing.json");
+    std::fs::write(
+        &position,
+        r#"{"stars":[[0,0],[4,0],[0,2],[4,2],[8,5]],"first":1,
+            "edges":[[[0,0],[4,0]],[[0,2],[4,2]],[[0,0],[4,2]],[[0,0],[0,2]]],"score":"area"}"#,
+    )
+    .unwrap();
+    let p = position.to_str().unwrap();
+    let r = t.json(
+        None,
+        &["rules", "score", "--game", "starry-night", p, "--json"],
+    );
+    assert!(validator("starry-night-referee.json").validate(&r).is_ok());
+    assert_eq!(
+        r["view"]["scores"][0]["score"], 8,
+        "seat 0 closed the triangle: 8 half squares"
+    );
+    assert_eq!(r["standings"][0]["seat"], 0);
+    let text = String::from_utf8(
+        t.starry(None, &["rules", "score", "--game", "starry-night", p])
+            .stdout,
+    )
+    .unwrap();
+    assert!(text.contains("C---------------D"), "{text}");
+    std::fs::write(
+        &position,
+        r#"{"stars":[[0,0],[4,0],[0,2],[4,2]],"edges":[[[0,0],[4,2]],[[4,0],[0,2]]]}"#,
+    )
+    .unwrap();
+    let out = t.starry(None, &["rules", "score", "--game", "starry-night", p]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("edge 2 (4,0 to 0,2): the edge B-C would cross the edge A-D"),
+        "{err}"
+    );
 }

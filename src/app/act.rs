@@ -247,10 +247,9 @@ pub fn create_in<G: Game>(
     }
     if !G::SEATS.contains(&seats.len()) {
         return Err(Error::Usage(format!(
-            "{} is for {} to {} players; --players lists {}",
+            "{} is for {} players; --players lists {}",
             G::NAME,
-            G::SEATS.start(),
-            G::SEATS.end(),
+            crate::games::seat_range::<G>(),
             seats.len()
         )));
     }

@@ -27,10 +27,9 @@ fn run_game<G: Game>(a: &DemoArgs) -> Result<Output> {
     let players = a.players.unwrap_or(*G::SEATS.start());
     if !G::SEATS.contains(&players) {
         return Err(Error::Usage(format!(
-            "{} is for {} to {} players; --players says {players}",
+            "{} is for {} players; --players says {players}",
             G::NAME,
-            G::SEATS.start(),
-            G::SEATS.end(),
+            crate::games::seat_range::<G>(),
         )));
     }
     let tmp;

@@ -9,6 +9,7 @@ use super::report::{GameInfo, RulesList, VariantInfo};
 use crate::cli::RulesCommand;
 use crate::error::{Error, Result};
 use crate::games::Game;
+use crate::games::starry_night::StarryNight;
 use crate::games::starry_sky::StarrySky;
 use crate::games::starry_sky::referee::MAX_POSITION_BYTES;
 use crate::text::{excerpt_bytes, inline};
@@ -16,12 +17,17 @@ use crate::text::{excerpt_bytes, inline};
 pub fn run(cmd: RulesCommand) -> Result<Output> {
     match cmd {
         RulesCommand::List => {
-            let games = vec![info::<StarrySky>()];
+            let games = vec![info::<StarrySky>(), info::<StarryNight>()];
             let mut text = String::new();
             for g in &games {
+                let players = if g.min_players == g.max_players {
+                    g.min_players.to_string()
+                } else {
+                    format!("{} to {}", g.min_players, g.max_players)
+                };
                 text.push_str(&format!(
-                    "{} (rules version {}), {} to {} players\n",
-                    g.name, g.rules_version, g.min_players, g.max_players
+                    "{} (rules version {}), {players} players\n",
+                    g.name, g.rules_version
                 ));
                 for v in &g.variants {
                     text.push_str(&format!(
@@ -46,6 +52,14 @@ pub fn run(cmd: RulesCommand) -> Result<Output> {
                         .map_err(|e| Error::Usage(format!("{source}: {e}")))?;
                     Ok(Output::new(
                         crate::games::starry_sky::referee::render_text(&report),
+                        &report,
+                    ))
+                }
+                StarryNight::NAME => {
+                    let report = crate::games::starry_night::referee::score_position(&text)
+                        .map_err(|e| Error::Usage(format!("{source}: {e}")))?;
+                    Ok(Output::new(
+                        crate::games::starry_night::referee::render_text(&report),
                         &report,
                     ))
                 }

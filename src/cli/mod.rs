@@ -220,12 +220,13 @@ pub struct AuditArgs {
 pub enum RulesCommand {
     /// List the games and their variants.
     List,
-    /// Score one completed board given as JSON (a file, or `-` for stdin); no keys needed.
+    /// Score a position given as JSON (a file, or `-` for stdin); no keys needed. Starry Sky:
+    /// one board and its tokens; Starry Night: a sky and its edges in the order drawn.
     Score {
         /// The game.
         #[arg(long, default_value = "starry-sky")]
         game: String,
-        /// The position (see schemas/starry-sky-position.json).
+        /// The position (see schemas/starry-sky-position.json, schemas/starry-night-position.json).
         position: PathBuf,
     },
     /// Replay a game's actions given as JSON and print the public state after each; no keys needed.

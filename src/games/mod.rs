@@ -324,6 +324,16 @@ pub trait Game: Sized {
     fn describe(state: &Self::State, action: &Self::Action) -> String;
 }
 
+/// How many players a game takes, in words: `2` or `3 to 5`.
+pub fn seat_range<G: Game>() -> String {
+    let (lo, hi) = (*G::SEATS.start(), *G::SEATS.end());
+    if lo == hi {
+        lo.to_string()
+    } else {
+        format!("{lo} to {hi}")
+    }
+}
+
 /// Ranks scores: higher is better, equal scores share a rank.
 pub fn rank_by_score(scores: &[i64]) -> Vec<Standing> {
     let mut rows: Vec<Standing> = scores

@@ -665,10 +665,9 @@ impl<G: Game> Replay<G> {
                 0,
                 Fault::IllegalMove,
                 format!(
-                    "{} needs {} to {} players, the genesis lists {}",
+                    "{} needs {} players, the genesis lists {}",
                     G::NAME,
-                    G::SEATS.start(),
-                    G::SEATS.end(),
+                    crate::games::seat_range::<G>(),
                     g.seats.len()
                 ),
             ));

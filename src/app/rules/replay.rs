@@ -361,11 +361,10 @@ fn parse<G: Game>(text: &str, source: &str) -> Result<(GameInput<G>, Vec<GameSte
         return Err(usage(
             source,
             format!(
-                "seats is {}; {} is played by {} to {} players",
+                "seats is {}; {} is played by {} players",
                 input.seats,
                 G::NAME,
-                G::SEATS.start(),
-                G::SEATS.end()
+                crate::games::seat_range::<G>()
             ),
         ));
     }

@@ -8,6 +8,7 @@
 
 pub mod geometry;
 pub mod map;
+pub mod referee;
 pub mod sky;
 pub mod view;
 
