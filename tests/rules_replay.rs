@@ -843,3 +843,92 @@ fn unknown_games_big_inputs_and_many_actions_are_refused() {
         .unwrap();
     assert_refused(&out, 3, &["/no/such/file.json"]);
 }
+
+/// Random signed Starry Night games (random skies of 3 to 40 stars, one with
+/// takebacks): `rules replay` reproduces the state after every entry, as the
+/// log's replay has it.
+#[test]
+fn random_starry_night_games_replay_to_the_states_of_their_logs() {
+    use starry::app::act::{self, Do};
+    use starry::crypto::identity::Identity;
+    use starry::games::Draw;
+    use starry::games::starry_night::StarryNight;
+    use starry::log::entry::SeatInfo;
+    use starry::log::file::LockedLog;
+
+    for (seed, count, grid, takebacks) in [(1u8, 3, 3, false), (2, 12, 10, true), (3, 40, 12, true)]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let players: Vec<(PathBuf, Identity)> = ["Anna", "Ben"]
+            .iter()
+            .map(|n| {
+                let home = dir.path().join(n);
+                let id = Identity::create(&home, n, &format!("{}@example.org", n.to_lowercase()))
+                    .unwrap();
+                (home, id)
+            })
+            .collect();
+        let log = dir.path().join("g.jsonl");
+        let pairs = vec![
+            ("random-stars".to_string(), count.to_string()),
+            ("grid".to_string(), format!("{grid}x{grid}")),
+        ];
+        let seats = players.iter().map(|(_, i)| SeatInfo::of(i)).collect();
+        let mut draw = Draw::new([seed; 32]);
+        let time = || "2026-11-20T12:00:00Z".to_string();
+        act::create::<StarryNight>(
+            &players[0].0,
+            &players[0].1,
+            seats,
+            &pairs,
+            None,
+            &log,
+            time(),
+            &mut draw,
+        )
+        .unwrap();
+        let mut asked = 0;
+        loop {
+            let r = Replay::<StarryNight>::from_bytes(&std::fs::read(&log).unwrap()).unwrap();
+            let (_, who) = r.expected();
+            let Some(who) = who else { break };
+            let what = match &r.state {
+                Some(s) if s.asking().is_some() => {
+                    Do::Move(if asked % 2 == 0 { "accept" } else { "decline" }.into())
+                }
+                Some(s)
+                    if takebacks
+                        && s.drawn().len() >= 4
+                        && s.drawn().len() % 5 == 0
+                        && s.requests_left(who) > 0 =>
+                {
+                    asked += 1;
+                    Do::Move("takeback".into())
+                }
+                _ => Do::Auto,
+            };
+            let (home, id) = &players[who];
+            act::act::<StarryNight>(
+                home,
+                &log,
+                LockedLog::open(&log).unwrap(),
+                id,
+                what,
+                false,
+                time(),
+                &mut draw,
+            )
+            .unwrap();
+        }
+        let homes: Vec<PathBuf> = players.iter().map(|(h, _)| h.clone()).collect();
+        let (_, got) = check_log(&log, &homes);
+        assert_eq!(
+            got.last().unwrap()["ending"],
+            json!({"kind": "finished"}),
+            "{count} stars"
+        );
+        if takebacks {
+            assert!(asked > 0, "{count} stars: a takeback was asked for");
+        }
+    }
+}
