@@ -53,7 +53,12 @@ fn players(n: usize) -> Vec<(PathBuf, Identity)> {
 
 /// Invented times: one entry every 41 minutes.
 fn clock() -> impl FnMut() -> String {
-    let mut t = chrono::DateTime::parse_from_rfc3339("2026-11-01T09:00:00Z")
+    clock_after("2026-11-01T09:00:00Z")
+}
+
+/// One entry every 41 minutes after `start`.
+fn clock_after(start: &str) -> impl FnMut() -> String {
+    let mut t = chrono::DateTime::parse_from_rfc3339(start)
         .unwrap()
         .to_utc();
     move || {
@@ -135,16 +140,8 @@ fn night_games() {
         matches!(r.expected().0, Action::Move)
     });
     let ps = players(2);
-    let mut time = {
-        let last = Replay::<StarryNight>::from_bytes(&file::read(&path).unwrap()).unwrap();
-        let mut t = chrono::DateTime::parse_from_rfc3339(&last.entries.last().unwrap().time)
-            .unwrap()
-            .to_utc();
-        move || {
-            t += chrono::Duration::minutes(41);
-            t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
-        }
-    };
+    let last = Replay::<StarryNight>::from_bytes(&file::read(&path).unwrap()).unwrap();
+    let mut time = clock_after(&last.entries.last().unwrap().time);
     let mut fresh = Draw::new(os_random());
     let mut asked = 0;
     loop {

@@ -37,11 +37,20 @@ fn check(name: &str, got: &str) {
     }
 }
 
+/// The last line of a playthrough: the standings, with names.
+fn final_standings<G: Game>(state: &G::State, names: &[String]) -> String {
+    let rows: Vec<String> = G::standings(state)
+        .iter()
+        .map(|s| format!("{}. {} {}", s.rank, names[s.seat], s.score))
+        .collect();
+    format!("==== final standings: {}\n", rows.join(", "))
+}
+
 /// A Starry Night game on a fixed sky of 12 stars: moves chosen by a fixed
 /// draw among the legal ones, with one takeback accepted and one declined.
 fn starry_night(score: &str) -> String {
     type G = StarryNight;
-    let names = ["Anna".to_string(), "Ben".to_string()];
+    let names = vec!["Anna".to_string(), "Ben".to_string()];
     let sky = "1,1 5,1 8,2 3,3 6,4 1,5 4,6 8,6 2,8 6,8 9,9 0,9";
     let pairs = [
         ("stars".to_string(), sky.to_string()),
@@ -86,11 +95,7 @@ fn starry_night(score: &str) -> String {
         );
         show(&mut out, &state, &what);
     }
-    let standings: Vec<String> = G::standings(&state)
-        .iter()
-        .map(|s| format!("{}. {} {}", s.rank, names[s.seat], s.score))
-        .collect();
-    out.push_str(&format!("==== final standings: {}\n", standings.join(", ")));
+    out.push_str(&final_standings::<G>(&state, &names));
     out
 }
 
@@ -201,11 +206,7 @@ fn starry_sky(variants: &[(&str, &str)], every_view: bool) -> String {
         show(&mut out, &state, &own, &what);
         at += 1;
     }
-    let standings: Vec<String> = G::standings(&state)
-        .iter()
-        .map(|s| format!("{}. {} {}", s.rank, names[s.seat], s.score))
-        .collect();
-    out.push_str(&format!("==== final standings: {}\n", standings.join(", ")));
+    out.push_str(&final_standings::<G>(&state, &names));
     out
 }
 

@@ -39,36 +39,51 @@ proptest! {
     }
 }
 
-fn play_random_game(seats: usize, variants: &[(&str, &str)], seed: u8) -> Replay<StarrySky> {
-    let dir = tempfile::tempdir().unwrap();
-    let names = ["Anna", "Ben", "Cleo", "Dan", "Eve"];
-    let players: Vec<(PathBuf, Identity)> = names[..seats]
+/// `n` fresh identities (Anna, Ben, …), each in its own home under `dir`.
+fn identities(dir: &std::path::Path, n: usize) -> Vec<(PathBuf, Identity)> {
+    ["Anna", "Ben", "Cleo", "Dan", "Eve"][..n]
         .iter()
-        .map(|n| {
-            let home = dir.path().join(n);
-            let id =
-                Identity::create(&home, n, &format!("{}@example.org", n.to_lowercase())).unwrap();
-            (home, id)
+        .map(|name| {
+            let home = dir.join(name);
+            let email = format!("{}@example.org", name.to_lowercase());
+            (home.clone(), Identity::create(&home, name, &email).unwrap())
         })
-        .collect();
-    let log = dir.path().join("g.jsonl");
+        .collect()
+}
+
+/// A new game of `G` in `dir/g.jsonl` for `n` fresh identities, created by
+/// the first; returns the players and the log.
+fn create<G: starry::games::Game>(
+    dir: &std::path::Path,
+    n: usize,
+    pairs: &[(String, String)],
+    seed: u8,
+) -> (Vec<(PathBuf, Identity)>, PathBuf) {
+    let players = identities(dir, n);
+    let log = dir.join("g.jsonl");
     let info = players.iter().map(|(_, i)| SeatInfo::of(i)).collect();
-    let pairs: Vec<(String, String)> = variants
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let mut clock = || "2026-11-20T12:00:00Z".to_string();
-    act::create::<StarrySky>(
+    act::create::<G>(
         &players[0].0,
         &players[0].1,
         info,
-        &pairs,
+        pairs,
         None,
         &log,
-        clock(),
+        "2026-11-20T12:00:00Z".into(),
         &mut Draw::new([seed; 32]),
     )
     .unwrap();
+    (players, log)
+}
+
+fn play_random_game(seats: usize, variants: &[(&str, &str)], seed: u8) -> Replay<StarrySky> {
+    let dir = tempfile::tempdir().unwrap();
+    let variants: Vec<(String, String)> = variants
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let (players, log) = create::<StarrySky>(dir.path(), seats, &variants, seed);
+    let mut clock = || "2026-11-20T12:00:00Z".to_string();
     let mut last_entries = 0;
     let r = autoplay::<StarrySky>(
         &log,
@@ -135,17 +150,6 @@ proptest! {
 /// the file replays to the same result.
 fn play_random_night(count: u32, grid: u32, area: bool, seed: u8) -> Replay<StarryNight> {
     let dir = tempfile::tempdir().unwrap();
-    let players: Vec<(PathBuf, Identity)> = ["Anna", "Ben"]
-        .iter()
-        .map(|n| {
-            let home = dir.path().join(n);
-            let id =
-                Identity::create(&home, n, &format!("{}@example.org", n.to_lowercase())).unwrap();
-            (home, id)
-        })
-        .collect();
-    let log = dir.path().join("g.jsonl");
-    let info = players.iter().map(|(_, i)| SeatInfo::of(i)).collect();
     let pairs = vec![
         ("random-stars".to_string(), count.to_string()),
         ("grid".to_string(), format!("{grid}x{grid}")),
@@ -154,18 +158,8 @@ fn play_random_night(count: u32, grid: u32, area: bool, seed: u8) -> Replay<Star
             if area { "area" } else { "count" }.to_string(),
         ),
     ];
+    let (players, log) = create::<StarryNight>(dir.path(), 2, &pairs, seed);
     let mut clock = || "2026-11-20T12:00:00Z".to_string();
-    act::create::<StarryNight>(
-        &players[0].0,
-        &players[0].1,
-        info,
-        &pairs,
-        None,
-        &log,
-        clock(),
-        &mut Draw::new([seed; 32]),
-    )
-    .unwrap();
     let r = autoplay::<StarryNight>(
         &log,
         &players,

@@ -401,14 +401,7 @@ fn the_documented_example_replays() {
     assert_eq!(out2.stdout, out.stdout);
     // The docs show every line, each `view` cut to `{…}`, and the error of
     // the example without its draws.
-    let docs = std::fs::read_to_string(root().join("docs/referee.md")).unwrap();
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
-        let cut = format!(
-            "{},\"view\":{{…}}}}\n",
-            &line[..line.find(",\"view\":").unwrap()]
-        );
-        assert!(docs.contains(&cut), "docs/referee.md does not show {cut}");
-    }
+    let docs = docs_show_lines(&out.stdout);
     let mut broken = input.clone();
     broken["actions"][5]
         .as_object_mut()
@@ -438,14 +431,7 @@ fn the_documented_starry_night_example_replays() {
         last["standings"][0]["seat"], 1,
         "the tie goes to the last mover"
     );
-    let docs = std::fs::read_to_string(root().join("docs/referee.md")).unwrap();
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
-        let cut = format!(
-            "{},\"view\":{{…}}}}\n",
-            &line[..line.find(",\"view\":").unwrap()]
-        );
-        assert!(docs.contains(&cut), "docs/referee.md does not show {cut}");
-    }
+    docs_show_lines(&out.stdout);
     // An edge across the diagonal is refused with its reason.
     let mut crossing = input.clone();
     crossing["actions"][4]["move"] = serde_json::json!({"edge": [[4, 0], [0, 2]]});
@@ -457,6 +443,20 @@ fn the_documented_starry_night_example_replays() {
         err.contains("actions[4]") && err.contains("would cross the edge A-D"),
         "{err}"
     );
+}
+
+/// Checks that docs/referee.md shows every line of a replay's output, each
+/// `view` cut to `{…}`; returns the docs.
+fn docs_show_lines(stdout: &[u8]) -> String {
+    let docs = std::fs::read_to_string(root().join("docs/referee.md")).unwrap();
+    for line in String::from_utf8_lossy(stdout).lines() {
+        let cut = format!(
+            "{},\"view\":{{…}}}}\n",
+            &line[..line.find(",\"view\":").unwrap()]
+        );
+        assert!(docs.contains(&cut), "docs/referee.md does not show {cut}");
+    }
+    docs
 }
 
 /// Refused with `code`, one short paragraph on standard error that

@@ -115,19 +115,23 @@ fn the_z_trade() {
     assert!(!s.is_over(), "E is still isolated");
 }
 
+/// A 6×6 square A(0,0) B(6,0) G(6,6) F(0,6) around a triangle C(2,2) D(4,2)
+/// E(2,4), and H far away to keep the game going.
+const NESTED: [(i32, i32); 8] = [
+    (0, 0),
+    (6, 0),
+    (2, 2),
+    (4, 2),
+    (2, 4),
+    (0, 6),
+    (6, 6),
+    (9, 9),
+];
+
 #[test]
 fn a_sea_inside_a_sea_and_an_island_enclosing_its_own_sea() {
     // Square A(0,0) B(6,0) G(6,6) F(0,6); triangle C(2,2) D(4,2) E(2,4).
-    let stars = [
-        (0, 0),
-        (6, 0),
-        (2, 2),
-        (4, 2),
-        (2, 4),
-        (0, 6),
-        (6, 6),
-        (9, 9),
-    ];
+    let stars = NESTED;
     let mut s = position(&stars, &["C-D", "D-E", "E-C"]);
     assert_eq!(s.scores(), [1, 0], "the small triangle is captured at once");
     for m in ["A-B", "B-G", "G-F"] {
@@ -283,16 +287,7 @@ fn area_scoring_counts_exact_half_squares() {
         "seat 1 closed it: 12 squares = 24 half squares"
     );
     // A sea with a hole scores without the hole (the sea inside a sea case).
-    let stars = [
-        (0, 0),
-        (6, 0),
-        (2, 2),
-        (4, 2),
-        (2, 4),
-        (0, 6),
-        (6, 6),
-        (9, 9),
-    ];
+    let stars = NESTED;
     let mut s = sky(&stars);
     s.options.score = Score::Area;
     for m in [
