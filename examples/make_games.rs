@@ -603,6 +603,7 @@ fn vectors() {
     // could not have held: scripted from a fresh game.
     bad_reveals(&mut v, &ps, tmp.path());
     fault_table(&mut v, &ps, tmp.path(), &bytes, &base_r, &done_bytes);
+    night_vectors(&mut v, tmp.path());
 
     let manifest = serde_json::to_string_pretty(&json!({
         "about": "Protocol test vectors made by `cargo run --example make_games -- vectors` from the example identities; tests/vectors.rs audits each with the real binary.",
@@ -613,6 +614,212 @@ fn vectors() {
     .unwrap();
     fs::write(dir.join("manifest.json"), manifest + "\n").unwrap();
     println!("wrote {} vectors to {}", v.manifest.len(), dir.display());
+}
+
+/// `make_games -- vectors starry-night`: only the Starry Night vectors made
+/// again, the others and their entries in the manifest kept as they are.
+fn night_vectors_only() {
+    let dir = root().join("tests/vectors");
+    let path = dir.join("manifest.json");
+    let mut manifest: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    let keep = |list: &Value| -> Vec<Value> {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| {
+                !e["file"]
+                    .as_str()
+                    .is_some_and(|f| f.starts_with("starry-night-"))
+            })
+            .cloned()
+            .collect()
+    };
+    let mut v = Vectors {
+        dir: dir.clone(),
+        manifest: keep(&manifest["vectors"]),
+        pairs: Vec::new(),
+        endings: keep(&manifest["endings"]),
+    };
+    for e in fs::read_dir(&dir).unwrap().flatten() {
+        if e.file_name().to_string_lossy().starts_with("starry-night-") {
+            fs::remove_file(e.path()).unwrap();
+        }
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    night_vectors(&mut v, tmp.path());
+    manifest["vectors"] = Value::Array(v.manifest);
+    manifest["endings"] = Value::Array(v.endings);
+    fs::write(
+        &path,
+        serde_json::to_string_pretty(&manifest).unwrap() + "\n",
+    )
+    .unwrap();
+    println!("wrote the Starry Night vectors to {}", dir.display());
+}
+
+/// Starry Night's vectors: a valid game with a takeback, and each way a
+/// Starry Night move can be refused.
+fn night_vectors(v: &mut Vectors, tmp: &Path) {
+    type N = StarryNight;
+    let ps = players(2);
+    // A(0,0) B(4,0) C(8,0) D(0,2) E(4,2) F(8,5): the Z trade and two more.
+    let sky = "0,0 4,0 0,2 4,2 8,5 8,0";
+    let path = tmp.join("night.jsonl");
+    make_game::<N>(&path, 2, &[("stars", sky)], |r| {
+        matches!(r.expected().0, Action::Move)
+    });
+    let mut time = clock_after("2026-11-02T09:00:00Z");
+    let mut fresh = Draw::new(os_random());
+    let play = |mv: &str, time: &mut dyn FnMut() -> String, fresh: &mut Draw| {
+        let r = Replay::<N>::from_bytes(&file::read(&path).unwrap()).unwrap();
+        let who = r.expected().1.unwrap();
+        act::act::<N>(
+            &ps[who].0,
+            &path,
+            LockedLog::open(&path).unwrap(),
+            &ps[who].1,
+            Do::Move(mv.into()),
+            false,
+            time(),
+            fresh,
+        )
+        .expect("scripted move");
+    };
+    // Ben chooses Anna; A-B, D-E, A-E; Ben captures A-D-E.
+    for mv in ["first 1", "A-B", "D-E", "A-E", "A-D"] {
+        play(mv, &mut time, &mut fresh);
+    }
+    let captured = file::read(&path).unwrap();
+    // Anna asks for a takeback, Ben accepts; they play on to the end.
+    for mv in [
+        "takeback", "accept", "A-E", "A-D", "takeback", "decline", "B-E", "B-C", "E-F",
+    ] {
+        play(mv, &mut time, &mut fresh);
+    }
+    let over = file::read(&path).unwrap();
+    let r = Replay::<N>::from_bytes(&over).unwrap();
+    assert!(r.is_over());
+    for (home, id) in &ps {
+        act::act::<N>(
+            home,
+            &path,
+            LockedLog::open(&path).unwrap(),
+            id,
+            Do::Countersign,
+            false,
+            time(),
+            &mut fresh,
+        )
+        .expect("countersign");
+    }
+    let done = file::read(&path).unwrap();
+    v.add("starry-night-ok", &done, "ok", None, "Starry Night: a finished game with a takeback accepted and one declined, countersigned by both");
+
+    // Moves appended to the position after Ben's capture (Anna to move).
+    let r = Replay::<N>::from_bytes(&captured).unwrap();
+    let next = r.len() as u64;
+    let with = |seat: usize, data: Value| -> Vec<u8> {
+        let id = &ps[seat].1;
+        let secret = r.game_secret(id, seat).unwrap();
+        let link = r.next_link(&secret, seat).unwrap();
+        let mut b = captured.clone();
+        b.extend_from_slice(&r.next_line(
+            id,
+            seat,
+            Kind::Move,
+            data,
+            Some(link),
+            "2026-11-30T12:00:00Z".into(),
+        ));
+        b
+    };
+    let edge = |a: [i32; 2], b: [i32; 2]| json!({"action": {"edge": [a, b]}, "commitments": [], "reveals": []});
+    v.add(
+        "starry-night-edge-crosses",
+        &with(0, edge([4, 0], [0, 2])),
+        "illegal-move",
+        Some(next),
+        "Starry Night: an edge B-D that crosses the edge A-E",
+    );
+    v.add(
+        "starry-night-edge-through-a-star",
+        &with(0, edge([0, 0], [8, 0])),
+        "illegal-move",
+        Some(next),
+        "Starry Night: an edge A-C that passes through star B",
+    );
+    v.add(
+        "starry-night-edge-joined-twice",
+        &with(0, edge([4, 2], [0, 2])),
+        "illegal-move",
+        Some(next),
+        "Starry Night: an edge E-D, joined already",
+    );
+    v.add(
+        "starry-night-edge-to-no-star",
+        &with(0, edge([1, 1], [4, 0])),
+        "illegal-move",
+        Some(next),
+        "Starry Night: an edge from a grid point that holds no star",
+    );
+    v.add(
+        "starry-night-out-of-turn",
+        &with(1, edge([4, 0], [4, 2])),
+        "out-of-turn",
+        Some(next),
+        "Starry Night: Ben draws an edge while Anna is to move",
+    );
+    v.add(
+        "starry-night-answer-without-request",
+        &with(
+            0,
+            json!({"action": {"takeback": "accept"}, "commitments": [], "reveals": []}),
+        ),
+        "illegal-move",
+        Some(next),
+        "Starry Night: Anna accepts a takeback nobody asked for",
+    );
+    v.add("starry-night-commitment", &with(0, json!({"action": {"edge": [[4, 0], [4, 2]]}, "commitments": [hex::encode([7u8; 32])], "reveals": []})), "illegal-move", Some(next),
+        "Starry Night: an edge that carries a commitment (nothing is hidden)");
+    v.add(
+        "starry-night-choice-twice",
+        &with(
+            0,
+            json!({"action": {"first": 1}, "commitments": [], "reveals": []}),
+        ),
+        "illegal-move",
+        Some(next),
+        "Starry Night: a second choice of the first player",
+    );
+    // After the end: any move.
+    let r_over = Replay::<N>::from_bytes(&over).unwrap();
+    let id = &ps[1].1;
+    let secret = r_over.game_secret(id, 1).unwrap();
+    let link = r_over.next_link(&secret, 1).unwrap();
+    let mut late = over.clone();
+    late.extend_from_slice(&r_over.next_line(
+        id,
+        1,
+        Kind::Move,
+        json!({"action": {"edge": [[0, 2], [8, 5]]}, "commitments": [], "reveals": []}),
+        Some(link),
+        "2026-11-30T12:00:00Z".into(),
+    ));
+    v.add(
+        "starry-night-move-after-the-end",
+        &late,
+        "out-of-turn",
+        Some(r_over.len() as u64),
+        "Starry Night: an edge after the last isolated star was joined",
+    );
+    // A sky the beacon chain cannot carry: 170 stars (at most 163).
+    let lines = lines_of(&captured);
+    let many: Vec<Value> = (0..170).map(|i| json!([i % 100, i / 100])).collect();
+    let genesis = edited_genesis(&lines, &ps, |b| {
+        b.data["options"]["sky"] = json!({"stars": {"width": 100, "height": 2, "stars": many}});
+    });
+    v.add("starry-night-too-many-stars", &genesis, "illegal-move", Some(0),
+        "Starry Night: a genesis with 170 stars, more than a beacon chain can carry a game of (at most 163)");
 }
 
 /// The boards in play in a view.
@@ -1580,7 +1787,14 @@ fn main() {
                 std::process::exit(2);
             }
         },
-        Some("vectors") => vectors(),
+        Some("vectors") => match std::env::args().nth(2).as_deref() {
+            None => vectors(),
+            Some("starry-night") => night_vectors_only(),
+            Some(other) => {
+                eprintln!("no vectors for `{other}`: give nothing (all) or starry-night");
+                std::process::exit(2);
+            }
+        },
         _ => {
             eprintln!(
                 "usage: cargo run --example make_games -- games [starry-sky|starry-night] | vectors"

@@ -744,10 +744,21 @@ impl Game for StarryNight {
     }
 
     fn play(state: &mut State, ctx: &Context<Nothing>, action: &Action) -> Result<(), RuleError> {
-        if ctx.commitments != 0 || !ctx.reveals.is_empty() {
+        // As in Starry Sky: a commitment the move does not need makes the
+        // move illegal, an opening it does not need is a wrong reveal.
+        if ctx.commitments != 0 {
+            return Err(RuleError::illegal(
+                "commitments",
+                format!(
+                    "Starry Night has nothing hidden: a move needs no commitment; the entry has {}",
+                    ctx.commitments
+                ),
+            ));
+        }
+        if !ctx.reveals.is_empty() {
             return Err(RuleError::wrong_reveals(
                 "nothing-hidden",
-                "Starry Night has nothing hidden; a move carries no commitment and opens none",
+                "Starry Night has nothing hidden: a move opens nothing",
             ));
         }
         state.check_turn(ctx.seat)?;

@@ -361,7 +361,10 @@ fn a_move_must_carry_nothing_hidden() {
     c.commitments = 1;
     let action = Action::Edge([Point(0, 0), Point(2, 0)]);
     let e = G::play(&mut s, &c, &action).unwrap_err();
-    assert_eq!(e.kind, crate::games::RuleErrorKind::WrongReveals);
+    assert_eq!(
+        (e.kind, e.rule),
+        (crate::games::RuleErrorKind::Illegal, "commitments")
+    );
     // Out of turn.
     let e = G::play(&mut s, &ctx(1), &action).unwrap_err();
     assert_eq!(e.kind, crate::games::RuleErrorKind::OutOfTurn);
