@@ -1,5 +1,5 @@
-//! A second implementation of the protocol and of Starry Sky's rules,
-//! written from `docs/` alone (no Rust read), in Python with its standard
+//! A second implementation of the protocol and of the rules of Starry Sky and
+//! Starry Night, written from `docs/` alone (no Rust read), in Python with its standard
 //! library only: `tests/independent/starry_check.py`. It recomputes every
 //! value printed in docs/protocol.md section 9 and audits every vector and
 //! example game; this test runs it, so that code, spec and vectors cannot

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """An independent implementation of the starry log protocol (version 2) and
-of Starry Sky's rules, written from docs/protocol.md, docs/starry-sky.md and
-docs/boards.md alone.  Python 3 standard library only.
+of the rules of Starry Sky and Starry Night, written from docs/protocol.md,
+docs/starry-sky.md, docs/boards.md and docs/starry-night.md alone (with the
+Starry Night example of docs/referee.md as a self-test).  Python 3 standard
+library only.
 
     starry_check.py doc            check the values of protocol.md 9.2 and 9.3
     starry_check.py audit FILE...  audit logs (two or more: also compare them)
     starry_check.py vectors        all of the above against the test vectors
 """
 import base64
+import functools
 import glob
 import hashlib
 import hmac
@@ -521,6 +524,9 @@ class Request:
 class StarrySky:
     """The rules of docs/starry-sky.md, rules version 1."""
 
+    HIDDEN = TOKENS  # the values a commitment may open to
+    unit = "coins"  # what the standings count
+
     def __init__(self, options, nseats):
         """Raises Fault-like (code, detail) for S12 of line 0."""
         self.n = nseats
@@ -816,7 +822,447 @@ class GameError(Exception):
         self.fault, self.detail = fault, detail
 
 
+# -------------------------------------------------------------- Starry Night
+#
+# docs/starry-night.md, rules version 1.  Points are (x, y), x to the right,
+# y downwards; every predicate is exact integer arithmetic.
+
+
+def orient(p, q, r):
+    return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+
+
+def strictly_inside(r, p, q):
+    """r lies strictly inside the segment pq (docs: "Edges")."""
+    if orient(p, q, r) != 0:
+        return False
+    dot = (r[0] - p[0]) * (q[0] - p[0]) + (r[1] - p[1]) * (q[1] - p[1])
+    return 0 < dot < (q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2
+
+
+def _on_box(p, q, r):
+    """r, collinear with pq, lies in pq's bounding box."""
+    return min(p[0], q[0]) <= r[0] <= max(p[0], q[0]) and min(p[1], q[1]) <= r[1] <= max(p[1], q[1])
+
+
+def segments_meet(p1, p2, p3, p4):
+    """The closed segments p1p2 and p3p4 share a point."""
+    d1, d2 = orient(p3, p4, p1), orient(p3, p4, p2)
+    d3, d4 = orient(p1, p2, p3), orient(p1, p2, p4)
+    if ((d1 > 0 > d2) or (d1 < 0 < d2)) and ((d3 > 0 > d4) or (d3 < 0 < d4)):
+        return True
+    return ((d1 == 0 and _on_box(p3, p4, p1)) or (d2 == 0 and _on_box(p3, p4, p2))
+            or (d3 == 0 and _on_box(p1, p2, p3)) or (d4 == 0 and _on_box(p1, p2, p4)))
+
+
+def _angle_cmp(a, b):
+    """Order of directions (dx, dy): from the positive x axis turning towards
+    the positive y axis; the half-plane dy > 0 or (dy = 0 and dx > 0) first."""
+    ha = 0 if a[1] > 0 or (a[1] == 0 and a[0] > 0) else 1
+    hb = 0 if b[1] > 0 or (b[1] == 0 and b[0] > 0) else 1
+    if ha != hb:
+        return ha - hb
+    c = a[0] * b[1] - a[1] * b[0]
+    return -1 if c > 0 else (1 if c < 0 else 0)
+
+
+def winding(points, p):
+    """Winding number of the closed walk through `points` around p (p on no
+    edge of the walk).  A walk of positive shoelace area winds +1."""
+    wn = 0
+    m = len(points)
+    for i in range(m):
+        a, b = points[i], points[(i + 1) % m]
+        if a[1] <= p[1]:
+            if b[1] > p[1] and orient(a, b, p) > 0:
+                wn += 1
+        elif b[1] <= p[1] and orient(a, b, p) < 0:
+            wn -= 1
+    return wn
+
+
+def night_label(i):
+    """Spreadsheet-column label of index i: A … Z, AA … (docs: "Labels")."""
+    s = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        s = chr(ord("A") + r) + s
+    return s
+
+
+def reading_key(p):
+    return (p[1], p[0])
+
+
+class Face:
+    """One boundary walk (docs: "The drawing as a map")."""
+
+    def __init__(self, walk, stars):
+        self.walk = walk  # directed edges (u, v), star indices
+        self.key = frozenset(walk)  # a sea is identified by its border walk
+        self.points = [stars[u] for u, _ in walk]
+        self.area2 = sum(stars[u][0] * stars[v][1] - stars[v][0] * stars[u][1] for u, v in walk)
+
+
+def night_map(stars, edges):
+    """Faces of the drawing, recomputed from scratch.  Returns (seas, seas
+    with an island (keys), components) -- seas are the walks of positive area."""
+    n = len(stars)
+    nbrs = [[] for _ in range(n)]
+    for a, b in edges:
+        nbrs[a].append(b)
+        nbrs[b].append(a)
+    order, pos = [], []
+    for v in range(n):
+        vx, vy = stars[v]
+        o = sorted(nbrs[v], key=functools.cmp_to_key(
+            lambda a, b: _angle_cmp((stars[a][0] - vx, stars[a][1] - vy), (stars[b][0] - vx, stars[b][1] - vy))))
+        order.append(o)
+        pos.append({u: i for i, u in enumerate(o)})
+    seen = set()
+    faces = []
+    for a, b in edges:
+        for start in ((a, b), (b, a)):
+            if start in seen:
+                continue
+            walk = []
+            u, v = start
+            while (u, v) not in seen:
+                seen.add((u, v))
+                walk.append((u, v))
+                w = order[v][pos[v][u] - 1]  # the neighbour of v just before u
+                u, v = v, w
+            if (u, v) != start:
+                raise AssertionError("a boundary walk does not close on its first edge")
+            faces.append(Face(walk, stars))
+    # components (union-find)
+    parent = list(range(n))
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in edges:
+        parent[find(a)] = find(b)
+    comps = {}
+    for s in range(n):
+        comps.setdefault(find(s), []).append(s)
+    seas = [f for f in faces if f.area2 > 0]
+    sea_comp = [find(f.walk[0][0]) for f in seas]
+    with_island = set()
+    for root, members in comps.items():
+        s = stars[members[0]]
+        inside = [f for f, c in zip(seas, sea_comp) if c != root and winding(f.points, s) != 0]
+        if inside:
+            with_island.add(min(inside, key=lambda f: f.area2).key)
+    return seas, with_island, comps
+
+
+class StarryNight:
+    """The rules of docs/starry-night.md, rules version 1."""
+
+    HIDDEN = ()  # nothing in Starry Night is hidden: no value can be opened
+    MAX_STARS = 200
+    MAX_REQUESTS = 3
+
+    def __init__(self, options, nseats):
+        self.n = nseats
+        self.unit = None
+        if nseats != 2:
+            raise GameError("illegal-move", f"{nseats} seats: Starry Night takes exactly 2")
+        if not isinstance(options, dict):
+            raise GameError("illegal-move", "options are not an object")
+        for k in options:
+            if k not in ("score", "sky"):
+                raise GameError("illegal-move", f"unknown option `{k}`")
+        if "score" in options and options["score"] not in ("count", "area"):
+            raise GameError("illegal-move", f"unknown score {options['score']!r}")
+        if "sky" not in options:
+            raise GameError("illegal-move", "the options have no sky")  # no default sky is documented
+        sky = options["sky"]
+        if not isinstance(sky, dict) or len(sky) != 1 or next(iter(sky)) not in ("stars", "random"):
+            raise GameError("illegal-move", "sky must be an object with exactly one of `stars` or `random`")
+        kind, spec = next(iter(sky.items()))
+        fields = ("count", "height", "width") if kind == "random" else ("height", "stars", "width")
+        if not isinstance(spec, dict):
+            raise GameError("illegal-move", f"sky.{kind} is not an object")
+        for k in spec:
+            if k not in fields:
+                raise GameError("illegal-move", f"sky.{kind} has an unknown field `{k}`")
+        for k in fields:
+            if k not in spec:
+                raise GameError("illegal-move", f"sky.{kind} lacks `{k}`")
+        w, h = spec["width"], spec["height"]
+        if not (is_int(w) and is_int(h) and 1 <= w <= 100 and 1 <= h <= 100):
+            raise GameError("illegal-move", "width and height must be 1 to 100 grid points")
+        self.width, self.height = w, h
+        if kind == "random":
+            c = spec["count"]
+            if not is_int(c) or not 3 <= c <= self.MAX_STARS:
+                raise GameError("illegal-move", f"a sky has 3 to {self.MAX_STARS} stars")
+            if c > w * h:
+                raise GameError("illegal-move", f"{c} stars do not fit on {w}x{h} grid points")
+            self.count, self.given = c, None
+        else:
+            lst = spec["stars"]
+            if not isinstance(lst, list) or not 3 <= len(lst) <= self.MAX_STARS:
+                raise GameError("illegal-move", f"a sky has 3 to {self.MAX_STARS} stars")
+            pts = []
+            for p in lst:
+                if not (isinstance(p, list) and len(p) == 2 and all(is_int(x) for x in p)):
+                    raise GameError("illegal-move", f"star {p!r} is not [x, y]")
+                if not (0 <= p[0] < w and 0 <= p[1] < h):
+                    raise GameError("illegal-move", f"star {p!r} is off the {w}x{h} grid")
+                pts.append((p[0], p[1]))
+            if len(set(pts)) != len(pts):
+                raise GameError("illegal-move", "two stars on one point")
+            self.count, self.given = len(pts), pts
+        if "score" not in options:
+            raise GameError("non-canonical", "options leave out `score` (the default is written out)")
+        # `sky.stars` in any order is accepted: the doc's conditions on a sky
+        # are the count, distinct points and the grid, and the stars are put
+        # in reading order (for the labels) when the game starts.
+        self.score_kind = options["score"]
+        self.unit = "seas" if self.score_kind == "count" else "half squares"
+        bound = self.bound(self.count)
+        if 2 * bound + nseats + 4 > CHAIN_LEN:
+            raise GameError("illegal-move", f"the options could outlast a beacon chain (bound {bound}, {self.count} stars)")
+        self.stars = []  # points in reading order
+        self.index = {}  # point -> star index
+        self.edges = []  # (a, b, seat, entry), in the order drawn
+        self.captured = {}  # walk key -> dict(captor, area2, points, edge)
+        self.seas = []
+        self.requests_left = [self.MAX_REQUESTS] * nseats
+        self.takebacks = []  # [entry, seat, answer or None, answer entry]
+        self.first = None  # (seat that chose, the chosen seat, entry)
+        self.phase = None  # "first" / "edge" / "answer"
+        self.turn = None
+        self.over = None
+        self.last_mover = None
+        self.anomalies = []  # places where the position contradicts a claim of the doc
+        self.log = []
+
+    @staticmethod
+    def bound(nstars):
+        """docs "Length of a game": the choice, 3N - 6 edges, 4 entries per request."""
+        return 1 + (3 * nstars - 6) + 4 * 2 * StarryNight.MAX_REQUESTS
+
+    # -- setup
+    def setup(self, seed):
+        if self.given is not None:
+            pts = list(self.given)
+        else:
+            d = Draw(seed)
+            free = [(x, y) for y in range(self.height) for x in range(self.width)]
+            pts = [d.pick(free) for _ in range(self.count)]
+        self.stars = sorted(pts, key=reading_key)
+        self.index = {p: i for i, p in enumerate(self.stars)}
+        self.phase, self.turn = "first", ("move", 1)
+        self.log.append("sky: " + " ".join(f"{night_label(i)}={list(p)}" for i, p in enumerate(self.stars)))
+        self.recompute()
+
+    def awaited(self):
+        return None if self.turn is None else self.turn[1]
+
+    # -- the position
+    def joined(self, a, b):
+        return any({a, b} == {e[0], e[1]} for e in self.edges)
+
+    def isolated(self):
+        touched = {e[0] for e in self.edges} | {e[1] for e in self.edges}
+        return [i for i in range(len(self.stars)) if i not in touched]
+
+    def refusal(self, a, b):
+        """Why the edge a-b is illegal (docs "Edges", rules 1-5), or None."""
+        if a == b:
+            return "rule 1: an edge joins two different stars"
+        if self.joined(a, b):
+            return "rule 2: the stars are joined already"
+        p, q = self.stars[a], self.stars[b]
+        for i, r in enumerate(self.stars):
+            if i not in (a, b) and strictly_inside(r, p, q):
+                return f"rule 3: star {list(r)} lies on the segment"
+        for e in self.edges:
+            if {a, b} & {e[0], e[1]}:
+                continue
+            if segments_meet(p, q, self.stars[e[0]], self.stars[e[1]]):
+                return f"rule 4: the segment meets the edge {list(self.stars[e[0]])}-{list(self.stars[e[1]])}"
+        mid2 = (p[0] + q[0], p[1] + q[1])  # twice the midpoint: the open segment lies in one face
+        for cap in self.captured.values():
+            if winding([(2 * x, 2 * y) for x, y in cap["points"]], mid2) != 0:
+                return "rule 5: the edge lies inside a captured sea"
+        return None
+
+    def recompute(self):
+        """Rebuild the captures by drawing every edge again in its order, by
+        the same players (after an accepted takeback)."""
+        self.captured = {}
+        self.seas = []
+        for i in range(len(self.edges)):
+            self.capture(i)
+
+    def capture(self, i):
+        """The faces after edge i, from scratch, and the simple rule of
+        "Capturing": each sea with no island that was not captured before is
+        captured by the player who drew the edge (a sea is identified by its
+        border walk)."""
+        drawn = [(e[0], e[1]) for e in self.edges[:i + 1]]
+        seas, with_island, _ = night_map(self.stars, drawn)
+        keys = {f.key for f in seas}
+        if any(k not in keys for k in self.captured):
+            self.anomalies.append(f"edge {i + 1}: a captured sea changed its border walk")
+        new = [f for f in seas if f.key not in with_island and f.key not in self.captured]
+        if len(new) > 1:
+            self.anomalies.append(f"edge {i + 1}: one edge captured {len(new)} seas")
+        for f in new:
+            if f.area2 <= 0:
+                self.anomalies.append(f"edge {i + 1}: a captured sea without a positive area")
+            self.captured[f.key] = {"captor": self.edges[i][2], "area2": f.area2, "points": f.points,
+                                    "edge": i, "stars": [u for u, _ in f.walk]}
+        self.seas = seas
+
+    def score(self, seat):
+        caps = [c for c in self.captured.values() if c["captor"] == seat]
+        return len(caps) if self.score_kind == "count" else sum(c["area2"] for c in caps)
+
+    def has_legal_edge(self):
+        iso = set(self.isolated())
+        n = len(self.stars)
+        pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+        pairs.sort(key=lambda ab: (not ({ab[0], ab[1]} & iso),
+                                   (self.stars[ab[0]][0] - self.stars[ab[1]][0]) ** 2
+                                   + (self.stars[ab[0]][1] - self.stars[ab[1]][1]) ** 2))
+        return any(self.refusal(a, b) is None for a, b in pairs)
+
+    # -- the action object
+    def read_point(self, p):
+        if not (isinstance(p, list) and len(p) == 2 and all(is_int(x) for x in p)):
+            raise GameError("illegal-move", f"{canon(p) if not isinstance(p, Float) else p.text} is not a point [x, y]")
+        if (p[0], p[1]) not in self.index:
+            raise GameError("illegal-move", f"there is no star at {p}")
+        return self.index[(p[0], p[1])]
+
+    def read_action(self, action):
+        if not isinstance(action, dict):
+            raise GameError("illegal-move", "the action is not an object")
+        if len(action) != 1 or next(iter(action)) not in ("first", "edge", "takeback"):
+            raise GameError("illegal-move", "the action must have exactly one of `first`, `edge`, `takeback`")
+        kind, v = next(iter(action.items()))
+        if kind == "first":
+            if not is_int(v) or v not in (0, 1):
+                raise GameError("illegal-move", f"first {v!r}: a seat is 0 or 1")
+            return kind, v
+        if kind == "takeback":
+            if v not in ("request", "accept", "decline"):
+                raise GameError("illegal-move", f"unknown takeback {v!r}")
+            return kind, v
+        if not isinstance(v, list) or len(v) != 2:
+            raise GameError("illegal-move", "an edge is [[x1,y1],[x2,y2]]")
+        return kind, (self.read_point(v[0]), self.read_point(v[1]))
+
+    # -- entries
+    def move(self, seat, entry, entry_id, link, action, commitments, openings, values):
+        kind, v = self.read_action(action)
+        other = 1 - seat
+        if self.phase == "first":
+            if kind != "first":
+                raise GameError("illegal-move", "seat 1 must first choose who moves first")
+        elif self.phase == "answer":
+            if kind != "takeback" or v == "request":
+                raise GameError("illegal-move", "a takeback request must be answered with accept or decline")
+        elif kind == "first":
+            raise GameError("illegal-move", "the first player has been chosen already")
+        elif kind == "takeback" and v != "request":
+            raise GameError("illegal-move", f"no takeback request to {v}")
+        if kind == "edge":
+            a, b = v
+            why = self.refusal(a, b)
+            if why is not None:
+                raise GameError("illegal-move", f"edge {action['edge']}: {why}")
+        if kind == "takeback" and v == "request":
+            if len(self.edges) < 2:
+                raise GameError("illegal-move", "a takeback needs at least two edges on the sky")
+            if self.requests_left[seat] == 0:
+                raise GameError("illegal-move", f"seat {seat} has no takeback requests left")
+        if commitments:
+            # protocol.md §8 S12 names "wrong number of commitments" an illegal
+            # move; starry-night.md names no fault ("A move carries no
+            # commitments").  (The engine was seen to answer bad-reveal.)
+            raise GameError("illegal-move", "a Starry Night move carries no commitments")
+        if openings:
+            raise GameError("bad-reveal", "a Starry Night move opens nothing")
+        # apply
+        if kind == "first":
+            self.first = (seat, v, entry)
+            self.phase, self.turn = "edge", ("move", v)
+            self.log.append(f"entry {entry}: seat {seat} chooses seat {v} to move first")
+            return
+        if kind == "takeback":
+            if v == "request":
+                self.requests_left[seat] -= 1
+                self.takebacks.append([entry, seat, None, None])
+                self.phase, self.turn = "answer", ("move", other)
+                return
+            tb = self.takebacks[-1]
+            tb[2], tb[3] = ("accepted" if v == "accept" else "declined"), entry
+            if v == "accept":
+                del self.edges[-2:]
+                self.recompute()
+            self.phase, self.turn = "edge", ("move", other)  # the requester moves
+            self.log.append(f"entry {entry}: takeback of entry {tb[0]} {tb[2]}")
+            return
+        a, b = v
+        before = len(self.captured)
+        self.edges.append((a, b, seat, entry))
+        self.capture(len(self.edges) - 1)
+        self.last_mover = seat
+        got = len(self.captured) - before
+        self.log.append(f"entry {entry}: seat {seat} draws {night_label(a)}-{night_label(b)}"
+                        + (f", captures {got} sea(s)" if got else ""))
+        if not self.isolated():
+            self.over, self.turn, self.phase = "finished", None, None
+        elif not self.has_legal_edge():
+            self.over, self.turn, self.phase = "stalled", None, None
+        else:
+            self.turn = ("move", other)
+
+    def reveal(self, seat, entry, link, openings, values):
+        raise GameError("out-of-turn", "nothing in Starry Night is hidden: a reveal is always refused")
+
+    def resign(self, seat, entry, openings, values):
+        self.turn, self.phase = None, None
+
+    # -- standings ("Scores and result")
+    def standings(self, last=None):
+        sc = [self.score(s) for s in range(self.n)]
+        if last is not None:
+            o = 1 - last
+            return [(1, o, sc[o]), (2, last, sc[last])]
+        if self.over and sc[0] == sc[1] and self.last_mover is not None:
+            w = self.last_mover
+            return [(1, w, sc[w]), (2, 1 - w, sc[1 - w])]
+        return sorted((1 + sum(1 for o in range(self.n) if sc[o] > sc[s]), s, sc[s]) for s in range(self.n))
+
+    def summary(self):
+        """What `status`/`audit` show: the choice, the takebacks, the captures."""
+        out = []
+        if self.first:
+            out.append(f"seat {self.first[0]} chose seat {self.first[1]} to move first (entry {self.first[2]})")
+        for e, s, ans, ae in self.takebacks:
+            out.append(f"takeback requested by seat {s} at entry {e}: " + (f"{ans} at entry {ae}" if ans else "unanswered"))
+        caps = sorted(self.captured.values(), key=lambda c: c["edge"])
+        out.append(f"{len(self.edges)} edges, {len(caps)} seas captured: " + ", ".join(
+            f"{''.join(night_label(i) for i in c['stars'])} by seat {c['captor']} ({c['area2']} half squares)" for c in caps))
+        return out
+
+
 # ------------------------------------------------------------ the log (§8)
+
+# (genesis `game`, `rules`) -> the rules this program implements (S6)
+GAMES = {("starry-sky", 1): StarrySky, ("starry-night", 1): StarryNight}
 
 MAX_LINE = 1 << 20
 
@@ -905,7 +1351,8 @@ class Replay:
 
     def genesis(self, raw, body, d, eid, sig):
         # S6
-        if d["game"] != "starry-sky" or d["rules"] != 1:
+        game_class = GAMES.get((d["game"], d["rules"]))
+        if game_class is None:
             raise Fault("unknown-version", 0, f"game {d['game']!r} rules {d['rules']}")
         # S7
         if body["author"] != 0:
@@ -937,7 +1384,7 @@ class Replay:
         self.ready_order = [n - 1] + list(range(1, n - 1)) + [0] if n >= 2 else [0]
         self.readies = 0
         try:
-            self.game = StarrySky(d["options"], self.n)
+            self.game = game_class(d["options"], self.n)
         except GameError as e:
             raise Fault(e.fault, 0, e.detail)
 
@@ -1063,7 +1510,7 @@ class Replay:
                           bytes.fromhex(o["salt"])) != c[1]:
                 raise Fault("bad-reveal", k, f"the opening does not open the commitment at {slot}")
             seen.add(slot)
-            if o["value"] not in TOKENS:
+            if o["value"] not in self.game.HIDDEN:
                 raise Fault("impossible-token", k, f"{vb.decode()} at {slot} is no token")
             values.append(o["value"])
         return values
@@ -1181,9 +1628,12 @@ def cmd_audit(paths):
         g = r.game
         if r.ended:
             print(f"  game over: {r.ended}; countersigned by seats {sorted(r.countersigned)}")
-            print("  standings (rank seat coins): " + standings_text(r))
+            print(f"  standings (rank seat {g.unit}): " + standings_text(r))
         elif g is not None and g.turn:
             print(f"  in progress: seat {r.awaited()} to write" if r.awaited() is not None else "  in progress")
+        if isinstance(g, StarryNight):
+            for ln in g.summary():
+                print("  " + ln)
     if len(paths) >= 2 and not bad:
         for i in range(1, len(replays)):
             res = compare(replays[0], replays[i])
@@ -1457,6 +1907,178 @@ def check_starry_sky_examples(ck, text):
     ck.eq("starry-sky R7 board 2", ids[stack.pop(i)], "sagittarius")
 
 
+def _night(stars, score="count", w=None, h=None):
+    w = w or max(x for x, _ in stars) + 1
+    h = h or max(y for _, y in stars) + 1
+    g = StarryNight({"score": score, "sky": {"stars": {"height": h, "stars": [list(p) for p in stars], "width": w}}}, 2)
+    g.setup(bytes(32))
+    return g
+
+
+def _play(g, moves, entry=1):
+    """Play (seat, action) pairs; returns the GameError of the first refused one, or None."""
+    for seat, act in moves:
+        if g.turn is None or g.turn[1] != seat:
+            return GameError("out-of-turn", f"not seat {seat}'s turn")
+        try:
+            g.move(seat, entry, None, None, act, [], [], [])
+        except GameError as e:
+            return e
+        entry += 1
+    return None
+
+
+def _edges(first, pairs):
+    """Alternate edges from seat `first` (after seat 1 chose it)."""
+    out = [(1, {"first": first})]
+    s = first
+    for a, b in pairs:
+        out.append((s, {"edge": [list(a), list(b)]}))
+        s = 1 - s
+    return out
+
+
+def _caps(g):
+    return sorted((c["captor"], c["area2"]) for c in g.captured.values())
+
+
+def check_starry_night_examples(ck, text, referee):
+    """Hand-made cases from docs/starry-night.md (and its example in
+    docs/referee.md): a self-test of the Starry Night rules above."""
+    ck.eq("starry-night labels 0, 25, 26, 199", [night_label(i) for i in (0, 25, 26, 199)], ["A", "Z", "AA", "GR"])
+    # Options: the two examples of the doc, the seat count, defaults, the chain bound.
+    for ln in re.findall(r'^(\{"score".*\})$', text, re.M):
+        try:
+            StarryNight(parse_json(ln), 2)
+            ck.eq(f"starry-night options {ln}", "accepted", "accepted")
+        except GameError as e:
+            ck.eq(f"starry-night options {ln}", e.fault + ": " + e.detail, "accepted")
+
+    def opt_fault(o, n=2):
+        try:
+            StarryNight(o, n)
+            return "ok"
+        except GameError as e:
+            return e.fault
+
+    tri = {"height": 5, "stars": [[0, 0], [4, 1], [2, 3]], "width": 5}
+    ck.eq("starry-night 3 seats", opt_fault({"score": "count", "sky": {"stars": tri}}, 3), "illegal-move")
+    ck.eq("starry-night score left out (the default is written out)", opt_fault({"sky": {"stars": tri}}), "non-canonical")
+    ck.eq("starry-night random: more stars than grid points", opt_fault({"score": "count", "sky": {"random": {"count": 10, "height": 3, "width": 3}}}), "illegal-move")
+    ck.eq("starry-night two stars on one point", opt_fault({"score": "count", "sky": {"stars": {"height": 5, "stars": [[0, 0], [0, 0], [1, 1]], "width": 5}}}), "illegal-move")
+    for n, want in ((163, "ok"), (164, "illegal-move")):
+        ck.eq(f"starry-night chain bound: {n} stars", opt_fault({"score": "count", "sky": {"random": {"count": n, "height": 20, "width": 20}}}), want)
+    m = re.search(r"a \*\*signed game has at most (\d+) stars\*\*", text)
+    ck.eq("starry-night the doc's star bound = the largest N with 2B + 2 + 4 <= 1024",
+          max(n for n in range(3, 201) if 2 * StarryNight.bound(n) + 6 <= CHAIN_LEN), int(m.group(1)) if m else None)
+    # A random sky: `count` picks from the free points in reading order, then sorted.
+    g = StarryNight({"score": "count", "sky": {"random": {"count": 5, "height": 3, "width": 4}}}, 2)
+    g.setup(bytes(32))
+    d, free = Draw(bytes(32)), [(x, y) for y in range(3) for x in range(4)]
+    ck.eq("starry-night random sky", g.stars, sorted((d.pick(free) for _ in range(5)), key=reading_key))
+    # The triangle sky of the options example ends after two edges (no star is
+    # isolated any more): 0-0, and the last mover wins the tie.
+    g = _night([(0, 0), (4, 1), (2, 3)], "area", 5, 5)
+    err = _play(g, _edges(0, [((0, 0), (4, 1)), ((4, 1), (2, 3))]))
+    ck.eq("starry-night triangle sky: over after two edges, the last mover first",
+          (err, g.over, g.standings()), (None, "finished", [(1, 1, 0), (2, 0, 0)]))
+    ck.eq("starry-night before the end equal scores share a rank", _night([(0, 0), (4, 1), (2, 3)]).standings(), [(1, 0, 0), (1, 1, 0)])
+    # With a fourth star far away the third edge closes the triangle and captures it.
+    g = _night([(0, 0), (4, 1), (2, 3), (4, 4)], "area", 5, 5)
+    err = _play(g, _edges(0, [((0, 0), (4, 1)), ((4, 1), (2, 3)), ((2, 3), (0, 0))]))
+    ck.eq("starry-night triangle: captured by seat 0, 10 half squares, not over", (err, _caps(g), g.over), (None, [(0, 10)], None))
+    ck.eq("starry-night triangle: the last edge ends the game", (_play(g, [(1, {"edge": [[2, 3], [4, 4]]})]), g.over, g.standings()),
+          (None, "finished", [(1, 0, 10), (2, 1, 0)]))
+    # "an L-shaped sea of 12 squares scores 24"
+    L = [(0, 0), (4, 0), (4, 2), (2, 2), (2, 4), (0, 4)]
+    g = _night(L + [(9, 9)], "area")
+    _play(g, _edges(0, list(zip(L, L[1:] + L[:1]))))
+    ck.eq("starry-night L-shaped sea of 12 squares", _caps(g), [(1, 24)])
+    # ... and the chord across its notch lies outside it: legal, a triangle of 2 squares.
+    ck.eq("starry-night chord outside a captured sea", _play(g, [(0, {"edge": [[4, 2], [2, 4]]})]), None)
+    ck.eq("starry-night chord outside a captured sea: captures", _caps(g), [(0, 4), (1, 24)])
+    # "a 6x6 sea around a captured triangle of 2 squares scores 68, the triangle 4"
+    sq, tr = [(0, 0), (6, 0), (6, 6), (0, 6)], [(2, 2), (4, 2), (2, 4)]
+    g = _night(sq + tr + [(9, 9)], "area")
+    moves = _edges(0, list(zip(tr, tr[1:] + tr[:1])) + list(zip(sq, sq[1:] + sq[:1])))
+    ck.eq("starry-night 6x6 around a triangle: played", (_play(g, moves) or GameError("", "")).detail, "")
+    ck.eq("starry-night the triangle captured, the square not (it has an island)", _caps(g), [(0, 4)])
+    ck.eq("starry-night joining the island captures the square", _play(g, [(1, {"edge": [[0, 0], [2, 2]]})]), None)
+    ck.eq("starry-night 6x6 sea around a captured triangle", _caps(g), [(0, 4), (1, 68)])
+    ck.eq("starry-night a star is still isolated: not over", (g.over, g.isolated()), (None, [7]))
+    # a sea inside a sea, and an island enclosing its own sea (with an island of its own)
+    big, small = [(0, 0), (8, 0), (8, 8), (0, 8)], [(2, 2), (6, 2), (6, 6), (2, 6)]
+    g = _night(big + small + [(4, 4), (10, 10)], "area")
+    _play(g, _edges(0, list(zip(small, small[1:] + small[:1])) + list(zip(big, big[1:] + big[:1]))))
+    ck.eq("starry-night nested seas, each with an island: none captured", (len(g.seas), _caps(g)), (2, []))
+    _play(g, [(0, {"edge": [[2, 2], [4, 4]]})])
+    ck.eq("starry-night the inner sea loses its island: captured", _caps(g), [(0, 32)])
+    _play(g, [(1, {"edge": [[0, 0], [2, 2]]})])
+    ck.eq("starry-night the outer sea loses its island: captured, without the inner sea", _caps(g), [(0, 32), (1, 96)])
+    # one edge closes two seas but captures only the empty one
+    g = _night(sq + [(1, 3)])
+    _play(g, _edges(0, list(zip(sq, sq[1:] + sq[:1]))))
+    ck.eq("starry-night a square around an isolated star: not captured", _caps(g), [])
+    _play(g, [(0, {"edge": [[0, 0], [6, 6]]})])
+    ck.eq("starry-night the diagonal splits it: only the empty half is captured", _caps(g), [(0, 36)])
+    ck.eq("starry-night two seas now", len(g.seas), 2)
+    # edge rules 1-5, each refusal named by the first rule that fails
+    g = _night([(0, 0), (2, 0), (4, 0), (0, 2), (4, 4), (0, 4)])
+    _play(g, _edges(0, [((0, 0), (2, 0)), ((0, 2), (4, 0))]))
+    for what, a, b, rule in (("a star to itself", (0, 0), (0, 0), "rule 1"),
+                             ("stars joined already", (2, 0), (0, 0), "rule 2"),
+                             ("a star strictly inside", (0, 0), (4, 0), "rule 3"),
+                             ("crossing an edge", (2, 0), (0, 4), "rule 4"),
+                             ("touching an edge's endpoint", (0, 0), (4, 0), "rule 3")):
+        e = _night([(0, 0), (2, 0), (4, 0), (0, 2), (4, 4), (0, 4)])
+        _play(e, _edges(0, [((0, 0), (2, 0)), ((0, 2), (4, 0))]))
+        err = _play(e, [(0, {"edge": [list(a), list(b)]})], entry=10)
+        ck.eq(f"starry-night refused: {what}", err.detail.split(": ")[1] if err else None, rule)
+    g = _night([(0, 0), (2, 0), (1, 1), (1, 3), (5, 5)])  # (1,1)-(1,3) touches nothing; (0,0)-(1,3) shares no endpoint with (2,0)-(1,1)
+    _play(g, _edges(0, [((0, 0), (2, 0)), ((2, 0), (1, 1))]))
+    err = _play(g, [(0, {"edge": [[0, 0], [1, 1]]})])
+    ck.eq("starry-night an edge sharing an endpoint is not 'touching'", err, None)
+    g = _night(sq + [(9, 9)])
+    _play(g, _edges(0, list(zip(sq, sq[1:] + sq[:1]))))
+    err = _play(g, [(0, {"edge": [[0, 0], [6, 6]]})])
+    ck.eq("starry-night refused: inside a captured sea", err.detail.split(": ")[1] if err else None, "rule 5")
+    # takebacks: the last two edges and their captures go; 3 requests a seat; only accept/decline answers
+    g = _night([(0, 0), (4, 1), (2, 3), (9, 9)])
+    _play(g, _edges(0, [((0, 0), (4, 1)), ((4, 1), (2, 3)), ((2, 3), (0, 0))]))
+    ck.eq("starry-night takeback: before", (_caps(g), g.turn), ([(0, 10)], ("move", 1)))
+    ck.eq("starry-night takeback: the answer must be accept or decline",
+          (_play(g, [(1, {"takeback": "request"}), (0, {"edge": [[2, 3], [9, 9]]})]) or GameError("", "")).fault, "illegal-move")
+    _play(g, [(0, {"takeback": "accept"})])
+    ck.eq("starry-night takeback accepted: two edges and the capture gone, the requester moves",
+          (len(g.edges), _caps(g), g.turn, g.requests_left), (1, [], ("move", 1), [3, 2]))
+    ck.eq("starry-night takeback: needs two edges", (_play(g, [(1, {"takeback": "request"})]) or GameError("", "")).fault, "illegal-move")
+    _play(g, [(1, {"edge": [[4, 1], [2, 3]]})])
+    ck.eq("starry-night three requests a seat",
+          [(_play(g, [(0, {"takeback": "request"}), (1, {"takeback": "decline"})]) or GameError("ok", "")).fault for _ in range(4)],
+          ["ok", "ok", "ok", "illegal-move"])
+    # docs/referee.md, "A Starry Night example": the state after each action
+    sect = referee[referee.index("## A Starry Night example"):]
+    inp = json.loads(doc_block(sect, "```json\n", "\n```"))
+    want = [json.loads(ln.replace('"view":{…}', '"view":null')) for ln in doc_block(sect, "```text\n", "\n```").splitlines() if ln.strip()]
+    sky = inp["options"]["sky"]["stars"]
+    g = StarryNight({"score": inp["options"]["score"], "sky": {"stars": {"height": sky["height"], "stars": sky["stars"], "width": sky["width"]}}}, inp["seats"])
+    g.setup(bytes.fromhex(inp["setup"]))
+
+    def state():
+        return ({"kind": "move", "seat": g.turn[1]} if g.turn else {"kind": "over"},
+                {"kind": g.over} if g.over else None,
+                [{"seat": s, "rank": r, "score": x} for r, s, x in sorted(g.standings())])
+
+    got = [state()]
+    for i, a in enumerate(inp["actions"]):
+        err = _play(g, [(a["seat"], a["move"])], entry=i + 1)
+        if err:
+            got.append(err.detail)
+            break
+        got.append(state())
+    ck.eq("starry-night referee.md example: states", got, [(w["turn"], w["ending"], w["standings"]) for w in want])
+
+
 def cmd_doc(ck):
     with open(os.path.join(ROOT, "docs/protocol.md"), encoding="utf-8") as f:
         text = f.read()
@@ -1465,10 +2087,59 @@ def cmd_doc(ck):
     check_short_game(ck, text)
     with open(os.path.join(ROOT, "docs/starry-sky.md"), encoding="utf-8") as f:
         check_starry_sky_examples(ck, f.read())
+    with open(os.path.join(ROOT, "docs/starry-night.md"), encoding="utf-8") as f, \
+            open(os.path.join(ROOT, "docs/referee.md"), encoding="utf-8") as f2:
+        check_starry_night_examples(ck, f.read(), f2.read())
     print(f"doc values: {'all match' if ck.failed == before else str(ck.failed - before) + ' mismatches'} ({ck.passed} checks passed)")
 
 
 # ------------------------------------------------------------ vectors
+
+
+def check_night_example(ck, base, r, readme):
+    """A Starry Night example game: what its name and its row of
+    examples/games/README.md say, and the claims of docs/starry-night.md that
+    the replay can see (a captured sea never changes, one capture per edge)."""
+    g = r.game
+    ck.eq(f"example {base}: game", type(g).__name__, "StarryNight")
+    if not isinstance(g, StarryNight):
+        return
+    ck.eq(f"example {base}: the doc's claims hold after every edge", g.anomalies, [])
+    m = re.match(r"starry-night-(finished|in-progress)-(count|area)\.jsonl", base)
+    if m:
+        ck.eq(f"example {base}: over", r.ended, "finished" if m.group(1) == "finished" else None)
+        ck.eq(f"example {base}: score", g.score_kind, m.group(2))
+    row = re.search(r"^\| `" + re.escape(base) + r"` \| (\d+) \| ([^|]*) \| ([^|]*) \|", readme, re.M)
+    if row:  # the parts of the row this program can read; other wording is not judged
+        players, variants, state = int(row.group(1)), row.group(2), row.group(3)
+        ck.eq(f"example {base}: players (README)", r.n, players)
+        sky = re.search(r"random sky of (\d+) stars on (\d+)×(\d+)", variants)
+        if sky:
+            ck.eq(f"example {base}: random sky (README)", (g.given, g.count, g.width, g.height),
+                  (None, int(sky.group(1)), int(sky.group(2)), int(sky.group(3))))
+        sky = re.search(r"given sky of (\d+) stars", variants)
+        if sky:
+            ck.eq(f"example {base}: given sky (README)", len(g.given or []), int(sky.group(1)))
+        sc_ = re.search(r"score=(\w+)", variants)
+        if sc_:
+            ck.eq(f"example {base}: score (README)", g.score_kind, sc_.group(1))
+        if state.startswith("finished"):
+            ck.eq(f"example {base}: finished (README)", r.ended, "finished")
+        if "countersigned by both" in state:
+            ck.eq(f"example {base}: countersigned by both (README)", sorted(r.countersigned), [0, 1])
+        tb = re.search(r"(\w+) asked for two takebacks, (\w+) accepted one and declined the other", state)
+        if tb:
+            names = [s_["name"] for s_ in r.entries[0][1]["data"]["seats"]]
+            ck.eq(f"example {base}: takebacks (README)",
+                  sorted((names[t[1]], t[2]) for t in g.takebacks),
+                  [(tb.group(1), "accepted"), (tb.group(1), "declined")])
+            ck.eq(f"example {base}: the answerer (README)", names.index(tb.group(2)) if tb.group(2) in names else None,
+                  1 - g.takebacks[0][1] if g.takebacks else None)
+    else:
+        ck.eq(f"example {base}: a row in examples/games/README.md", "none", "a row")
+    print(f"  {base}: standings (rank seat {g.unit}) {standings_text(r)}; countersigned by {sorted(r.countersigned)}")
+    for ln in g.summary():
+        print(f"    {ln}")
 
 
 def cmd_vectors():
@@ -1511,10 +2182,18 @@ def cmd_vectors():
     r, fault = run(os.path.join(vdir, "short-game.jsonl"))
     ck.eq("short-game.jsonl final standings", None if fault else standings_text(r), m.group(1).strip())
     # the example games: valid, and what their names say
+    try:
+        with open(os.path.join(ROOT, "examples/games/README.md"), encoding="utf-8") as f:
+            readme = f.read()
+    except OSError:
+        readme = ""
     for path in sorted(glob.glob(os.path.join(ROOT, "examples/games/*.jsonl"))):
         r, fault = run(path)
         base = os.path.basename(path)
         ck.eq(f"example {base}", describe(r, fault), "ok")
+        if not fault and base.startswith("starry-night-"):
+            check_night_example(ck, base, r, readme)
+            continue
         m = re.match(r"(finished|in-progress)-(\d)p(?:-(\w+)-(\w+))?\.jsonl", base)
         if fault or not m:
             continue
