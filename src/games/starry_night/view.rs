@@ -462,9 +462,14 @@ fn drawing(v: &View, marks: &[char]) -> String {
             .iter()
             .fold((0, 0), |(x, y), &(c, r)| (x + c, y + r));
         let mut best: Option<(i64, usize, usize)> = None;
-        for (r, row) in taken.iter().enumerate() {
-            for (c, &t) in row.iter().enumerate() {
-                if t || canvas[r][c] == '.' {
+        // Only the cells within the sea's bounding box can be inside it.
+        let rows_in = corners.iter().map(|p| p.1).min().unwrap_or(0) as usize
+            ..=corners.iter().map(|p| p.1).max().unwrap_or(0) as usize;
+        let cols_in = corners.iter().map(|p| p.0).min().unwrap_or(0) as usize
+            ..=corners.iter().map(|p| p.0).max().unwrap_or(0) as usize;
+        for r in rows_in {
+            for c in cols_in.clone() {
+                if taken[r][c] || canvas[r][c] == '.' {
                     continue;
                 }
                 if winding(walk(), Point(c as i32, r as i32)) == 0 {
