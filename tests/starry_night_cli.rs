@@ -59,7 +59,7 @@ fn a_game_by_hand_with_a_dry_run_takebacks_and_history() {
     let before = std::fs::read(&t.log).unwrap();
     let dry = t.ok(1, &["play", log, "A-C", "--dry-run"]);
     assert!(dry.contains("Dry run, nothing written"), "{dry}");
-    assert!(dry.contains("captures a sea of 8 half squares"), "{dry}");
+    assert!(dry.contains("captures a sea of 4 squares"), "{dry}");
     assert!(dry.contains("captured by ben"), "{dry}");
     assert_eq!(std::fs::read(&t.log).unwrap(), before);
     t.ok(1, &["play", log, "A-C"]);
@@ -204,7 +204,7 @@ fn refusals_name_the_problem_and_change_nothing() {
         (0, "B-C", 19, "it is not your turn: seat 2"),
         (1, "B-C", 20, "would cross the edge A-D"),
         (1, "A-D", 20, "A and D are joined already"),
-        (1, "A-Z", 20, "there is no star `z`"),
+        (1, "A-Z", 20, "there is no star `Z`"),
         (1, "1,1-0,0", 20, "there is no star at 1,1"),
         (1, "A", 20, "is not a move"),
         (1, "takeback", 20, "you have drawn no edge yet"),
@@ -344,4 +344,33 @@ fn rules_score_scores_a_drawing_without_keys() {
         err.contains("edge 2 (4,0 to 0,2): the edge B-C would cross the edge A-D"),
         "{err}"
     );
+}
+
+#[test]
+fn a_resignation_ends_the_game_in_every_view() {
+    let t = table();
+    let log = t.log_str();
+    t.ok(1, &["play", log, "first 1"]);
+    t.ok(0, &["play", log, "A-B"]);
+    t.ok(1, &["resign", log]);
+    let v = view(&t, None);
+    assert_eq!(v["turn"]["seat"], Value::Null);
+    assert_eq!(v["turn"]["must"], "nothing");
+    assert_eq!(v["legal_edges"], 0);
+    assert_eq!(v["result"]["winner"], 0);
+    assert_eq!(
+        v["result"]["withdrawn"],
+        serde_json::json!({"seat": 1, "how": "resigned"})
+    );
+    let text = t.ok(0, &["view", log]);
+    assert!(
+        text.contains("Game over: Anna wins (ben resigned)."),
+        "{text}"
+    );
+    assert!(
+        !text.contains("Turn:") && !text.contains("Isolated stars"),
+        "{text}"
+    );
+    let audit = t.json(None, &["audit", log, "--json"]);
+    assert_eq!(audit["files"][0]["standings"][0]["name"], "Anna");
 }

@@ -171,6 +171,14 @@ pub fn new_game(a: &NewArgs) -> Result<Output> {
 /// Reads a board or stars file given to `new`: text, at most 1 MiB.
 fn read_small(path: &Path, cannot: &'static str, what: &str) -> Result<String> {
     use std::io::Read as _;
+    // A FIFO or a device would block or never end: only files.
+    let meta = fs::metadata(path).map_err(|e| Error::io(cannot, path, e))?;
+    if !meta.is_file() {
+        return Err(Error::Usage(format!(
+            "{}: {what} is not a regular file; nothing was written",
+            crate::text::inline(&path.display().to_string())
+        )));
+    }
     let file = fs::File::open(path).map_err(|e| Error::io(cannot, path, e))?;
     let mut bytes = Vec::new();
     file.take(1 << 20 | 1)

@@ -430,7 +430,12 @@ pub fn standings_text(rows: &[StandingReport]) -> String {
                 r.rank,
                 inline(&r.name),
                 r.score,
-                r.unit,
+                // "1 coin", "1 sea", "1 half square".
+                if r.score == 1 {
+                    r.unit.trim_end_matches('s')
+                } else {
+                    &r.unit
+                },
                 inline(&r.email)
             )
         })

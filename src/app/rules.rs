@@ -48,8 +48,17 @@ pub fn run(cmd: RulesCommand) -> Result<Output> {
             let (text, source) = read_input(Some(&position), Input::Position)?;
             match game.as_str() {
                 StarrySky::NAME => {
-                    let report = crate::games::starry_sky::referee::score_position(&text)
-                        .map_err(|e| Error::Usage(format!("{source}: {e}")))?;
+                    let report =
+                        crate::games::starry_sky::referee::score_position(&text).map_err(|e| {
+                            // The likeliest mistake: a Starry Night drawing
+                            // without --game.
+                            let hint = if text.contains("\"edges\"") {
+                                "; for a Starry Night drawing add --game starry-night"
+                            } else {
+                                ""
+                            };
+                            Error::Usage(format!("{source}: {e}{hint}"))
+                        })?;
                     Ok(Output::new(
                         crate::games::starry_sky::referee::render_text(&report),
                         &report,
@@ -110,6 +119,14 @@ fn read_input(path: Option<&Path>, what: Input) -> Result<(String, String)> {
         Some(p) if p.as_os_str() == "-" => read_stdin(what),
         Some(path) => {
             let source = inline(&path.display().to_string()).into_owned();
+            // A FIFO or a device would block or never end: only files.
+            let meta =
+                std::fs::metadata(path).map_err(|e| Error::io(what.cannot_read(), path, e))?;
+            if !meta.is_file() {
+                return Err(Error::Usage(format!(
+                    "{source} is not a regular file; give a file, or `-` for standard input"
+                )));
+            }
             let file =
                 std::fs::File::open(path).map_err(|e| Error::io(what.cannot_read(), path, e))?;
             let text = read_bounded(file, what.max_bytes()).map_err(|e| match e {
@@ -143,8 +160,8 @@ impl ReadError {
             (ReadError::Io(e), _) => Error::io("cannot read", source.to_string(), e),
             (ReadError::TooLarge, Input::Position) => Error::Usage(format!(
                 "{source}: the position is larger than {MAX_POSITION_BYTES} bytes (1 MiB), \
-                 the most `starry rules score` reads; a position is one board and a few tokens, \
-                 a few hundred bytes"
+                 the most `starry rules score` reads; a position (a board and its tokens, or a \
+                 sky and its edges) takes a few kilobytes at most"
             )),
             (ReadError::TooLarge, Input::Actions) => Error::Usage(format!(
                 "{source}: the input is larger than {} bytes (16 MiB), the most `starry rules \

@@ -121,6 +121,16 @@ pub struct Sealed<A, H> {
     pub reveals: Vec<HiddenRef>,
 }
 
+/// How a seat left a game before its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Withdrawal {
+    /// It resigned.
+    Resigned,
+    /// Every other seat claimed it stopped answering.
+    Abandoned,
+}
+
 /// One line of the final result.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, JsonSchema)]
 pub struct Standing {
@@ -282,6 +292,12 @@ pub trait Game: Sized {
     /// not have held ([`RuleErrorKind::ImpossibleReveal`]), so that a cheat
     /// cannot escape the audit by resigning.
     fn resign(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError>;
+
+    /// The protocol ended the game with `seat` out of it: it resigned (after
+    /// [`Game::resign`]) or every other seat claimed it stopped answering.
+    /// The game is over from now on: [`Game::turn`] is [`Turn::Over`] and
+    /// the views say why.
+    fn withdraw(state: &mut Self::State, seat: Seat, how: Withdrawal);
 
     /// An upper bound on the number of `move` and `reveal` entries of a whole
     /// game under these options; the protocol refuses options under which a

@@ -1228,6 +1228,7 @@ impl<G: Game> Replay<G> {
                     G::resign(&mut next, &ctx).map_err(|e| {
                         self.fail(n, Some(author), Fault::from_rule(e.kind), e.to_string())
                     })?;
+                    G::withdraw(&mut next, author, crate::games::Withdrawal::Resigned);
                     self.state = Some(next);
                 }
                 self.revealed.extend(given);
@@ -1281,6 +1282,9 @@ impl<G: Game> Replay<G> {
                 claims.by.insert(author);
                 let complete = claims.by.len() + 1 == self.seat_count();
                 if complete {
+                    if let Some(state) = &mut self.state {
+                        G::withdraw(state, silent, crate::games::Withdrawal::Abandoned);
+                    }
                     self.phase = Phase::Over(Ending::Abandoned {
                         seat: silent,
                         awaited,

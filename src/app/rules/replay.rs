@@ -751,6 +751,7 @@ impl<G: Game> Referee<G> {
             }
             Kind::Resign => {
                 G::resign(&mut state, &ctx).map_err(Refused::rule)?;
+                G::withdraw(&mut state, s.seat, crate::games::Withdrawal::Resigned);
                 self.ending = Some(EndingState::Resigned { seat: s.seat });
                 "resign".to_string()
             }

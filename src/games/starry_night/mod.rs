@@ -26,12 +26,16 @@ use self::geometry::Point;
 use self::map::{FaceId, Illegal, Map, Star};
 use self::sky::{Sky, label};
 use crate::games::{
-    Context, Draw, Game, Own, PendingEvent, RuleError, Sealed, Seat, Standing, Turn, rank_by_score,
+    Context, Draw, Game, Own, PendingEvent, RuleError, Sealed, Seat, Standing, Turn, Withdrawal,
+    rank_by_score,
 };
 
 /// How many takebacks each player may ask for in a game (accepted or
 /// declined); it keeps every game finite, and so within its beacon chains.
 pub const TAKEBACKS_PER_SEAT: u32 = 3;
+/// The most stars a signed game may have: the longest game on more would
+/// outlast a beacon chain (docs/starry-night.md, "Length of a game").
+pub const MAX_SIGNED_STARS: usize = 163;
 /// The seat that chooses who moves first: the player who did not set up the
 /// sky ("One player creates a starry sky. The other player decides who moves
 /// first").
@@ -151,6 +155,8 @@ pub struct State {
     phase: Phase,
     first: Option<Seat>,
     takebacks: Vec<TakebackRecord>,
+    /// The seat that resigned or was abandoned, ending the game.
+    withdrawn: Option<(Seat, Withdrawal)>,
 }
 
 fn other(seat: Seat) -> Seat {
@@ -166,6 +172,7 @@ impl State {
             phase: Phase::Choosing,
             first: None,
             takebacks: Vec::new(),
+            withdrawn: None,
         }
     }
 
@@ -200,6 +207,11 @@ impl State {
 
     pub fn is_over(&self) -> bool {
         self.phase == Phase::Over
+    }
+
+    /// The seat that left the game early, and how.
+    pub fn withdrawn(&self) -> Option<(Seat, Withdrawal)> {
+        self.withdrawn
     }
 
     /// The stars not joined to any other.
@@ -257,7 +269,24 @@ impl State {
     /// edge to draw (which the geometry rules out: kept as a clear ending
     /// should it ever happen).
     fn stalled(&self) -> bool {
-        self.phase == Phase::Over && !self.isolated().is_empty()
+        self.phase == Phase::Over && self.withdrawn.is_none() && !self.isolated().is_empty()
+    }
+
+    /// The winner once the game is over: the other seat if one withdrew,
+    /// else the higher score, else (a tie) the last mover.
+    pub fn winner(&self) -> Option<Seat> {
+        if !self.is_over() {
+            return None;
+        }
+        if let Some((seat, _)) = self.withdrawn {
+            return Some(other(seat));
+        }
+        let s = self.scores();
+        Some(match s[0].cmp(&s[1]) {
+            std::cmp::Ordering::Greater => 0,
+            std::cmp::Ordering::Less => 1,
+            std::cmp::Ordering::Equal => self.last_mover().unwrap_or(0),
+        })
     }
 
     fn star_at(&self, p: Point) -> Result<Star, RuleError> {
@@ -522,7 +551,17 @@ impl Game for StarryNight {
             .transpose()?;
         let mut count = None;
         let mut grid = None;
+        let mut seen = std::collections::BTreeSet::new();
         for (key, value) in pairs {
+            if !seen.insert(key.as_str()) {
+                return Err(RuleError::bad_setup(
+                    "variant",
+                    format!(
+                        "`{}` is given twice; give each option once",
+                        crate::text::excerpt(key)
+                    ),
+                ));
+            }
             match key.as_str() {
                 "score" => {
                     options.score = match value.as_str() {
@@ -539,29 +578,28 @@ impl Game for StarryNight {
                         }
                     }
                 }
+                "stars" if stars.is_some() => {
+                    return Err(RuleError::bad_setup(
+                        "sky",
+                        "give the stars once: in a file or on the command line, not both",
+                    ));
+                }
                 "stars" => {
                     stars =
                         Some(sky::parse_stars(value).map_err(|e| RuleError::bad_setup("sky", e))?);
                 }
                 "random-stars" => {
-                    count = Some(
-                        value
-                            .trim()
-                            .parse::<u32>()
-                            .ok()
-                            .filter(|n| *n as usize <= sky::MAX_STARS)
-                            .ok_or_else(|| {
-                                RuleError::bad_setup(
-                                    "sky",
-                                    format!(
-                                        "--random-stars {}: give a number of stars from {} to {}",
-                                        crate::text::excerpt(value),
-                                        sky::MIN_STARS,
-                                        sky::MAX_STARS
-                                    ),
-                                )
-                            })?,
-                    );
+                    count = Some(value.trim().parse::<u32>().ok().ok_or_else(|| {
+                        RuleError::bad_setup(
+                            "sky",
+                            format!(
+                                "--random-stars {}: give a number of stars from {} to {}",
+                                crate::text::excerpt(value),
+                                sky::MIN_STARS,
+                                MAX_SIGNED_STARS
+                            ),
+                        )
+                    })?);
                 }
                 "grid" => {
                     grid = Some(sky::parse_grid(value).ok_or_else(|| {
@@ -613,6 +651,19 @@ impl Game for StarryNight {
                 }
             }
         };
+        // What the engine takes (200 stars) a signed game cannot: say so
+        // here, in the game's words, rather than in the protocol's.
+        if options.sky.count() > MAX_SIGNED_STARS {
+            return Err(RuleError::bad_setup(
+                "sky",
+                format!(
+                    "a game can have at most {MAX_SIGNED_STARS} stars, not {}: each player's \
+                     beacon chain must outlast the longest game (docs/starry-night.md, \
+                     \"Length of a game\")",
+                    options.sky.count()
+                ),
+            ));
+        }
         options.sky.check()?;
         Ok(options)
     }
@@ -710,7 +761,8 @@ impl Game for StarryNight {
             }
             _ => {}
         }
-        let parts: Vec<&str> = lower
+        let parts: Vec<&str> = text
+            .trim()
             .split(|c: char| c == '-' || c.is_whitespace())
             .filter(|w| !w.is_empty())
             .collect();
@@ -795,6 +847,11 @@ impl Game for StarryNight {
             + 4 * 2 * u64::from(TAKEBACKS_PER_SEAT)
     }
 
+    fn withdraw(state: &mut State, seat: Seat, how: Withdrawal) {
+        state.withdrawn = Some((seat, how));
+        state.phase = Phase::Over;
+    }
+
     fn stalled(state: &State) -> bool {
         state.stalled()
     }
@@ -841,16 +898,13 @@ impl Game for StarryNight {
     }
 
     /// More seas (or area) ranks first; at the end a tie goes to the player
-    /// who made the last move.
+    /// who made the last move, and a seat that withdrew is last.
     fn standings(state: &State) -> Vec<Standing> {
         let scores = state.scores();
         let mut rows = rank_by_score(&scores);
-        if state.is_over()
-            && scores[0] == scores[1]
-            && let Some(last) = state.last_mover()
-        {
+        if let Some(winner) = state.winner() {
             for r in &mut rows {
-                r.rank = if r.seat == last { 1 } else { 2 };
+                r.rank = if r.seat == winner { 1 } else { 2 };
             }
             rows.sort_by_key(|r| (r.rank, r.seat));
         }
@@ -873,7 +927,7 @@ impl Game for StarryNight {
                 let captured = match state.drawn().last() {
                     Some(d) if !d.captured.is_empty() => {
                         let area: i64 = d.captured.iter().map(|&f| state.map.twice_area(f)).sum();
-                        format!(", captures a sea of {} half squares", area)
+                        format!(", captures a sea of {}", view::squares(area))
                     }
                     _ => String::new(),
                 };

@@ -71,10 +71,16 @@ pub fn score_position(json: &str) -> Result<RefereeReport, RuleError> {
         )));
     }
     let position: Position = serde_json::from_str(json).map_err(|e| {
+        // serde's message ends with the place; keep the place whole and
+        // shorten only what it quotes.
+        let text = e.to_string();
+        let what = text.split(" at line ").next().unwrap_or_default();
         bad(format!(
-            "not a Starry Night position ({}): {}; see schemas/starry-night-position.json",
-            excerpt(&e.to_string()),
-            excerpt(json)
+            "not a Starry Night position: {} at line {} column {}; see \
+             schemas/starry-night-position.json",
+            excerpt(what),
+            e.line(),
+            e.column()
         ))
     })?;
     score(&position)
@@ -118,7 +124,12 @@ pub fn score(p: &Position) -> Result<RefereeReport, RuleError> {
 
 /// The report as text: the drawing and the scores.
 pub fn render_text(r: &RefereeReport) -> String {
+    // A drawing has no takebacks to count.
     view::render(&r.view, &["seat 1".into(), "seat 2".into()])
+        .lines()
+        .filter(|l| !l.starts_with("Takebacks left"))
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
 #[cfg(test)]

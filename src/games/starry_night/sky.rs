@@ -61,6 +61,22 @@ impl Sky {
 
     /// Checks the sky's numbers; a random sky's stars are drawn later.
     pub fn check(&self) -> Result<(), RuleError> {
+        // A star off every grid first: with a grid made to hold the stars,
+        // the grid's size would be the wrong thing to blame.
+        if let Sky::Stars { stars, .. } = self
+            && stars.len() <= MAX_STARS
+            && let Some(p) = stars
+                .iter()
+                .find(|p| p.0 < 0 || p.1 < 0 || p.0 as u32 >= MAX_GRID || p.1 as u32 >= MAX_GRID)
+        {
+            return Err(RuleError::bad_setup(
+                "sky",
+                format!(
+                    "star {p} is off the largest grid: x and y run from 0 to {}",
+                    MAX_GRID - 1
+                ),
+            ));
+        }
         let (w, h) = self.grid();
         if !(1..=MAX_GRID).contains(&w) || !(1..=MAX_GRID).contains(&h) {
             return Err(RuleError::bad_setup(
@@ -134,6 +150,8 @@ impl Sky {
 /// (a `#` starts a comment to the end of its line).
 pub fn parse_stars(text: &str) -> Result<Vec<Point>, String> {
     let mut out = Vec::new();
+    // A byte-order mark, as some editors write, is no star.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for line in text.lines() {
         let line = line.split('#').next().unwrap_or_default();
         for word in line

@@ -231,7 +231,7 @@ fn edges_may_not_cross_or_repeat() {
         refused(&mut s, "A-A"),
         "an edge joins two different stars, not A to itself"
     );
-    assert!(refused(&mut s, "A-Q").contains("there is no star `q`"));
+    assert!(refused(&mut s, "A-Q").contains("there is no star `Q`"));
     assert!(refused(&mut s, "9,9-0,0").contains("there is no star at 9,9"));
 }
 
@@ -426,6 +426,26 @@ fn options_validate_the_sky() {
             .contains("3 to 200")
     );
     assert!(opt(&[("random-stars", "201")]).is_err());
+    let says = |pairs: &[(&str, &str)], what: &str| {
+        let e = opt(pairs).unwrap_err().detail;
+        assert!(e.contains(what), "{pairs:?}: {e}");
+    };
+    says(&[("random-stars", "164")], "at most 163 stars");
+    says(&[("random-stars", "4294967296")], "from 3 to 163");
+    says(&[("stars", "1,1 2,2 100,0")], "off the largest grid");
+    says(&[("score", "area"), ("score", "count")], "given twice");
+    let both = G::options(
+        &[("stars".into(), "1,1 2,2 3,1".into())],
+        Some("4,4 5,5 6,4"),
+    );
+    assert!(both.unwrap_err().detail.contains("not both"));
+    assert_eq!(
+        opt(&[("stars", "\u{feff}1,1 2,2 3,1")])
+            .unwrap()
+            .sky
+            .count(),
+        3
+    );
     assert!(opt(&[("grid", "0x5")]).is_err());
     assert!(opt(&[("score", "most")]).is_err());
     assert!(opt(&[("stars", "1,1 2,2 3,1"), ("random-stars", "5")]).is_err());

@@ -10,7 +10,7 @@ use super::geometry::{Point, winding};
 use super::map::{FaceId, Map};
 use super::sky::label;
 use super::{Score, State, TakebackRecord};
-use crate::games::Seat;
+use crate::games::{Seat, Withdrawal};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct View {
@@ -37,6 +37,8 @@ pub struct View {
     pub takebacks_left: Vec<u32>,
     /// How many edges may be drawn now.
     pub legal_edges: usize,
+    /// One of them, e.g. `A-C` (the first by labels).
+    pub example: Option<String>,
     /// Set once the game is over.
     pub result: Option<ResultView>,
 }
@@ -111,6 +113,14 @@ pub struct ResultView {
     /// No edge could be drawn while stars were still isolated (the geometry
     /// rules this out; kept so that such an ending would be named).
     pub stalled: bool,
+    /// The loser left the game: it resigned or was abandoned.
+    pub withdrawn: Option<WithdrawnView>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct WithdrawnView {
+    pub seat: Seat,
+    pub how: Withdrawal,
 }
 
 pub fn build(state: &State, viewer: Option<Seat>) -> View {
@@ -156,20 +166,14 @@ pub fn build(state: &State, viewer: Option<Seat>) -> View {
             (Some(_), _, None) => Must::DrawEdge,
         },
     };
-    let result = state.is_over().then(|| {
+    let result = state.winner().map(|winner| {
         let s = state.scores();
-        let last = state.last_mover().unwrap_or(0);
-        let winner = if s[0] == s[1] {
-            last
-        } else if s[0] > s[1] {
-            0
-        } else {
-            1
-        };
+        let withdrawn = state.withdrawn();
         ResultView {
             winner,
-            by_last_move: s[0] == s[1],
-            stalled: !state.isolated().is_empty(),
+            by_last_move: withdrawn.is_none() && s[0] == s[1],
+            stalled: withdrawn.is_none() && !state.isolated().is_empty(),
+            withdrawn: withdrawn.map(|(seat, how)| WithdrawnView { seat, how }),
         }
     });
     View {
@@ -185,6 +189,10 @@ pub fn build(state: &State, viewer: Option<Seat>) -> View {
         turn,
         takebacks: state.takebacks().to_vec(),
         takebacks_left: (0..2).map(|s| state.requests_left(s)).collect(),
+        example: (!state.is_over())
+            .then(|| map.legal_edges().first())
+            .flatten()
+            .map(|&(a, b)| format!("{}-{}", label(a), label(b))),
         legal_edges: if state.is_over() {
             0
         } else {
@@ -260,14 +268,20 @@ pub fn render(v: &View, names: &[String]) -> String {
     let who = |s: Seat| format!("{} ({})", names[s], marks[s]);
     let unit = match v.score {
         Score::Count => "seas",
-        Score::Area => "half squares of captured sea",
+        Score::Area => "area of captured seas",
     };
     let score_line = v
         .scores
         .iter()
         .map(|s| match v.score {
             Score::Count => format!("{} {}", who(s.seat), seas(s.seas)),
-            Score::Area => format!("{} {} ({})", who(s.seat), s.score, seas(s.seas)),
+            Score::Area => format!(
+                "{} {} = {} half squares ({})",
+                who(s.seat),
+                squares(s.area),
+                s.area,
+                seas(s.seas)
+            ),
         })
         .collect::<Vec<_>>()
         .join(", ");
@@ -287,11 +301,11 @@ pub fn render(v: &View, names: &[String]) -> String {
     let open: Vec<&SeaView> = v.seas.iter().filter(|s| s.captor.is_none()).collect();
     for s in v.seas.iter().filter(|s| s.captor.is_some()) {
         out.push_str(&format!(
-            "  sea {}: {} — captured by {}, area {}\n",
+            "  sea {}: {} — captured by {}, {}\n",
             s.id,
             s.boundary.join("-"),
             names[s.captor.expect("filtered")],
-            half_units(s.area)
+            squares(s.area)
         ));
     }
     for s in &open {
@@ -312,24 +326,31 @@ pub fn render(v: &View, names: &[String]) -> String {
         .filter(|s| s.isolated)
         .map(|s| s.label.as_str())
         .collect();
-    if !isolated.is_empty() {
+    if !isolated.is_empty() && v.result.is_none() {
         out.push_str(&format!(
             "Isolated stars: {} (the game ends when none is left)\n",
             isolated.join(" ")
         ));
     }
-    out.push_str(&format!(
-        "Takebacks left: {} {}, {} {}\n",
-        names[0], v.takebacks_left[0], names[1], v.takebacks_left[1]
-    ));
+    if v.result.is_none() && v.first.is_some() {
+        out.push_str(&format!(
+            "Takebacks left: {} {}, {} {}\n",
+            names[0], v.takebacks_left[0], names[1], v.takebacks_left[1]
+        ));
+    }
     match (&v.result, &v.turn) {
         (Some(r), _) => {
-            let why = if r.stalled {
-                "no edge could be drawn any more"
+            let why = if let Some(w) = &r.withdrawn {
+                match w.how {
+                    Withdrawal::Resigned => format!("{} resigned", names[w.seat]),
+                    Withdrawal::Abandoned => format!("{} stopped answering", names[w.seat]),
+                }
+            } else if r.stalled {
+                "no edge could be drawn any more".into()
             } else if r.by_last_move {
-                "the scores are tied and they made the last move"
+                "the scores are tied and they made the last move".into()
             } else {
-                "with the higher score"
+                "with the higher score".into()
             };
             out.push_str(&format!("Game over: {} wins ({why}).\n", names[r.winner]));
         }
@@ -347,7 +368,8 @@ pub fn render(v: &View, names: &[String]) -> String {
                     names[1 - s]
                 ),
                 _ => format!(
-                    "draw an edge, e.g. `A-B` or `3,4-7,1` ({} possible)",
+                    "draw an edge, e.g. `{}` ({} possible)",
+                    v.example.as_deref().unwrap_or("A-B"),
                     v.legal_edges
                 ),
             };
@@ -366,11 +388,13 @@ fn seas(n: i64) -> String {
     }
 }
 
-fn half_units(a: i64) -> String {
-    if a % 2 == 0 {
-        format!("{}", a / 2)
-    } else {
-        format!("{}.5", a / 2)
+/// An area given in half squares, in squares: `4 squares`, `1.5 squares`.
+pub fn squares(half: i64) -> String {
+    let whole = half / 2;
+    match (half % 2 != 0, whole) {
+        (true, _) => format!("{whole}.5 squares"),
+        (false, 1) => "1 square".into(),
+        (false, _) => format!("{whole} squares"),
     }
 }
 

@@ -82,6 +82,12 @@ pub enum Ending {
     /// when three seats spread 27 tokens over 30 stars): the game ends with
     /// the coins as they stand.
     Stalled,
+    /// A seat resigned, or the others claimed it stopped answering; the log
+    /// places it last (protocol §7).
+    Withdrawn {
+        seat: Seat,
+        how: crate::games::Withdrawal,
+    },
 }
 
 /// An index into the game's board set.
@@ -1109,6 +1115,10 @@ impl Game for StarrySky {
     /// table when full), so a game has at most as many moves as the set has
     /// stars; each scored board asks at most every seat but the completer
     /// for one reveal.
+    fn withdraw(state: &mut State, seat: Seat, how: crate::games::Withdrawal) {
+        state.phase = Phase::Over(Ending::Withdrawn { seat, how });
+    }
+
     fn max_entries(options: &Options, seats: usize) -> u64 {
         let boards = match &options.boards {
             Some(b) => b.clone(),

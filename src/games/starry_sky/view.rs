@@ -411,6 +411,15 @@ pub(super) fn render(view: &View) -> String {
                 out,
                 "Game over: stalled — nobody can place a token and no board can be completed; coins stand as they are."
             ),
+            Ending::Withdrawn { seat, how } => writeln!(
+                out,
+                "Game over: {} {}.",
+                me(*seat),
+                match how {
+                    crate::games::Withdrawal::Resigned => "resigned",
+                    crate::games::Withdrawal::Abandoned => "stopped answering (abandoned)",
+                }
+            ),
         },
     };
     out
