@@ -7,7 +7,7 @@
 use starry::games::starry_night::sky::Sky;
 use starry::games::starry_night::{Intent, Options, Score, StarryNight, State};
 use starry::games::starry_sky::StarrySky;
-use starry::games::{Context, Draw, Game, Own, Turn};
+use starry::games::{Draw, Game, Own, Turn, play_own, reveal_own};
 use starry::log::Replay;
 
 fn main() {
@@ -41,42 +41,11 @@ fn self_play(seats: usize, seed: u8) -> usize {
             Turn::Move(s) => {
                 let mut all = StarrySky::intents(&state, s, &own[s]);
                 let intent = all.swap_remove(draw.below(all.len()));
-                let sealed = StarrySky::seal(&state, s, &intent, &own[s]).unwrap();
-                let reveals = sealed
-                    .reveals
-                    .iter()
-                    .map(|r| (*r, own[s].hidden.remove(r).unwrap()))
-                    .collect();
-                let ctx = starry::games::Context {
-                    seat: s,
-                    at,
-                    commitments: sealed.hidden.len() as u32,
-                    reveals,
-                };
-                StarrySky::play(&mut state, &ctx, &sealed.action).unwrap();
-                for (i, h) in sealed.hidden.into_iter().enumerate() {
-                    own[s].hidden.insert(
-                        starry::games::HiddenRef {
-                            entry: at,
-                            slot: i as u32,
-                        },
-                        h,
-                    );
-                }
+                play_own::<StarrySky>(&mut state, s, &intent, &mut own[s], at).unwrap();
                 moves += 1;
             }
             Turn::Reveal(s, refs) => {
-                let reveals = refs
-                    .iter()
-                    .map(|r| (*r, own[s].hidden.remove(r).unwrap()))
-                    .collect();
-                let ctx = starry::games::Context {
-                    seat: s,
-                    at,
-                    commitments: 0,
-                    reveals,
-                };
-                StarrySky::reveal(&mut state, &ctx).unwrap();
+                reveal_own::<StarrySky>(&mut state, s, &refs, &mut own[s], at).unwrap();
             }
         }
         at += 1;
@@ -118,7 +87,7 @@ fn night_seed(seed: u64) -> [u8; 32] {
 fn night_play(options: &Options, seed: u64, limit: usize) -> (State, usize) {
     let mut draw = Draw::new(night_seed(seed));
     let mut state = StarryNight::setup(options, 2, &mut draw).unwrap();
-    let own = Own::default();
+    let mut own = Own::default();
     let mut edges = 0;
     let mut at = 1u64;
     while edges < limit {
@@ -130,14 +99,7 @@ fn night_play(options: &Options, seed: u64, limit: usize) -> (State, usize) {
         let mut all = StarryNight::intents(&state, seat, &own);
         let intent = all.swap_remove(draw.below(all.len()));
         edges += usize::from(matches!(intent, Intent::Edge(..)));
-        let sealed = StarryNight::seal(&state, seat, &intent, &own).unwrap();
-        let ctx = Context {
-            seat,
-            at,
-            commitments: 0,
-            reveals: vec![],
-        };
-        StarryNight::play(&mut state, &ctx, &sealed.action).unwrap();
+        play_own::<StarryNight>(&mut state, seat, &intent, &mut own, at).unwrap();
         at += 1;
     }
     (state, edges)

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use starry::games::starry_night::StarryNight;
 use starry::games::starry_sky::StarrySky;
-use starry::games::{Context, Draw, Game, HiddenRef, Own, Turn};
+use starry::games::{Draw, Game, Own, Turn, play_own, reveal_own};
 
 fn check(name: &str, got: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -80,18 +80,11 @@ fn starry_night(score: &str) -> String {
                 all.swap_remove(choose.below(all.len()))
             }
         };
-        let sealed = G::seal(&state, seat, &intent, &Own::default()).unwrap();
-        let ctx = Context {
-            seat,
-            at: step,
-            commitments: 0,
-            reveals: Vec::new(),
-        };
-        G::play(&mut state, &ctx, &sealed.action).unwrap();
+        let action = play_own::<G>(&mut state, seat, &intent, &mut Own::default(), step).unwrap();
         let what = format!(
             "{step}: {} plays `{intent}` — {}",
             names[seat],
-            G::describe(&state, &sealed.action)
+            G::describe(&state, &action)
         );
         show(&mut out, &state, &what);
     }
@@ -160,46 +153,15 @@ fn starry_sky(variants: &[(&str, &str)], every_view: bool) -> String {
             Turn::Move(s) => {
                 let mut all = G::intents(&state, s, &own[s]);
                 let intent = all.swap_remove(draw.below(all.len()));
-                let sealed = G::seal(&state, s, &intent, &own[s]).unwrap();
-                let reveals = sealed
-                    .reveals
-                    .iter()
-                    .map(|r| (*r, own[s].hidden.remove(r).unwrap()))
-                    .collect();
-                let ctx = Context {
-                    seat: s,
-                    at,
-                    commitments: sealed.hidden.len() as u32,
-                    reveals,
-                };
-                G::play(&mut state, &ctx, &sealed.action).unwrap();
-                for (i, h) in sealed.hidden.into_iter().enumerate() {
-                    own[s].hidden.insert(
-                        HiddenRef {
-                            entry: at,
-                            slot: i as u32,
-                        },
-                        h,
-                    );
-                }
+                let action = play_own::<G>(&mut state, s, &intent, &mut own[s], at).unwrap();
                 format!(
                     "{at}: {} plays `{intent}` — {}",
                     names[s],
-                    G::describe(&state, &sealed.action)
+                    G::describe(&state, &action)
                 )
             }
             Turn::Reveal(s, refs) => {
-                let reveals = refs
-                    .iter()
-                    .map(|r| (*r, own[s].hidden.remove(r).unwrap()))
-                    .collect();
-                let ctx = Context {
-                    seat: s,
-                    at,
-                    commitments: 0,
-                    reveals,
-                };
-                G::reveal(&mut state, &ctx).unwrap();
+                reveal_own::<G>(&mut state, s, &refs, &mut own[s], at).unwrap();
                 format!("{at}: {} reveals", names[s])
             }
         };

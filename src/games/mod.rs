@@ -340,6 +340,67 @@ pub trait Game: Sized {
     fn describe(state: &Self::State, action: &Self::Action) -> String;
 }
 
+/// Plays `intent` for `seat` the way its own program does, in the pure
+/// engine with no log: seals it, opens from `own` the hidden values the move
+/// must reveal, applies it as entry `at`, and keeps the values it commits to
+/// in `own`. For self-play (benchmarks, golden playthroughs); returns the
+/// action as the log would record it.
+pub fn play_own<G: Game>(
+    state: &mut G::State,
+    seat: Seat,
+    intent: &G::Intent,
+    own: &mut Own<G::Hidden>,
+    at: u64,
+) -> Result<G::Action, RuleError> {
+    let sealed = G::seal(state, seat, intent, own)?;
+    let ctx = Context {
+        seat,
+        at,
+        commitments: sealed.hidden.len() as u32,
+        reveals: take_own(own, &sealed.reveals)?,
+    };
+    G::play(state, &ctx, &sealed.action)?;
+    for (slot, h) in sealed.hidden.into_iter().enumerate() {
+        own.hidden.insert(
+            HiddenRef {
+                entry: at,
+                slot: slot as u32,
+            },
+            h,
+        );
+    }
+    Ok(sealed.action)
+}
+
+/// Makes the reveal the game asks `seat` for (`Turn::Reveal`) from its own
+/// values, as entry `at`; the pure-engine counterpart of `starry reveal`.
+pub fn reveal_own<G: Game>(
+    state: &mut G::State,
+    seat: Seat,
+    refs: &[HiddenRef],
+    own: &mut Own<G::Hidden>,
+    at: u64,
+) -> Result<(), RuleError> {
+    let ctx = Context {
+        seat,
+        at,
+        commitments: 0,
+        reveals: take_own(own, refs)?,
+    };
+    G::reveal(state, &ctx)
+}
+
+/// Removes the values of `refs` from `own`, in order.
+fn take_own<H>(own: &mut Own<H>, refs: &[HiddenRef]) -> Result<Vec<(HiddenRef, H)>, RuleError> {
+    refs.iter()
+        .map(|r| {
+            own.hidden.remove(r).map(|h| (*r, h)).ok_or_else(|| {
+                RuleError::wrong_reveals("reveals", format!("{r} is not a value of this seat's"))
+            })
+        })
+        .collect()
+}
+
 /// How many players a game takes, in words: `2` or `3 to 5`.
 pub fn seat_range<G: Game>() -> String {
     let (lo, hi) = (*G::SEATS.start(), *G::SEATS.end());

@@ -103,27 +103,10 @@ impl Table {
         self.starry(Some(0), &args)
     }
 
-    /// Seat 0 creates the game with these variants.
+    /// Seat 0 creates a Starry Sky game with these variants.
     pub fn create(&self, variants: &[&str]) {
-        let players = self.emails.join(",");
-        let mut args = vec![
-            "new",
-            "starry-sky",
-            "--players",
-            &players,
-            "--out",
-            self.log_str(),
-        ];
-        for v in variants {
-            args.push("--variant");
-            args.push(v);
-        }
-        let out = self.starry(Some(0), &args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let args: Vec<&str> = variants.iter().flat_map(|v| ["--variant", v]).collect();
+        self.create_game("starry-sky", &args);
     }
 
     /// `starry new GAME --players (everyone) --out LOG EXTRA…` as seat 0.
@@ -137,10 +120,7 @@ impl Table {
     /// Seat 0 creates a game of `game` for every player at the table, with
     /// extra arguments (variants, a sky), requiring success.
     pub fn create_game(&self, game: &str, extra: &[&str]) {
-        let players = self.emails.join(",");
-        let mut args = vec!["new", game, "--players", &players, "--out", self.log_str()];
-        args.extend_from_slice(extra);
-        let out = self.starry(Some(0), &args);
+        let out = self.new_game_of(game, extra);
         assert!(
             out.status.success(),
             "{}",

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::games::{Context, Game, Own};
+use crate::games::{Context, Game, Own, play_own};
 
 type G = StarryNight;
 
@@ -86,15 +86,8 @@ fn random_game(count: u32, width: u32, height: u32, seed: u64, check_every: usiz
         let mut all = G::intents(&state, seat, &Own::default());
         assert!(!all.is_empty(), "whoever must move can");
         let intent = all.swap_remove(draw.below(all.len()));
-        let sealed = G::seal(&state, seat, &intent, &Own::default()).unwrap();
-        let ctx = Context {
-            seat,
-            at: step as u64,
-            commitments: 0,
-            reveals: Vec::new(),
-        };
         let seas_before = state.map().seas().count();
-        G::play(&mut state, &ctx, &sealed.action).unwrap();
+        play_own::<G>(&mut state, seat, &intent, &mut Own::default(), step as u64).unwrap();
         if let Some(d) = state.drawn().last() {
             assert!(d.captured.len() <= 1, "one edge captures at most one sea");
             assert!(
@@ -176,8 +169,7 @@ fn a_takeback_restores_the_earlier_position_exactly() {
         }
         let mut all = G::intents(&state, seat, &Own::default());
         let intent = all.swap_remove(draw.below(all.len()));
-        let sealed = G::seal(&state, seat, &intent, &Own::default()).unwrap();
-        G::play(&mut state, &ctx, &sealed.action).unwrap();
+        play_own::<G>(&mut state, seat, &intent, &mut Own::default(), 0).unwrap();
     }
     assert!(requested > 0);
 }
