@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::app::report::*;
 use crate::games::Game;
+use crate::games::star_map::StarMap;
 use crate::games::starry_night::StarryNight;
 use crate::games::starry_sky::{self, StarrySky};
 use crate::log::entry;
@@ -89,6 +90,30 @@ pub fn all() -> Vec<(&'static str, Value)> {
         (
             "starry-night-ingest.json",
             schema::<IngestReport<<StarryNight as Game>::View>>(),
+        ),
+        (
+            "star-map-options.json",
+            schema::<<StarMap as Game>::Options>(),
+        ),
+        (
+            "star-map-action.json",
+            schema::<<StarMap as Game>::Action>(),
+        ),
+        (
+            "star-map-view.json",
+            schema::<ViewReport<<StarMap as Game>::View>>(),
+        ),
+        (
+            "star-map-ingest.json",
+            schema::<IngestReport<<StarMap as Game>::View>>(),
+        ),
+        (
+            "star-map-discs.json",
+            schema::<crate::games::star_map::data::DiscFile>(),
+        ),
+        (
+            "star-map-parts.json",
+            schema::<crate::games::star_map::data::PartFile>(),
         ),
         (
             "rules-replay-input.json",

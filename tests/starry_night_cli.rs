@@ -237,7 +237,7 @@ fn a_sky_is_checked_when_the_game_is_created() {
             "cannot be used with",
         ),
         (&["--variant", "score=most"], "score=count or score=area"),
-        (&["--boards", "x.json"], "--boards is for starry-sky"),
+        (&["--boards", "x.json"], "--boards sets Starry Sky's boards"),
         (
             &["--random-stars", "170", "--grid", "40x40"],
             "beacon chain",

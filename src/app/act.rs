@@ -121,33 +121,86 @@ pub fn new_game(a: &NewArgs) -> Result<Output> {
         .map(|p| parse_seat(p))
         .collect::<Result<Vec<_>>>()?;
     let mut pairs = parse_variants(&a.variants)?;
-    let night = a.game == crate::games::starry_night::StarryNight::NAME;
-    let sky_flags = [
-        ("--stars", a.stars.is_some()),
-        ("--stars-file", a.stars_file.is_some()),
-        ("--random-stars", a.random_stars.is_some()),
-        ("--grid", a.grid.is_some()),
+    // Each game's own flags; another game's are refused by name.
+    let flags: [(&str, bool, &str); 8] = [
+        (
+            "--boards",
+            a.boards.is_some(),
+            crate::games::starry_sky::StarrySky::NAME,
+        ),
+        (
+            "--stars",
+            a.stars.is_some(),
+            crate::games::starry_night::StarryNight::NAME,
+        ),
+        (
+            "--stars-file",
+            a.stars_file.is_some(),
+            crate::games::starry_night::StarryNight::NAME,
+        ),
+        (
+            "--random-stars",
+            a.random_stars.is_some(),
+            crate::games::starry_night::StarryNight::NAME,
+        ),
+        (
+            "--grid",
+            a.grid.is_some(),
+            crate::games::starry_night::StarryNight::NAME,
+        ),
+        (
+            "--map",
+            a.map.is_some(),
+            crate::games::star_map::StarMap::NAME,
+        ),
+        (
+            "--parts",
+            a.parts.is_some(),
+            crate::games::star_map::StarMap::NAME,
+        ),
+        (
+            "--discs",
+            a.discs.is_some(),
+            crate::games::star_map::StarMap::NAME,
+        ),
     ];
-    if let (false, Some((flag, _))) = (night, sky_flags.iter().find(|(_, given)| *given)) {
+    if let Some((flag, _, game)) = flags.iter().find(|(_, given, g)| *given && *g != a.game) {
+        let what = match *game {
+            "starry-sky" => "sets Starry Sky's boards",
+            "starry-night" => "sets Starry Night's sky",
+            _ => "sets Star Map's map and discs",
+        };
         return Err(Error::Usage(format!(
-            "{flag} sets Starry Night's sky; {} has no stars to place (see `starry new --help`)",
+            "{flag} {what}; it is not an option of {} (see `starry new --help`)",
             crate::text::excerpt(&a.game)
         )));
-    }
-    if night && a.boards.is_some() {
-        return Err(Error::Usage(
-            "--boards is for starry-sky; Starry Night's sky is set with --stars, --stars-file or \
-             --random-stars and --grid"
-                .into(),
-        ));
     }
     for (key, value) in [
         ("stars", &a.stars),
         ("random-stars", &a.random_stars),
         ("grid", &a.grid),
+        ("map", &a.map),
     ] {
         if let Some(v) = value {
             pairs.push((key.to_string(), v.clone()));
+        }
+    }
+    for (key, path, cannot, what) in [
+        (
+            "parts",
+            &a.parts,
+            "cannot read the part file",
+            "the part file",
+        ),
+        (
+            "discs",
+            &a.discs,
+            "cannot read the disc file",
+            "the disc file",
+        ),
+    ] {
+        if let Some(p) = path {
+            pairs.push((key.to_string(), read_small(p, cannot, what)?));
         }
     }
     let extra = match (&a.boards, &a.stars_file) {

@@ -58,6 +58,10 @@ macro_rules! with_game {
                 type $G = $crate::games::starry_night::StarryNight;
                 $body
             }
+            <$crate::games::star_map::StarMap as $crate::games::Game>::NAME => {
+                type $G = $crate::games::star_map::StarMap;
+                $body
+            }
             other => Err($crate::app::unknown_game(other)),
         }
     };
@@ -65,7 +69,7 @@ macro_rules! with_game {
 
 pub fn unknown_game(name: &str) -> Error {
     Error::Usage(format!(
-        "unknown game `{}`; this program plays: starry-sky, starry-night (see `starry rules list`)",
+        "unknown game `{}`; this program plays: starry-sky, starry-night, star-map (see `starry rules list`)",
         crate::text::excerpt(name)
     ))
 }

@@ -9,6 +9,7 @@ use super::report::{GameInfo, RulesList, VariantInfo};
 use crate::cli::RulesCommand;
 use crate::error::{Error, Result};
 use crate::games::Game;
+use crate::games::star_map::StarMap;
 use crate::games::starry_night::StarryNight;
 use crate::games::starry_sky::StarrySky;
 use crate::games::starry_sky::referee::MAX_POSITION_BYTES;
@@ -17,7 +18,11 @@ use crate::text::{excerpt_bytes, inline};
 pub fn run(cmd: RulesCommand) -> Result<Output> {
     match cmd {
         RulesCommand::List => {
-            let games = vec![info::<StarrySky>(), info::<StarryNight>()];
+            let games = vec![
+                info::<StarrySky>(),
+                info::<StarryNight>(),
+                info::<StarMap>(),
+            ];
             let mut text = String::new();
             for g in &games {
                 let players = if g.min_players == g.max_players {

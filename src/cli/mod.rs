@@ -148,7 +148,7 @@ pub struct IngestArgs {
 starts, from randomness every player contributes (default 12 stars on 10x10; 10 to 15 play well)."
 )]
 pub struct NewArgs {
-    /// The game: starry-sky or starry-night.
+    /// The game: starry-sky, starry-night or star-map.
     pub game: String,
     /// Seats in turn order, comma-separated: `EMAIL` or `Name <EMAIL>`, optionally followed by
     /// `key:HEX` (as `starry id show` prints it) to pin the seat so that only that key can take it;
@@ -173,6 +173,16 @@ pub struct NewArgs {
     /// Starry Night: the grid, W×H points (default 10x10; with --stars, just large enough).
     #[arg(long, value_name = "WxH")]
     pub grid: Option<String>,
+    /// Star Map: the map parts' sides: random, easy (bonus sides), hard (symbol sides), mixed
+    /// (eight each), or 16 parts in reading order of their places, e.g. "1b 2s 3b 4b / 5s …".
+    #[arg(long, value_name = "LAYOUT")]
+    pub map: Option<String>,
+    /// Star Map: custom map parts (JSON, see docs/star-map.md), replacing the shipped 16.
+    #[arg(long, value_name = "FILE")]
+    pub parts: Option<PathBuf>,
+    /// Star Map: a custom disc set (JSON, see docs/star-map.md), replacing the shipped 56 discs.
+    #[arg(long, value_name = "FILE")]
+    pub discs: Option<PathBuf>,
     /// Where to write the new log; must not exist. Default: $STARRY_HOME/games/GAME-ID.jsonl.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -256,10 +266,10 @@ pub enum RulesCommand {
 
 #[derive(Args, Debug)]
 pub struct DemoArgs {
-    /// The game: starry-sky or starry-night.
+    /// The game: starry-sky, starry-night or star-map.
     #[arg(long, default_value = "starry-sky")]
     pub game: String,
-    /// Number of players (Starry Sky 3 to 5, default 3; Starry Night 2).
+    /// Number of players (Starry Sky 3 to 5, default 3; Starry Night 2; Star Map 2 to 4, default 2).
     #[arg(long)]
     pub players: Option<usize>,
     /// A variant, e.g. `doubling=compound`.

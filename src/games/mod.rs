@@ -18,6 +18,7 @@
 //!   secrets; [`Game::seal`] splits it into the public action that goes into
 //!   the log, the values to commit to and the values to reveal.
 
+pub mod star_map;
 pub mod starry_night;
 pub mod starry_sky;
 
@@ -28,6 +29,11 @@ use schemars::JsonSchema;
 use serde::{Serialize, de::DeserializeOwned};
 
 pub use crate::draw::Draw;
+
+/// The hidden value of a game that hides nothing (Starry Night, Star Map):
+/// a type with no values.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, JsonSchema)]
+pub enum Nothing {}
 
 /// A player's index in the seat list (and in turn order).
 pub type Seat = usize;
@@ -137,8 +143,13 @@ pub struct Standing {
     pub seat: Seat,
     /// 1 is best; equal scores share a rank.
     pub rank: u32,
-    /// The game's score (coins, points, seas).
+    /// The game's score (coins, points, seas); in a team game, the team's.
     pub score: i64,
+    /// The seat's team in a team game (Star Map with four players: seats
+    /// 0 and 2 are team 0, seats 1 and 3 team 1); partners share score and
+    /// rank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<u32>,
 }
 
 /// A rule was broken. `rule` is a short stable name (used in errors and
@@ -420,6 +431,7 @@ pub fn rank_by_score(scores: &[i64]) -> Vec<Standing> {
             seat,
             rank: 1 + scores.iter().filter(|&&s| s > score).count() as u32,
             score,
+            team: None,
         })
         .collect();
     rows.sort_by_key(|r| (r.rank, r.seat));

@@ -1557,26 +1557,34 @@ pub fn most_entries_per_seat(moves: u64, seats: usize) -> u64 {
 
 /// The game's standings `rows` for `n` seats with seat `last` (one that
 /// resigned or abandoned the game), if any, placed last whatever its score
-/// and the others ranked among themselves.
+/// — with its partners, in a team game, sharing that rank — and the others
+/// ranked among themselves.
 pub fn placed_last(rows: Vec<Standing>, n: usize, last: Option<Seat>) -> Vec<Standing> {
     let Some(r) = last else { return rows };
-    let scores: Vec<i64> = (0..n)
-        .map(|s| rows.iter().find(|x| x.seat == s).map_or(0, |x| x.score))
+    let row = |s: Seat| rows.iter().find(|x| x.seat == s);
+    let scores: Vec<i64> = (0..n).map(|s| row(s).map_or(0, |x| x.score)).collect();
+    let team = |s: Seat| row(s).and_then(|x| x.team);
+    let out_seats: Vec<Seat> = (0..n)
+        .filter(|&s| s == r || (team(r).is_some() && team(s) == team(r)))
         .collect();
-    let others: Vec<Seat> = (0..n).filter(|&s| s != r).collect();
+    let others: Vec<Seat> = (0..n).filter(|s| !out_seats.contains(s)).collect();
     let other_scores: Vec<i64> = others.iter().map(|&s| scores[s]).collect();
     let mut out: Vec<Standing> = rank_by_score(&other_scores)
         .into_iter()
         .map(|st| Standing {
             seat: others[st.seat],
+            team: team(others[st.seat]),
             ..st
         })
         .collect();
-    out.push(Standing {
-        seat: r,
-        rank: others.len() as u32 + 1,
-        score: scores[r],
-    });
+    for s in out_seats {
+        out.push(Standing {
+            seat: s,
+            rank: others.len() as u32 + 1,
+            score: scores[s],
+            team: team(s),
+        });
+    }
     out
 }
 

@@ -940,6 +940,4 @@ impl Game for StarryNight {
     }
 }
 
-/// Starry Night hides nothing: a type with no values.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub enum Nothing {}
+pub use crate::games::Nothing;

@@ -1,0 +1,1167 @@
+//! Star Map (Andrea Boennen's Sternenhimmel; seed 003): two to four players
+//! lay star discs on a map of 16 parts so that equal stars touch; a group of
+//! three or more equal stars scores its size. Four players play as two
+//! teams. The rules as implemented, with every ruling, are in
+//! docs/star-map.md.
+//!
+//! The material is data (`data`), the map and its rules are `map`, and
+//! `view` draws it. Draws after a placement are random events resolved by
+//! the next seat's entry (docs/protocol.md, section 6.3).
+
+pub mod data;
+pub mod map;
+pub mod view;
+
+#[cfg(test)]
+mod properties;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use self::data::{DiscFile, DiscId, PartFile, Rotation, Set, Shape, Side};
+use self::map::{Layout, Map, PlacedPart, Placement, Scored, Sq};
+use crate::games::{
+    Context, Draw, Game, Nothing, Own, PendingEvent, RuleError, Sealed, Seat, Standing, Turn,
+    Withdrawal,
+};
+
+/// Discs dealt to each hand at the start, by shape ([`Shape::ALL`] order).
+pub const HAND: [usize; 4] = [1, 1, 2, 2];
+
+pub struct StarMap;
+
+/// How the map is laid out at setup.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MapChoice {
+    /// Parts in random places, each on a random side.
+    #[default]
+    Random,
+    /// Parts in random places, all on their bonus side.
+    Easy,
+    /// Parts in random places, all on their symbol side.
+    Hard,
+    /// Parts in random places, eight on each side, at random.
+    Mixed,
+    /// These parts, in reading order of their places.
+    Layout(Layout),
+}
+
+/// Game options, stored in the genesis.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    #[serde(default)]
+    pub map: MapChoice,
+    /// A custom disc set (`--discs FILE`), kept whole so that an audit needs
+    /// nothing but the log; absent means the shipped set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discs: Option<DiscFile>,
+    /// Custom map parts (`--parts FILE`); absent means the shipped parts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<PartFile>,
+}
+
+impl Options {
+    /// The validated material these options name.
+    pub fn set(&self) -> Result<Set, RuleError> {
+        let discs = self.discs.clone().unwrap_or_else(data::shipped_discs);
+        let parts = self.parts.clone().unwrap_or_else(data::shipped_parts);
+        data::validate(&discs, &parts)
+    }
+}
+
+/// A placement as the log records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Place {
+    /// The disc, by its index in the disc set (0-based).
+    pub disc: DiscId,
+    /// The square of the disc's first field.
+    pub at: Sq,
+    /// A quarter turn clockwise: 0, 90, 180 or 270.
+    pub rotation: Rotation,
+    /// The stack to draw from when the placed disc's own stack is empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw: Option<Shape>,
+}
+
+/// A move as the log records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    Place(Place),
+    /// The seat has no legal placement (only when its entry is needed to
+    /// draw the previous player's disc; otherwise it is skipped).
+    Pass,
+}
+
+/// What a player says: `corner2 f7 r90`, `two1 c3 r180 draw one`, `pass`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Intent {
+    Place {
+        /// The disc's name in the hand: its shape and its number among
+        /// the hand's discs of that shape, from 1.
+        name: (Shape, usize),
+        placement: Placement,
+        draw: Option<Shape>,
+    },
+    Pass,
+}
+
+impl fmt::Display for Intent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Intent::Place {
+                name: (shape, k),
+                placement,
+                draw,
+            } => {
+                write!(f, "{shape}{k} {}", placement.at)?;
+                if *shape != Shape::One {
+                    write!(f, " {}", placement.rotation)?;
+                }
+                if let Some(d) = draw {
+                    write!(f, " draw {d}")?;
+                }
+                Ok(())
+            }
+            Intent::Pass => f.write_str("pass"),
+        }
+    }
+}
+
+/// A move that was made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Moved {
+    Placed {
+        seat: Seat,
+        placement: Placement,
+        squares: Vec<Sq>,
+        scored: Scored,
+        /// The stack the seat draws from, if any disc was left.
+        draw: Option<Shape>,
+    },
+    Passed {
+        seat: Seat,
+    },
+}
+
+impl Moved {
+    pub fn seat(&self) -> Seat {
+        match self {
+            Moved::Placed { seat, .. } | Moved::Passed { seat } => *seat,
+        }
+    }
+}
+
+/// A draw waiting for the next seat's entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PendingDraw {
+    pub id: u64,
+    pub causer: Seat,
+    pub shape: Shape,
+}
+
+#[derive(Clone, Debug)]
+pub struct State {
+    set: Arc<Set>,
+    layout: Layout,
+    map: Map,
+    start: (DiscId, Rotation),
+    hands: Vec<Vec<DiscId>>,
+    /// What is left of each stack, in set order ([`Shape::ALL`] order).
+    stacks: [Vec<DiscId>; 4],
+    points: Vec<i64>,
+    history: Vec<Moved>,
+    pending: Option<PendingDraw>,
+    to_move: Option<Seat>,
+    withdrawn: Option<(Seat, Withdrawal)>,
+}
+
+impl State {
+    pub fn set(&self) -> &Set {
+        &self.set
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    pub fn map(&self) -> &Map {
+        &self.map
+    }
+
+    pub fn seats(&self) -> usize {
+        self.hands.len()
+    }
+
+    /// The start disc and how it is turned (its first field, the elbow, is
+    /// on f6, g6, g7 or f7 for 0, 90, 180, 270).
+    pub fn start(&self) -> (DiscId, Rotation) {
+        self.start
+    }
+
+    pub fn hand(&self, seat: Seat) -> &[DiscId] {
+        &self.hands[seat]
+    }
+
+    /// Discs left in a stack, not counting one promised to a pending draw.
+    pub fn stack_left(&self, shape: Shape) -> usize {
+        let reserved = self.pending.is_some_and(|p| p.shape == shape) as usize;
+        self.stacks[shape.index()].len() - reserved
+    }
+
+    pub fn history(&self) -> &[Moved] {
+        &self.history
+    }
+
+    pub fn pending_draw(&self) -> Option<PendingDraw> {
+        self.pending
+    }
+
+    pub fn to_move(&self) -> Option<Seat> {
+        self.to_move
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.to_move.is_none()
+    }
+
+    pub fn withdrawn(&self) -> Option<(Seat, Withdrawal)> {
+        self.withdrawn
+    }
+
+    /// Four players play in two teams: seats 1 and 3 against 2 and 4.
+    pub fn team_of(&self, seat: Seat) -> Option<u32> {
+        (self.seats() == 4).then_some((seat % 2) as u32)
+    }
+
+    /// Points scored by placing, per seat.
+    pub fn placement_points(&self, seat: Seat) -> i64 {
+        self.points[seat]
+    }
+
+    /// The minus points of a hand: one per field of each disc in it. They
+    /// count once the game is over.
+    pub fn hand_fields(&self, seat: Seat) -> i64 {
+        self.hands[seat]
+            .iter()
+            .map(|&d| self.set.discs[d as usize].fields.len() as i64)
+            .sum()
+    }
+
+    /// A seat's own score: its placements, less its hand once the game is
+    /// over (a seat that withdrew keeps its hand's minus points too).
+    pub fn own_score(&self, seat: Seat) -> i64 {
+        self.points[seat]
+            - if self.is_over() {
+                self.hand_fields(seat)
+            } else {
+                0
+            }
+    }
+
+    /// The score that ranks a seat: its team's with four players.
+    pub fn score(&self, seat: Seat) -> i64 {
+        match self.team_of(seat) {
+            Some(t) => (0..4)
+                .filter(|&s| s % 2 == t as usize)
+                .map(|s| self.own_score(s))
+                .sum(),
+            None => self.own_score(seat),
+        }
+    }
+
+    /// The name of each disc in a hand (`corner1`, `two2`), in hand order.
+    pub fn hand_names(&self, seat: Seat) -> Vec<(DiscId, (Shape, usize))> {
+        let mut count = [0usize; 4];
+        self.hands[seat]
+            .iter()
+            .map(|&d| {
+                let shape = self.set.discs[d as usize].shape;
+                count[shape.index()] += 1;
+                (d, (shape, count[shape.index()]))
+            })
+            .collect()
+    }
+
+    /// Every legal placement for a seat's hand.
+    pub fn placements(&self, seat: Seat) -> Vec<Placement> {
+        self.map.legal(&self.set, &self.hands[seat])
+    }
+
+    fn can_place(&self, seat: Seat) -> bool {
+        self.map.any_legal(&self.set, &self.hands[seat])
+    }
+
+    /// The stacks a seat may choose to draw from after placing a disc of
+    /// `shape`: none if that stack has discs left (it draws from it) or if
+    /// every stack is empty.
+    pub fn draw_choices(&self, shape: Shape) -> Vec<Shape> {
+        if self.stack_left(shape) > 0 {
+            return Vec::new();
+        }
+        Shape::ALL
+            .into_iter()
+            .filter(|&s| self.stack_left(s) > 0)
+            .collect()
+    }
+
+    fn check_turn(&self, seat: Seat) -> Result<(), RuleError> {
+        match self.to_move {
+            None => Err(RuleError::illegal(
+                "over",
+                "the game is over; nothing more can be played",
+            )),
+            Some(s) if s != seat => Err(RuleError::out_of_turn(
+                "turn",
+                format!("it is seat {}'s turn, not seat {}'s", s + 1, seat + 1),
+            )),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// The name a disc of this seat's hand goes by.
+    fn name_of(&self, seat: Seat, disc: DiscId) -> Option<(Shape, usize)> {
+        self.hand_names(seat)
+            .into_iter()
+            .find(|(d, _)| *d == disc)
+            .map(|(_, n)| n)
+    }
+
+    /// Checks a placement by `seat` and says where its fields go.
+    fn check_place(&self, seat: Seat, p: &Place) -> Result<Vec<Sq>, RuleError> {
+        self.check_turn(seat)?;
+        let Some(disc) = self.set.discs.get(p.disc as usize) else {
+            return Err(RuleError::illegal(
+                "hand",
+                format!("there is no disc {} in this set", p.disc),
+            ));
+        };
+        if !self.hands[seat].contains(&p.disc) {
+            return Err(RuleError::illegal(
+                "hand",
+                format!(
+                    "disc {} ({} {}) is not in seat {}'s hand",
+                    p.disc,
+                    disc.shape,
+                    self.fields_text(p.disc),
+                    seat + 1
+                ),
+            ));
+        }
+        let squares = self
+            .map
+            .check(disc.shape, &disc.fields, p.at, p.rotation)
+            .map_err(|r| RuleError::illegal(r.rule(), r.describe(&self.set)))?;
+        let choices = self.draw_choices(disc.shape);
+        match (p.draw, choices.is_empty()) {
+            (None, false) => {
+                return Err(RuleError::illegal(
+                    "draw",
+                    format!(
+                        "the {} stack is empty: choose the stack to draw from, add `draw {}` \
+                         (stacks with discs: {})",
+                        disc.shape,
+                        choices[0],
+                        self.stacks_text(&choices)
+                    ),
+                ));
+            }
+            (Some(d), true) => {
+                return Err(RuleError::illegal(
+                    "draw",
+                    if self.stack_left(disc.shape) > 0 {
+                        format!(
+                            "after placing a {0} you draw a {0}; `draw {d}` is only for when the \
+                             {0} stack is empty",
+                            disc.shape
+                        )
+                    } else {
+                        "every stack is empty: there is nothing to draw".into()
+                    },
+                ));
+            }
+            (Some(d), false) if !choices.contains(&d) => {
+                return Err(RuleError::illegal(
+                    "draw",
+                    format!(
+                        "the {d} stack is empty too; stacks with discs: {}",
+                        self.stacks_text(&choices)
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        Ok(squares)
+    }
+
+    fn stacks_text(&self, shapes: &[Shape]) -> String {
+        shapes
+            .iter()
+            .map(|&s| format!("{s} ({} left)", self.stack_left(s)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// A disc's fields as the text view writes them (`RB.`).
+    pub fn fields_text(&self, disc: DiscId) -> String {
+        self.set.discs[disc as usize]
+            .fields
+            .iter()
+            .map(|&f| self.set.field_char(f))
+            .collect()
+    }
+
+    fn check_pass(&self, seat: Seat) -> Result<(), RuleError> {
+        self.check_turn(seat)?;
+        if let Some(p) = self.placements(seat).first() {
+            let name = self
+                .name_of(seat, p.disc)
+                .map_or(String::new(), |(s, k)| format!("{s}{k}"));
+            return Err(RuleError::illegal(
+                "pass",
+                format!(
+                    "seat {} can place a disc (e.g. {name} {} {}); a player passes only with no \
+                     legal placement",
+                    seat + 1,
+                    p.at,
+                    p.rotation
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, seat: Seat, action: &Action) -> Result<(), RuleError> {
+        match action {
+            Action::Pass => {
+                self.check_pass(seat)?;
+                self.history.push(Moved::Passed { seat });
+                self.to_move = self.next_placer(seat);
+            }
+            Action::Place(p) => {
+                let squares = self.check_place(seat, p)?;
+                let disc = &self.set.discs[p.disc as usize];
+                let shape = disc.shape;
+                let fields = disc.fields.clone();
+                self.map.lay(p.disc, &fields, &squares);
+                let scored = self.map.score(&squares);
+                self.points[seat] += scored.points;
+                self.hands[seat].retain(|&d| d != p.disc);
+                let draw = p.draw.or((self.stack_left(shape) > 0).then_some(shape));
+                self.history.push(Moved::Placed {
+                    seat,
+                    placement: Placement {
+                        disc: p.disc,
+                        at: p.at,
+                        rotation: p.rotation,
+                    },
+                    squares,
+                    scored,
+                    draw,
+                });
+                if let Some(shape) = draw {
+                    self.pending = Some(PendingDraw {
+                        id: self.history.len() as u64,
+                        causer: seat,
+                        shape,
+                    });
+                    // The next seat must write an entry, if only to pass:
+                    // nobody else's link can resolve this draw.
+                    self.to_move = Some((seat + 1) % self.seats());
+                } else {
+                    self.to_move = self.next_placer(seat);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The next seat after `seat` (and `seat` itself last) that can place,
+    /// if any: the others are skipped.
+    fn next_placer(&self, seat: Seat) -> Option<Seat> {
+        let n = self.seats();
+        (1..=n).map(|k| (seat + k) % n).find(|&s| self.can_place(s))
+    }
+
+    fn resolve(&mut self, event: u64, draw: &mut Draw) -> Result<(), RuleError> {
+        let Some(p) = self.pending.filter(|p| p.id == event) else {
+            return Err(RuleError::illegal(
+                "no-such-event",
+                format!("no draw {event} is pending"),
+            ));
+        };
+        let disc = draw.pick(&mut self.stacks[p.shape.index()]);
+        self.hands[p.causer].push(disc);
+        self.pending = None;
+        // The seat that had to resolve the draw may have nothing to place:
+        // it still moves (a pass), so the turn is unchanged.
+        Ok(())
+    }
+}
+
+impl Game for StarMap {
+    const NAME: &'static str = "star-map";
+    const RULES_VERSION: u32 = 1;
+    const SEATS: std::ops::RangeInclusive<usize> = 2..=4;
+
+    type Options = Options;
+    type State = State;
+    type Action = Action;
+    type Hidden = Nothing;
+    type Intent = Intent;
+    type View = view::View;
+
+    fn options(pairs: &[(String, String)], extra: Option<&str>) -> Result<Options, RuleError> {
+        let mut options = Options::default();
+        let mut seen = std::collections::BTreeSet::new();
+        if extra.is_some() {
+            return Err(RuleError::bad_setup(
+                "option",
+                "Star Map takes its data with --parts FILE and --discs FILE",
+            ));
+        }
+        for (key, value) in pairs {
+            if !seen.insert(key.as_str()) {
+                return Err(RuleError::bad_setup(
+                    "option",
+                    format!(
+                        "`{}` is given twice; give each option once",
+                        crate::text::excerpt(key)
+                    ),
+                ));
+            }
+            match key.as_str() {
+                "map" => options.map = parse_map(value)?,
+                "parts" => options.parts = Some(data::parse_file(value, "the part file")?),
+                "discs" => options.discs = Some(data::parse_file(value, "the disc file")?),
+                other => {
+                    return Err(RuleError::bad_setup(
+                        "option",
+                        format!(
+                            "star-map has no option `{}`; it takes --map random|easy|hard|mixed|LAYOUT, \
+                             --parts FILE and --discs FILE",
+                            crate::text::excerpt(other)
+                        ),
+                    ));
+                }
+            }
+        }
+        options.set()?;
+        if let MapChoice::Layout(layout) = &options.map {
+            check_layout(layout)?;
+        }
+        Ok(options)
+    }
+
+    fn variants() -> Vec<(&'static str, Vec<&'static str>, &'static str)> {
+        vec![(
+            "map",
+            vec!["random", "easy", "hard", "mixed", "LAYOUT"],
+            "the map parts' sides: random, all bonus sides (easy), all symbol sides (hard), \
+             eight of each (mixed), or 16 parts such as `1b 2s 3b 4b / 5s …` (new --map)",
+        )]
+    }
+
+    fn setup(options: &Options, seats: usize, draw: &mut Draw) -> Result<State, RuleError> {
+        let set = options.set()?;
+        let layout = match &options.map {
+            MapChoice::Layout(l) => {
+                check_layout(l)?;
+                l.clone()
+            }
+            choice => random_layout(choice, draw),
+        };
+        let map = Map::new(&set, &layout);
+        let mut stacks = Shape::ALL.map(|s| set.stack(s));
+        let start = draw.pick(&mut stacks[Shape::Corner.index()]);
+        let rotation = Rotation::ALL[draw.below(4)];
+        let mut hands = vec![Vec::new(); seats];
+        for hand in &mut hands {
+            for shape in Shape::ALL {
+                for _ in 0..HAND[shape.index()] {
+                    hand.push(draw.pick(&mut stacks[shape.index()]));
+                }
+            }
+        }
+        let mut state = State {
+            set: Arc::new(set),
+            layout,
+            map,
+            start: (start, rotation),
+            hands,
+            stacks,
+            points: vec![0; seats],
+            history: Vec::new(),
+            pending: None,
+            to_move: None,
+            withdrawn: None,
+        };
+        let fields = state.set.discs[start as usize].fields.clone();
+        let squares = Map::squares_of(Shape::Corner, START_ELBOW[rotation as usize], rotation)
+            .expect("the start disc lies in the centre");
+        state.map.lay(start, &fields, &squares);
+        // The first seat moves first; should it have nothing to place, the
+        // next that can.
+        state.to_move = state.next_placer(seats - 1);
+        Ok(state)
+    }
+
+    fn turn(state: &State) -> Turn {
+        match state.to_move {
+            Some(s) => Turn::Move(s),
+            None => Turn::Over,
+        }
+    }
+
+    fn pending(state: &State) -> Vec<PendingEvent> {
+        state
+            .pending
+            .iter()
+            .map(|p| PendingEvent {
+                id: p.id,
+                causer: p.causer,
+            })
+            .collect()
+    }
+
+    fn resolve(state: &mut State, event: u64, draw: &mut Draw) -> Result<(), RuleError> {
+        state.resolve(event, draw)
+    }
+
+    fn intents(state: &State, seat: Seat, _own: &Own<Nothing>) -> Vec<Intent> {
+        if state.to_move != Some(seat) {
+            return Vec::new();
+        }
+        let placements = state.placements(seat);
+        if placements.is_empty() {
+            return vec![Intent::Pass];
+        }
+        let names = state.hand_names(seat);
+        let mut out = Vec::new();
+        for placement in placements {
+            let (_, name) = *names
+                .iter()
+                .find(|(d, _)| *d == placement.disc)
+                .expect("placements are of discs in the hand");
+            let choices = state.draw_choices(name.0);
+            if choices.is_empty() {
+                out.push(Intent::Place {
+                    name,
+                    placement,
+                    draw: None,
+                });
+            }
+            for draw in choices {
+                out.push(Intent::Place {
+                    name,
+                    placement,
+                    draw: Some(draw),
+                });
+            }
+        }
+        out
+    }
+
+    fn notation(state: &State) -> (String, String) {
+        match state.to_move {
+            Some(s) if state.placements(s).is_empty() => (
+                "pass".into(),
+                "You cannot place any disc of your hand: `pass`.".into(),
+            ),
+            _ => (
+                "DISC SQUARE ROTATION".into(),
+                "DISC is a disc of your hand as the view names it (e.g. corner1, two2); SQUARE is \
+                 where its first field (marked in the hand) goes, a1 to l12; ROTATION is r0, r90, \
+                 r180 or r270, a quarter turn clockwise each. E.g. `corner1 f8 r90`. When that \
+                 shape's stack is empty, add `draw SHAPE` to choose the stack you draw from."
+                    .into(),
+            ),
+        }
+    }
+
+    fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
+        parse_intent(state, text)
+    }
+
+    fn seal(
+        state: &State,
+        seat: Seat,
+        intent: &Intent,
+        _own: &Own<Nothing>,
+    ) -> Result<Sealed<Action, Nothing>, RuleError> {
+        let action = match intent {
+            Intent::Pass => {
+                state.check_pass(seat)?;
+                Action::Pass
+            }
+            Intent::Place {
+                placement, draw, ..
+            } => {
+                let place = Place {
+                    disc: placement.disc,
+                    at: placement.at,
+                    rotation: placement.rotation,
+                    draw: *draw,
+                };
+                state.check_place(seat, &place)?;
+                Action::Place(place)
+            }
+        };
+        Ok(Sealed {
+            action,
+            hidden: Vec::new(),
+            reveals: Vec::new(),
+        })
+    }
+
+    fn play(state: &mut State, ctx: &Context<Nothing>, action: &Action) -> Result<(), RuleError> {
+        if ctx.commitments != 0 {
+            return Err(RuleError::illegal(
+                "commitments",
+                format!(
+                    "Star Map has nothing hidden: a move needs no commitment; the entry has {}",
+                    ctx.commitments
+                ),
+            ));
+        }
+        if !ctx.reveals.is_empty() {
+            return Err(RuleError::wrong_reveals(
+                "nothing-hidden",
+                "Star Map has nothing hidden: a move opens nothing",
+            ));
+        }
+        if let Some(p) = state.pending {
+            // The protocol resolves another seat's draw before the entry's
+            // action; only the causer's own could still be pending, and the
+            // causer never moves before the next seat.
+            return Err(RuleError::illegal(
+                "draw",
+                format!(
+                    "seat {}'s draw is still pending; the next seat must move first",
+                    p.causer + 1
+                ),
+            ));
+        }
+        let mut next = state.clone();
+        next.apply(ctx.seat, action)?;
+        *state = next;
+        Ok(())
+    }
+
+    fn reveal(_state: &mut State, _ctx: &Context<Nothing>) -> Result<(), RuleError> {
+        Err(RuleError::wrong_reveals(
+            "nothing-hidden",
+            "Star Map has nothing hidden; there is nothing to reveal",
+        ))
+    }
+
+    fn resign(_state: &mut State, ctx: &Context<Nothing>) -> Result<(), RuleError> {
+        if ctx.reveals.is_empty() {
+            Ok(())
+        } else {
+            Err(RuleError::wrong_reveals(
+                "nothing-hidden",
+                "Star Map has nothing hidden; a resignation opens nothing",
+            ))
+        }
+    }
+
+    fn withdraw(state: &mut State, seat: Seat, how: Withdrawal) {
+        state.withdrawn = Some((seat, how));
+        state.to_move = None;
+    }
+
+    /// Each placement uses a disc (55 besides the start disc), and only the
+    /// entry right after a placement can be a pass.
+    fn max_entries(options: &Options, _seats: usize) -> u64 {
+        let discs = options.set().map_or(56, |s| s.discs.len() as u64);
+        2 * (discs - 1)
+    }
+
+    /// The game always ends when nobody can place: that is its end.
+    fn stalled(_state: &State) -> bool {
+        false
+    }
+
+    fn hidden_values() -> Vec<Nothing> {
+        Vec::new()
+    }
+
+    fn notes(state: &State, names: &[String]) -> Vec<String> {
+        let name = |s: Seat| {
+            names
+                .get(s)
+                .cloned()
+                .unwrap_or_else(|| format!("seat {}", s + 1))
+        };
+        let mut out = vec![format!("The map: {}.", state.layout)];
+        let (start, rotation) = state.start;
+        out.push(format!(
+            "The start disc is a corner {} in the centre ({}).",
+            state.fields_text(start),
+            rotation
+        ));
+        if state.seats() == 4 {
+            out.push(format!(
+                "Teams: {} and {} against {} and {}.",
+                name(0),
+                name(2),
+                name(1),
+                name(3)
+            ));
+        }
+        for seat in 0..state.seats() {
+            let passes = state
+                .history
+                .iter()
+                .filter(|m| matches!(m, Moved::Passed { seat: s } if *s == seat))
+                .count();
+            if passes > 0 {
+                out.push(format!(
+                    "{} had no legal placement and passed {passes} time{}.",
+                    name(seat),
+                    if passes == 1 { "" } else { "s" }
+                ));
+            }
+        }
+        if state.is_over() && state.withdrawn.is_none() {
+            for seat in 0..state.seats() {
+                let minus = state.hand_fields(seat);
+                if minus > 0 {
+                    out.push(format!(
+                        "{} ended with {} disc{} in hand: minus {minus}.",
+                        name(seat),
+                        state.hands[seat].len(),
+                        if state.hands[seat].len() == 1 {
+                            ""
+                        } else {
+                            "s"
+                        }
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    fn score_unit(_options: &Options) -> &'static str {
+        "points"
+    }
+
+    /// More points ranks first; equal points share a rank (and the win).
+    /// Partners share their team's score and rank.
+    fn standings(state: &State) -> Vec<Standing> {
+        let scores: Vec<i64> = (0..state.seats()).map(|s| state.score(s)).collect();
+        let mut rows = crate::games::rank_by_score(&scores);
+        for r in &mut rows {
+            r.team = state.team_of(r.seat);
+        }
+        rows
+    }
+
+    fn view(state: &State, viewer: Option<Seat>, _own: Option<&Own<Nothing>>) -> view::View {
+        view::build(state, viewer)
+    }
+
+    fn render_text(v: &view::View, names: &[String]) -> String {
+        view::render(v, names)
+    }
+
+    fn describe(state: &State, action: &Action) -> String {
+        match (action, state.history.last()) {
+            (Action::Place(p), Some(Moved::Placed { scored, draw, .. })) => {
+                let disc = &state.set.discs[p.disc as usize];
+                let mut text = format!(
+                    "{} {} on {}{}",
+                    disc.shape,
+                    state.fields_text(p.disc),
+                    p.at,
+                    view::rotation_text(disc.shape, p.rotation)
+                );
+                text.push_str(&view::scored_text(state.set(), scored));
+                if let (Some(d), Some(_)) = (draw, p.draw) {
+                    text.push_str(&format!(", draws a {d}"));
+                }
+                text
+            }
+            (Action::Place(p), _) => format!("disc {} on {} {}", p.disc, p.at, p.rotation),
+            (Action::Pass, _) => "passes: no legal placement".into(),
+        }
+    }
+}
+
+/// Where the start disc's elbow lies for each rotation: its three fields
+/// cover three of the four centre squares.
+const START_ELBOW: [Sq; 4] = [
+    map::CENTRE[0],
+    map::CENTRE[1],
+    map::CENTRE[3],
+    map::CENTRE[2],
+];
+
+/// Draws a layout: the 16 parts shuffled into places, then their sides.
+fn random_layout(choice: &MapChoice, draw: &mut Draw) -> Layout {
+    let mut parts: Vec<u8> = (1..=data::PARTS as u8).collect();
+    draw.shuffle(&mut parts);
+    let sides: Vec<Side> = match choice {
+        MapChoice::Easy => vec![Side::Bonus; data::PARTS],
+        MapChoice::Hard => vec![Side::Symbols; data::PARTS],
+        MapChoice::Mixed => {
+            let mut s = [vec![Side::Bonus; 8], vec![Side::Symbols; 8]].concat();
+            draw.shuffle(&mut s);
+            s
+        }
+        _ => (0..data::PARTS)
+            .map(|_| [Side::Bonus, Side::Symbols][draw.below(2)])
+            .collect(),
+    };
+    Layout(
+        parts
+            .into_iter()
+            .zip(sides)
+            .map(|(part, side)| PlacedPart { part, side })
+            .collect(),
+    )
+}
+
+fn check_layout(layout: &Layout) -> Result<(), RuleError> {
+    let mut seen = [false; data::PARTS];
+    if layout.0.len() != data::PARTS {
+        return Err(RuleError::bad_setup(
+            "map",
+            format!(
+                "a layout names {} parts, in reading order of their places; this one names {}",
+                data::PARTS,
+                layout.0.len()
+            ),
+        ));
+    }
+    for p in &layout.0 {
+        let i = p.part as usize;
+        if !(1..=data::PARTS).contains(&i) || std::mem::replace(&mut seen[i - 1], true) {
+            return Err(RuleError::bad_setup(
+                "map",
+                format!(
+                    "a layout names each part 1 to {} once; part {} is {}",
+                    data::PARTS,
+                    p.part,
+                    if (1..=data::PARTS).contains(&i) {
+                        "named twice"
+                    } else {
+                        "not a part"
+                    }
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `--map`: random, easy, hard, mixed, or 16 parts with their sides.
+fn parse_map(value: &str) -> Result<MapChoice, RuleError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "random" => return Ok(MapChoice::Random),
+        "easy" => return Ok(MapChoice::Easy),
+        "hard" => return Ok(MapChoice::Hard),
+        "mixed" => return Ok(MapChoice::Mixed),
+        _ => {}
+    }
+    let tokens: Vec<&str> = value
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '/')
+        .filter(|t| !t.is_empty())
+        .collect();
+    let bad = |why: String| {
+        RuleError::bad_setup(
+            "map",
+            format!(
+                "--map {}: {why}; give random, easy, hard, mixed, or 16 parts in reading order \
+                 of their places, each its id and side (b: bonus, s: symbols), e.g. \
+                 `1b 2s 3b 4b / 5s 6b 7b 8s / …`",
+                crate::text::excerpt(value)
+            ),
+        )
+    };
+    if tokens.len() <= 1 {
+        return Err(bad("not a map choice".into()));
+    }
+    let mut parts = Vec::new();
+    for t in &tokens {
+        let lower = t.to_ascii_lowercase();
+        let (num, side) = lower.split_at(lower.len().saturating_sub(1));
+        let side = match side {
+            "b" => Side::Bonus,
+            "s" => Side::Symbols,
+            _ => {
+                return Err(bad(format!(
+                    "`{}` does not end in its side, b or s",
+                    crate::text::excerpt(t)
+                )));
+            }
+        };
+        let part = num.parse::<u8>().map_err(|_| {
+            bad(format!(
+                "`{}` does not start with a part id",
+                crate::text::excerpt(t)
+            ))
+        })?;
+        parts.push(PlacedPart { part, side });
+    }
+    let layout = Layout(parts);
+    check_layout(&layout)?;
+    Ok(MapChoice::Layout(layout))
+}
+
+/// Parses `corner2 f7 r90`, `two1 c3 r180 draw one`, `one1 e5`, `pass`.
+fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
+    let lower = text.trim().to_ascii_lowercase();
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    let usage = "a move is a disc of your hand, the square of its first field and a rotation, \
+                 e.g. `corner1 f8 r90` (add `draw SHAPE` when that shape's stack is empty), or \
+                 `pass`";
+    if words.as_slice() == ["pass"] {
+        return Ok(Intent::Pass);
+    }
+    let (place, draw) = match words.iter().position(|w| *w == "draw") {
+        Some(i) => {
+            let shape = match &words[i + 1..] {
+                [s] => Shape::parse(s.trim_end_matches('s')).ok_or_else(|| {
+                    RuleError::illegal(
+                        "notation",
+                        format!(
+                            "`draw {}`: the stacks are corner, three, two and one",
+                            crate::text::excerpt(s)
+                        ),
+                    )
+                })?,
+                _ => {
+                    return Err(RuleError::illegal(
+                        "notation",
+                        format!(
+                            "`{}`: `draw` takes one shape (corner, three, two or one) at the end",
+                            crate::text::excerpt(text)
+                        ),
+                    ));
+                }
+            };
+            (&words[..i], Some(shape))
+        }
+        None => (&words[..], None),
+    };
+    let (disc_word, at_word, rot_word) = match place {
+        [d, a] => (*d, *a, None),
+        [d, a, r] => (*d, *a, Some(*r)),
+        _ => {
+            return Err(RuleError::illegal(
+                "notation",
+                format!("`{}` is not a move; {usage}", crate::text::excerpt(text)),
+            ));
+        }
+    };
+    let seat = state.to_move.ok_or_else(|| {
+        RuleError::illegal("over", "the game is over; nothing more can be played")
+    })?;
+    let name = parse_disc_name(state, seat, disc_word)?;
+    let at = Sq::parse(at_word).ok_or_else(|| {
+        RuleError::illegal(
+            "notation",
+            format!(
+                "`{}` is not a square; squares are a1 to l12 (column a-l, row 1-12)",
+                crate::text::excerpt(at_word)
+            ),
+        )
+    })?;
+    let rotation = match rot_word {
+        None => Rotation::R0,
+        Some(r) => r
+            .strip_prefix('r')
+            .unwrap_or(r)
+            .parse::<u32>()
+            .ok()
+            .and_then(Rotation::from_degrees)
+            .ok_or_else(|| {
+                RuleError::illegal(
+                    "notation",
+                    format!(
+                        "`{}` is not a rotation; write r0, r90, r180 or r270 (clockwise)",
+                        crate::text::excerpt(r)
+                    ),
+                )
+            })?,
+    };
+    let (disc, name) = name;
+    Ok(Intent::Place {
+        name,
+        placement: Placement { disc, at, rotation },
+        draw,
+    })
+}
+
+/// A disc of the hand by its name: `corner2`, or `corner` when the hand
+/// holds one corner.
+fn parse_disc_name(
+    state: &State,
+    seat: Seat,
+    word: &str,
+) -> Result<(DiscId, (Shape, usize)), RuleError> {
+    let split = word
+        .find(|c: char| c.is_ascii_digit())
+        .unwrap_or(word.len());
+    let (shape_word, num) = word.split_at(split);
+    let names = state.hand_names(seat);
+    let hand_text = || {
+        names
+            .iter()
+            .map(|(_, (s, k))| format!("{s}{k}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let Some(shape) = Shape::parse(shape_word) else {
+        return Err(RuleError::illegal(
+            "notation",
+            format!(
+                "`{}` is not a disc of your hand; your hand: {}",
+                crate::text::excerpt(word),
+                hand_text()
+            ),
+        ));
+    };
+    let of_shape: Vec<_> = names.iter().filter(|(_, (s, _))| *s == shape).collect();
+    let k = if num.is_empty() {
+        if of_shape.len() == 1 {
+            1
+        } else {
+            return Err(RuleError::illegal(
+                "hand",
+                format!(
+                    "your hand holds {} {shape} discs; say which, e.g. `{shape}1` (your hand: {})",
+                    of_shape.len(),
+                    hand_text()
+                ),
+            ));
+        }
+    } else {
+        num.parse::<usize>().unwrap_or(usize::MAX)
+    };
+    of_shape
+        .iter()
+        .find(|(_, (_, j))| *j == k)
+        .map(|(d, n)| (*d, *n))
+        .ok_or_else(|| {
+            RuleError::illegal(
+                "hand",
+                format!(
+                    "your hand has no `{}`; your hand: {}",
+                    crate::text::excerpt(word),
+                    hand_text()
+                ),
+            )
+        })
+}
