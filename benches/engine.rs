@@ -2,8 +2,12 @@
 //! canonical form, signatures, links, commitments, rules), random
 //! self-play in the pure engine (moves per second, no protocol), and for
 //! Starry Night whole random games and the listing of legal edges
-//! (incremental against from scratch).
+//! (incremental against from scratch); for Star Map whole random games and
+//! the listing of a full hand's legal placements on a crowded map (the
+//! engine's anchors next to placed discs against every square).
 
+use starry::games::star_map::map::{Placement, SQUARES, Sq};
+use starry::games::star_map::{self as star_map, StarMap};
 use starry::games::starry_night::sky::Sky;
 use starry::games::starry_night::{Intent, Options, Score, StarryNight, State};
 use starry::games::starry_sky::StarrySky;
@@ -171,4 +175,148 @@ fn starry_night_legal_edges_200_from_scratch(b: divan::Bencher) {
     let n = state.map().stars().len();
     b.counter(divan::counter::ItemsCount::new(n * (n - 1) / 2))
         .bench(|| night_legal_from_scratch(divan::black_box(&state)));
+}
+
+/// A Star Map game from setup (the default options: a random map), both
+/// setup and draws from `seed`; plays uniformly random intents, resolving
+/// each pending draw before the next entry as the protocol does, until the
+/// game is over or `limit` discs are placed. Returns the state and the
+/// number of placements.
+fn map_play(seats: usize, seed: u64, limit: usize) -> (star_map::State, usize) {
+    let options = star_map::Options::default();
+    let mut draw = Draw::new(night_seed(seed));
+    let mut state = StarMap::setup(&options, seats, &mut draw).unwrap();
+    let mut own = Own::default();
+    let mut placed = 0;
+    let mut at = 1u64;
+    loop {
+        for e in StarMap::pending(&state) {
+            StarMap::resolve(&mut state, e.id, &mut draw).unwrap();
+        }
+        if placed == limit {
+            break;
+        }
+        let seat = match StarMap::turn(&state) {
+            Turn::Over => break,
+            Turn::Move(s) => s,
+            Turn::Reveal(..) => unreachable!("Star Map hides nothing"),
+        };
+        let mut all = StarMap::intents(&state, seat, &own);
+        let intent = all.swap_remove(draw.below(all.len()));
+        placed += usize::from(!matches!(intent, star_map::Intent::Pass));
+        play_own::<StarMap>(&mut state, seat, &intent, &mut own, at).unwrap();
+        at += 1;
+    }
+    (state, placed)
+}
+
+/// How many different Star Map games a game benchmark cycles through.
+const MAP_GAMES: usize = 100;
+
+/// One whole random Star Map game per iteration, each from another seed
+/// (map, start disc, hands, draws and moves change); setup is timed too.
+/// Counts discs placed.
+#[divan::bench(args = [2, 4])]
+fn star_map_random_game(b: divan::Bencher, seats: usize) {
+    let placed: Vec<usize> = (0..MAP_GAMES as u64)
+        .map(|seed| map_play(seats, seed, usize::MAX).1)
+        .collect();
+    let mut next = 0;
+    b.with_inputs(move || {
+        next = (next + 1) % MAP_GAMES;
+        next
+    })
+    .input_counter(move |&seed| divan::counter::ItemsCount::new(placed[seed]))
+    .bench_local_values(|seed| map_play(divan::black_box(seats), seed as u64, usize::MAX).1);
+}
+
+/// A crowded mid-game position: a seeded 4-player game stopped once half
+/// of the 56 discs lie on the map (the start disc and 27 placements), the
+/// last draw resolved. The seed is the first from 0 that leaves the seat
+/// to move the dealt mix of shapes (a corner, a three, two twos, two ones:
+/// 18 disc rotations to try), the usual hand at mid-game.
+fn map_mid_game() -> (star_map::State, usize) {
+    for seed in 0.. {
+        let (state, placed) = map_play(4, seed, 27);
+        let Turn::Move(seat) = StarMap::turn(&state) else {
+            continue;
+        };
+        let mut shapes: Vec<_> = state
+            .hand(seat)
+            .iter()
+            .map(|&d| state.set().discs[d as usize].shape)
+            .collect();
+        shapes.sort();
+        if placed == 27 && shapes == dealt_hand() {
+            assert_eq!(state.map().discs(), 28);
+            return (state, seat);
+        }
+    }
+    unreachable!()
+}
+
+/// The shapes every hand is dealt, sorted.
+fn dealt_hand() -> Vec<star_map::data::Shape> {
+    use star_map::data::Shape;
+    vec![
+        Shape::Corner,
+        Shape::Three,
+        Shape::Two,
+        Shape::Two,
+        Shape::One,
+        Shape::One,
+    ]
+}
+
+/// Every disc of the hand on every one of the 144 squares in each of its
+/// rotations, checked by `Map::check`: what the engine's anchors save.
+fn map_legal_brute_force(state: &star_map::State, seat: usize) -> Vec<Placement> {
+    let set = state.set();
+    let mut out = Vec::new();
+    for &disc in state.hand(seat) {
+        let d = &set.discs[disc as usize];
+        for &rotation in d.shape.rotations() {
+            for i in 0..SQUARES {
+                let at = Sq(i as u8);
+                if state.map().check(d.shape, &d.fields, at, rotation).is_ok() {
+                    out.push(Placement { disc, at, rotation });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Listing the legal intents of a full hand at mid-game (`StarMap::intents`:
+/// the placements, named, with the draw choices).
+#[divan::bench]
+fn star_map_legal_intents_full_hand(b: divan::Bencher) {
+    let (state, seat) = map_mid_game();
+    let own = Own::default();
+    assert_eq!(state.placements(seat), map_legal_brute_force(&state, seat));
+    let n = StarMap::intents(&state, seat, &own).len();
+    b.counter(divan::counter::ItemsCount::new(n))
+        .bench(|| StarMap::intents(divan::black_box(&state), seat, &own));
+}
+
+/// The same position: `State::placements` alone (`Map::legal`).
+#[divan::bench]
+fn star_map_legal_placements_full_hand(b: divan::Bencher) {
+    let (state, seat) = map_mid_game();
+    let n = state.placements(seat).len();
+    b.counter(divan::counter::ItemsCount::new(n))
+        .bench(|| divan::black_box(&state).placements(seat));
+}
+
+/// The same list by `Map::check` on every disc × square × rotation.
+#[divan::bench]
+fn star_map_legal_placements_full_hand_brute_force(b: divan::Bencher) {
+    let (state, seat) = map_mid_game();
+    let checks: usize = state
+        .hand(seat)
+        .iter()
+        .map(|&d| SQUARES * state.set().discs[d as usize].shape.rotations().len())
+        .sum();
+    b.counter(divan::counter::ItemsCount::new(checks))
+        .bench(|| map_legal_brute_force(divan::black_box(&state), seat));
 }

@@ -4,7 +4,9 @@
 //!
 //!     cargo run --example make_games -- games     # examples/games/*.jsonl
 //!     cargo run --example make_games -- games starry-night   # only those of one game
+//!     cargo run --example make_games -- games star-map
 //!     cargo run --example make_games -- vectors   # tests/vectors/*
+//!     cargo run --example make_games -- vectors star-map   # only that game's
 //!
 //! Games are played with `play --auto` semantics; times are invented (one
 //! entry every 41 minutes from 1 November 2026) so the files look like
@@ -18,6 +20,9 @@ use starry::app::act::{self, Do};
 use starry::app::demo::autoplay;
 use starry::crypto::identity::Identity;
 use starry::crypto::os_random;
+use starry::games::star_map::data::{self, Shape};
+use starry::games::star_map::map::{Placement, Refusal, SQUARES, Sq};
+use starry::games::star_map::{Action as MapAction, Place, StarMap};
 use starry::games::starry_night::StarryNight;
 use starry::games::starry_sky::StarrySky;
 use starry::games::{Draw, Game, Own, Turn};
@@ -604,6 +609,7 @@ fn vectors() {
     bad_reveals(&mut v, &ps, tmp.path());
     fault_table(&mut v, &ps, tmp.path(), &bytes, &base_r, &done_bytes);
     night_vectors(&mut v, tmp.path());
+    map_vectors(&mut v, tmp.path());
 
     let manifest = serde_json::to_string_pretty(&json!({
         "about": "Protocol test vectors made by `cargo run --example make_games -- vectors` from the example identities; tests/vectors.rs audits each with the real binary.",
@@ -616,45 +622,46 @@ fn vectors() {
     println!("wrote {} vectors to {}", v.manifest.len(), dir.display());
 }
 
-/// `make_games -- vectors starry-night`: only the Starry Night vectors made
-/// again, the others and their entries in the manifest kept as they are.
-fn night_vectors_only() {
+/// `make_games -- vectors GAME`: only one game's vectors (the files named
+/// `prefix*`) made again by `make`, the others and their entries in the
+/// manifest kept as they are; the new entries take the place of the old.
+fn vectors_only(prefix: &str, make: fn(&mut Vectors, &Path)) {
     let dir = root().join("tests/vectors");
     let path = dir.join("manifest.json");
     let mut manifest: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
-    let keep = |list: &Value| -> Vec<Value> {
-        list.as_array()
-            .unwrap()
-            .iter()
-            .filter(|e| {
-                !e["file"]
-                    .as_str()
-                    .is_some_and(|f| f.starts_with("starry-night-"))
-            })
-            .cloned()
-            .collect()
-    };
+    let ours = |e: &Value| e["file"].as_str().is_some_and(|f| f.starts_with(prefix));
+    let list = |key: &str| manifest[key].as_array().cloned().unwrap_or_default();
+    let (vectors, endings) = (list("vectors"), list("endings"));
     let mut v = Vectors {
         dir: dir.clone(),
-        manifest: keep(&manifest["vectors"]),
+        manifest: Vec::new(),
         pairs: Vec::new(),
-        endings: keep(&manifest["endings"]),
+        endings: Vec::new(),
     };
     for e in fs::read_dir(&dir).unwrap().flatten() {
-        if e.file_name().to_string_lossy().starts_with("starry-night-") {
+        if e.file_name().to_string_lossy().starts_with(prefix) {
             fs::remove_file(e.path()).unwrap();
         }
     }
     let tmp = tempfile::tempdir().unwrap();
-    night_vectors(&mut v, tmp.path());
-    manifest["vectors"] = Value::Array(v.manifest);
-    manifest["endings"] = Value::Array(v.endings);
+    make(&mut v, tmp.path());
+    // The old list with the new entries where the old ones were (at the
+    // end if there were none).
+    let splice = |old: Vec<Value>, new: Vec<Value>| -> Vec<Value> {
+        let at = old.iter().position(&ours).unwrap_or(old.len());
+        let mut out: Vec<Value> = old.iter().take(at).filter(|e| !ours(e)).cloned().collect();
+        out.extend(new);
+        out.extend(old.iter().skip(at).filter(|e| !ours(e)).cloned());
+        out
+    };
+    manifest["vectors"] = Value::Array(splice(vectors, v.manifest));
+    manifest["endings"] = Value::Array(splice(endings, v.endings));
     fs::write(
         &path,
         serde_json::to_string_pretty(&manifest).unwrap() + "\n",
     )
     .unwrap();
-    println!("wrote the Starry Night vectors to {}", dir.display());
+    println!("wrote the {prefix}* vectors to {}", dir.display());
 }
 
 /// Starry Night's vectors: a valid game with a takeback, and each way a
@@ -820,6 +827,606 @@ fn night_vectors(v: &mut Vectors, tmp: &Path) {
     });
     v.add("starry-night-too-many-stars", &genesis, "illegal-move", Some(0),
         "Starry Night: a genesis with 170 stars, more than a beacon chain can carry a game of (at most 163)");
+}
+
+// ---- Star Map ------------------------------------------------------------
+
+/// Every move action of a log, in order.
+fn move_actions(bytes: &[u8]) -> Vec<Value> {
+    lines_of(bytes)
+        .iter()
+        .map(|l| parse(l))
+        .filter(|l| l.body.kind == Kind::Move)
+        .map(|l| l.body.data["action"].clone())
+        .collect()
+}
+
+/// Whether a Star Map log holds a pass and a draw chosen from another
+/// stack (`"draw": SHAPE`, written when the placed shape's stack is empty).
+fn has_pass_and_draw(bytes: &[u8]) -> bool {
+    let actions = move_actions(bytes);
+    actions.iter().any(|a| a == "pass") && actions.iter().any(|a| !a["place"]["draw"].is_null())
+}
+
+/// Plays finished Star Map games with `n` players, up to `tries`, until one
+/// holds a pass and a chosen draw (most games with two players do; with
+/// more, passes are rare), or keeps the last one.
+fn map_game(path: &Path, n: usize, variants: &[(&str, &str)], tries: usize) -> Vec<u8> {
+    for _ in 0..tries {
+        make_game::<StarMap>(path, n, variants, |r| {
+            r.is_over() && r.countersigned.len() == r.seat_count()
+        });
+        if has_pass_and_draw(&file::read(path).unwrap()) {
+            break;
+        }
+    }
+    file::read(path).unwrap()
+}
+
+/// Star Map: finished games with two, three and four players (teams), on
+/// each kind of map.
+fn map_games() {
+    let dir = root().join("examples/games");
+    let two = map_game(
+        &dir.join("star-map-2-players.jsonl"),
+        2,
+        &[("map", "random")],
+        20,
+    );
+    assert!(
+        has_pass_and_draw(&two),
+        "no 2-player Star Map game with a pass and a chosen draw in 20 tries"
+    );
+    map_game(
+        &dir.join("star-map-3-players-hard.jsonl"),
+        3,
+        &[("map", "hard")],
+        1,
+    );
+    map_game(
+        &dir.join("star-map-4-players-teams.jsonl"),
+        4,
+        &[("map", "mixed")],
+        1,
+    );
+    println!("wrote Star Map example games to {}", dir.display());
+}
+
+/// A position of a Star Map log at which the seat to move writes entry `k`:
+/// the log's first `k` lines and the state that seat's entry will see (its
+/// link resolves the pending draw, if any).
+struct MapPos {
+    k: usize,
+    bytes: Vec<u8>,
+    r: Replay<StarMap>,
+    seat: usize,
+    state: <StarMap as Game>::State,
+}
+
+/// The positions of a log at which a seat must move.
+fn map_positions(log: &[u8], ps: &[(PathBuf, Identity)]) -> Vec<MapPos> {
+    let lines = lines_of(log);
+    let end = Replay::<StarMap>::from_bytes(log)
+        .unwrap()
+        .ended_at
+        .map_or(lines.len(), |e| e as usize);
+    (1..=end)
+        .filter_map(|k| {
+            let bytes = join_lines(&lines[..k]);
+            let r = Replay::<StarMap>::from_bytes(&bytes).unwrap();
+            let (Action::Move, Some(seat)) = r.expected() else {
+                return None;
+            };
+            let secret = r.game_secret(&ps[seat].1, seat).unwrap();
+            let link = r.next_link(&secret, seat).unwrap();
+            let state = r.preview(seat, &link).unwrap();
+            Some(MapPos {
+                k,
+                bytes,
+                r,
+                seat,
+                state,
+            })
+        })
+        .collect()
+}
+
+/// `pos`'s log with a move by `seat` appended, rightly linked and signed.
+fn map_entry(pos: &MapPos, ps: &[(PathBuf, Identity)], seat: usize, data: Value) -> Vec<u8> {
+    let id = &ps[seat].1;
+    let secret = pos.r.game_secret(id, seat).unwrap();
+    let link = pos.r.next_link(&secret, seat).unwrap();
+    let mut b = pos.bytes.clone();
+    b.extend_from_slice(&pos.r.next_line(
+        id,
+        seat,
+        Kind::Move,
+        data,
+        Some(link),
+        "2026-11-30T12:00:00Z".into(),
+    ));
+    b
+}
+
+/// A move's data: `action`, no commitments, no reveals.
+fn map_move(action: Value) -> Value {
+    json!({"action": action, "commitments": [], "reveals": []})
+}
+
+/// A placement as the log writes it, with the draw its shape needs when
+/// its stack is empty (so that only what a vector is about is wrong).
+fn map_place(state: &<StarMap as Game>::State, p: Placement) -> Place {
+    let shape = state.set().discs[p.disc as usize].shape;
+    Place {
+        disc: p.disc,
+        at: p.at,
+        rotation: p.rotation,
+        draw: state.draw_choices(shape).first().copied(),
+    }
+}
+
+/// A placement from `seat`'s hand that the map refuses for a reason `want`
+/// accepts.
+fn map_refused(
+    state: &<StarMap as Game>::State,
+    seat: usize,
+    want: impl Fn(&Refusal) -> bool,
+) -> Option<Place> {
+    for &disc in state.hand(seat) {
+        let d = &state.set().discs[disc as usize];
+        for i in 0..SQUARES {
+            for &rotation in d.shape.rotations() {
+                let at = Sq(i as u8);
+                if let Err(refusal) = state.map().check(d.shape, &d.fields, at, rotation)
+                    && want(&refusal)
+                {
+                    return Some(map_place(state, Placement { disc, at, rotation }));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The first legal placement of the seat to move, as the log writes it,
+/// with `edit` applied to its JSON (`None` when it has none, or when `edit`
+/// says this placement does not fit).
+fn map_legal(pos: &MapPos, edit: impl Fn(&mut Value) -> bool) -> Option<(usize, Value)> {
+    pos.state.placements(pos.seat).into_iter().find_map(|p| {
+        let mut place = to_value(&MapAction::Place(map_place(&pos.state, p)));
+        edit(&mut place).then(|| (pos.seat, map_move(place)))
+    })
+}
+
+/// A placement of the seat to move that the map refuses for a reason `want`
+/// accepts, past the first move (`first`: at the first move).
+fn map_refusal(
+    pos: &MapPos,
+    first: bool,
+    want: impl Fn(&Refusal) -> bool,
+) -> Option<(usize, Value)> {
+    ((pos.state.map().discs() == 1) == first)
+        .then(|| map_refused(&pos.state, pos.seat, want))
+        .flatten()
+        .map(|p| (pos.seat, map_move(to_value(&MapAction::Place(p)))))
+}
+
+/// A disc of the other seat's hand (of two) where the map takes it.
+fn map_others_disc(pos: &MapPos) -> Option<Place> {
+    let s = &pos.state;
+    let p = s
+        .map()
+        .legal(s.set(), s.hand(1 - pos.seat))
+        .into_iter()
+        .next()?;
+    Some(map_place(s, p))
+}
+
+/// The shape of the disc a placement's JSON names.
+fn map_shape(state: &<StarMap as Game>::State, place: &Value) -> Shape {
+    state.set().discs[place["place"]["disc"].as_u64().unwrap() as usize].shape
+}
+
+/// Star Map's vectors: a valid game with a pass and a chosen draw, and each
+/// way a Star Map move can be refused, each the valid game's first entries
+/// and then a rightly signed entry that breaks one rule.
+fn map_vectors(v: &mut Vectors, tmp: &Path) {
+    let ps = players(2);
+    let done = map_game(&tmp.join("map.jsonl"), 2, &[("map", "hard")], 20);
+    assert!(
+        has_pass_and_draw(&done),
+        "no Star Map game with a pass and a chosen draw in 20 tries"
+    );
+    v.add(
+        "star-map-ok",
+        &done,
+        "ok",
+        None,
+        "Star Map: a finished 2-player game on the symbol sides, with a pass and a draw chosen \
+         from another stack, countersigned by both",
+    );
+    let positions = map_positions(&done, &ps);
+    // Each vector: the first position where `make` finds its entry (the
+    // author and the move's data); the audit must give `expect` at that
+    // entry, with `words` in its message.
+    let mut add = |positions: &[MapPos],
+                   name: &str,
+                   expect: &str,
+                   words: &str,
+                   about: &str,
+                   make: &dyn Fn(&MapPos) -> Option<(usize, Value)>| {
+        let Some((pos, (seat, data))) =
+            positions.iter().find_map(|pos| make(pos).map(|m| (pos, m)))
+        else {
+            panic!("no position of the Star Map game fits the vector {name}");
+        };
+        let b = map_entry(pos, &ps, seat, data);
+        let f = match Replay::<StarMap>::from_bytes(&b) {
+            Ok(_) => panic!("{name}: the audit accepts it"),
+            Err(f) => f,
+        };
+        assert_eq!(
+            serde_json::to_value(f.fault).unwrap(),
+            json!(expect),
+            "{name}: {f}"
+        );
+        assert_eq!(f.entry, pos.k as u64, "{name}: {f}");
+        assert!(f.detail.contains(words), "{name}: `{words}` not in: {f}");
+        v.add(name, &b, expect, Some(pos.k as u64), about);
+    };
+    add(
+        &positions,
+        "star-map-off-the-map",
+        "illegal-move",
+        "stick out of the map",
+        "Star Map: a disc that would stick out of the map",
+        &|pos| map_refusal(pos, false, |r| *r == Refusal::OffMap),
+    );
+    add(
+        &positions,
+        "star-map-overlap",
+        "illegal-move",
+        "covered already",
+        "Star Map: a disc on a square a disc covers",
+        &|pos| map_refusal(pos, false, |r| matches!(r, Refusal::Overlap(_))),
+    );
+    add(
+        &positions,
+        "star-map-first-disc-away-from-the-start",
+        "illegal-move",
+        "must touch the start disc",
+        "Star Map: the first disc placed where it does not touch the start disc",
+        &|pos| map_refusal(pos, true, |r| matches!(r, Refusal::NoContact { .. })),
+    );
+    add(
+        &positions,
+        "star-map-no-contact",
+        "illegal-move",
+        "touches no disc",
+        "Star Map: a disc that touches no disc on the map",
+        &|pos| {
+            map_refusal(pos, false, |r| {
+                matches!(r, Refusal::NoContact { diagonal: None, .. })
+            })
+        },
+    );
+    add(
+        &positions,
+        "star-map-diagonal-only",
+        "illegal-move",
+        "only touches the corner of",
+        "Star Map: a disc that touches the map's discs only at a corner",
+        &|pos| {
+            map_refusal(pos, false, |r| {
+                matches!(
+                    r,
+                    Refusal::NoContact {
+                        diagonal: Some(_),
+                        ..
+                    }
+                )
+            })
+        },
+    );
+    add(
+        &positions,
+        "star-map-mismatch",
+        "illegal-move",
+        "must show the same star",
+        "Star Map: a star that would touch a different star",
+        &|pos| map_refusal(pos, false, |r| matches!(r, Refusal::Mismatch { .. })),
+    );
+    add(
+        &positions,
+        "star-map-star-square-other-star",
+        "illegal-move",
+        "takes only",
+        "Star Map: another star on a square that takes only one star",
+        &|pos| {
+            map_refusal(pos, false, |r| {
+                matches!(r, Refusal::OnlyStar { field: Some(_), .. })
+            })
+        },
+    );
+    add(
+        &positions,
+        "star-map-star-square-empty-field",
+        "illegal-move",
+        "takes only",
+        "Star Map: an empty field on a square that takes only one star",
+        &|pos| {
+            map_refusal(pos, false, |r| {
+                matches!(r, Refusal::OnlyStar { field: None, .. })
+            })
+        },
+    );
+    add(
+        &positions,
+        "star-map-crossed-out-star",
+        "illegal-move",
+        "crossed-out",
+        "Star Map: a star on a square where that star is crossed out",
+        &|pos| map_refusal(pos, false, |r| matches!(r, Refusal::NotStar { .. })),
+    );
+    add(
+        &positions,
+        "star-map-meteorite",
+        "illegal-move",
+        "meteorite",
+        "Star Map: a star on a meteorite",
+        &|pos| map_refusal(pos, false, |r| matches!(r, Refusal::Meteorite { .. })),
+    );
+    add(
+        &positions,
+        "star-map-disc-not-in-hand",
+        "illegal-move",
+        "is not in seat",
+        "Star Map: a disc of the other player's hand, where that player could place it",
+        &|pos| {
+            let p = map_others_disc(pos)?;
+            Some((pos.seat, map_move(to_value(&MapAction::Place(p)))))
+        },
+    );
+    add(
+        &positions,
+        "star-map-no-such-disc",
+        "illegal-move",
+        "no disc 56",
+        "Star Map: disc 56; the set's discs are 0 to 55",
+        &|pos| {
+            map_legal(pos, |p| {
+                p["place"]["disc"] = json!(56);
+                true
+            })
+        },
+    );
+    add(
+        &positions,
+        "star-map-out-of-turn",
+        "out-of-turn",
+        "must move",
+        "Star Map: a placement, legal for its author's hand, by the player who is not to move",
+        &|pos| {
+            let p = map_others_disc(pos)?;
+            Some((1 - pos.seat, map_move(to_value(&MapAction::Place(p)))))
+        },
+    );
+    add(
+        &positions,
+        "star-map-pass-with-a-placement",
+        "illegal-move",
+        "can place a disc",
+        "Star Map: a pass by a player who has a legal placement",
+        &|pos| {
+            (!pos.state.placements(pos.seat).is_empty())
+                .then(|| (pos.seat, map_move(to_value(&MapAction::Pass))))
+        },
+    );
+    add(
+        &positions,
+        "star-map-draw-not-allowed",
+        "illegal-move",
+        "is only for when",
+        "Star Map: a placement that chooses a stack to draw from while its own shape's stack \
+         has discs",
+        &|pos| {
+            let s = &pos.state;
+            map_legal(pos, |p| {
+                let shape = map_shape(s, p);
+                let other = Shape::ALL
+                    .into_iter()
+                    .find(|&o| o != shape && s.stack_left(o) > 0);
+                match other {
+                    Some(o) if s.stack_left(shape) > 0 => {
+                        p["place"]["draw"] = to_value(&o);
+                        true
+                    }
+                    _ => false,
+                }
+            })
+        },
+    );
+    add(
+        &positions,
+        "star-map-draw-missing",
+        "illegal-move",
+        "choose the stack to draw from",
+        "Star Map: a placement whose shape's stack is empty, without the stack to draw from",
+        &|pos| {
+            map_legal(pos, |p| {
+                p["place"].as_object_mut().unwrap().remove("draw").is_some()
+            })
+        },
+    );
+    add(
+        &positions,
+        "star-map-draw-from-an-empty-stack",
+        "illegal-move",
+        "stack is empty too",
+        "Star Map: a placement whose shape's stack is empty, drawing from that same stack",
+        &|pos| {
+            let s = &pos.state;
+            map_legal(pos, |p| {
+                let shape = map_shape(s, p);
+                !p["place"]["draw"].is_null() && {
+                    p["place"]["draw"] = to_value(&shape);
+                    true
+                }
+            })
+        },
+    );
+    add(
+        &positions,
+        "star-map-commitment",
+        "illegal-move",
+        "nothing hidden",
+        "Star Map: a legal placement that carries a commitment (nothing is hidden)",
+        &|pos| {
+            let (seat, mut data) = map_legal(pos, |_| true)?;
+            data["commitments"] = json!([hex::encode([7u8; 32])]);
+            Some((seat, data))
+        },
+    );
+    add(
+        &positions,
+        "star-map-rotation-45",
+        "illegal-move",
+        "not a rotation",
+        "Star Map: a placement turned by 45 degrees: an action the game cannot read",
+        &|pos| {
+            map_legal(pos, |p| {
+                p["place"]["rotation"] = json!(45);
+                true
+            })
+        },
+    );
+    add(
+        &positions,
+        "star-map-one-turned",
+        "illegal-move",
+        "is not turned",
+        "Star Map: a legal placement of a one-field disc logged with rotation 90 (a one \
+         is always logged with 0)",
+        &|pos| {
+            map_legal(pos, |p| {
+                let disc = p["place"]["disc"].as_u64().unwrap() as usize;
+                pos.state.set().discs[disc].shape == starry::games::star_map::data::Shape::One && {
+                    p["place"]["rotation"] = json!(90);
+                    true
+                }
+            })
+        },
+    );
+    add(
+        &positions,
+        "star-map-square-m13",
+        "illegal-move",
+        "not a square",
+        "Star Map: a placement on m13, off the 12 × 12 map's names: an action the game cannot \
+         read",
+        &|pos| {
+            map_legal(pos, |p| {
+                p["place"]["at"] = json!("m13");
+                true
+            })
+        },
+    );
+    add(
+        &positions,
+        "star-map-square-in-upper-case",
+        "non-canonical",
+        "canonical",
+        "Star Map: a legal placement with its square in upper case (`F7`): the same \
+         square, written otherwise than the game writes it",
+        &|pos| {
+            map_legal(pos, |p| {
+                let at = p["place"]["at"].as_str().unwrap().to_uppercase();
+                p["place"]["at"] = json!(at);
+                true
+            })
+        },
+    );
+    add(
+        &positions,
+        "star-map-draw-null",
+        "non-canonical",
+        "canonical",
+        "Star Map: a legal placement with `\"draw\": null` (the game leaves an absent draw out)",
+        &|pos| {
+            map_legal(pos, |p| {
+                p["place"].get("draw").is_none() && {
+                    p["place"]["draw"] = Value::Null;
+                    true
+                }
+            })
+        },
+    );
+    // A set of red discs only: every disc fits anywhere next to the map's
+    // discs, so the game goes on until every stack is empty.
+    let mut red = data::shipped_discs();
+    for d in &mut red.discs {
+        d.fields = "R".repeat(d.fields.chars().count());
+    }
+    let red_text = serde_json::to_string(&red).unwrap();
+    let path = tmp.join("map-red.jsonl");
+    make_game::<StarMap>(&path, 2, &[("map", "easy"), ("discs", &red_text)], |r| {
+        r.state
+            .as_ref()
+            .is_some_and(|s| Shape::ALL.iter().all(|&o| s.stack_left(o) == 0) && !s.is_over())
+            && matches!(r.expected().0, Action::Move)
+    });
+    let red_bytes = file::read(&path).unwrap();
+    let red = map_positions(&red_bytes, &ps);
+    add(
+        &red,
+        "star-map-draw-after-the-last-disc",
+        "illegal-move",
+        "every stack is empty",
+        "Star Map: a game with a set of red discs only (every disc fits, so the stacks run \
+         out): a placement that chooses a stack to draw from when every stack is empty",
+        &|pos| {
+            let s = &pos.state;
+            map_legal(pos, |p| {
+                Shape::ALL.iter().all(|&o| s.stack_left(o) == 0) && {
+                    p["place"]["draw"] = json!("one");
+                    true
+                }
+            })
+        },
+    );
+    // After the end: the player who made the last move places again.
+    let r = Replay::<StarMap>::from_bytes(&done).unwrap();
+    let end = r.ended_at.unwrap() as usize;
+    let over = join_lines(&lines_of(&done)[..=end]);
+    let r_over = Replay::<StarMap>::from_bytes(&over).unwrap();
+    let state = r_over.state.clone().unwrap();
+    let last = r_over.entries[end].author;
+    let disc = state
+        .hand(last)
+        .first()
+        .copied()
+        .or_else(|| state.hand(1 - last).first().copied())
+        .unwrap_or(0);
+    let after = [MapPos {
+        k: end + 1,
+        bytes: over,
+        r: r_over,
+        seat: last,
+        state,
+    }];
+    add(
+        &after,
+        "star-map-move-after-the-end",
+        "out-of-turn",
+        "the game is over",
+        "Star Map: a placement after nobody could place any more",
+        &|pos| {
+            Some((
+                pos.seat,
+                map_move(json!({"place": {"at": "a1", "disc": disc, "rotation": 0}})),
+            ))
+        },
+    );
 }
 
 /// The boards in play in a view.
@@ -1779,25 +2386,31 @@ fn main() {
             None => {
                 games();
                 night_games();
+                map_games();
             }
             Some("starry-sky") => games(),
             Some("starry-night") => night_games(),
+            Some("star-map") => map_games(),
             Some(other) => {
-                eprintln!("no examples for `{other}`; the games are starry-sky, starry-night");
+                eprintln!(
+                    "no examples for `{other}`; the games are starry-sky, starry-night, star-map"
+                );
                 std::process::exit(2);
             }
         },
         Some("vectors") => match std::env::args().nth(2).as_deref() {
             None => vectors(),
-            Some("starry-night") => night_vectors_only(),
+            Some("starry-night") => vectors_only("starry-night-", night_vectors),
+            Some("star-map") => vectors_only("star-map-", map_vectors),
             Some(other) => {
-                eprintln!("no vectors for `{other}`: give nothing (all) or starry-night");
+                eprintln!("no vectors for `{other}`: give nothing (all), starry-night or star-map");
                 std::process::exit(2);
             }
         },
         _ => {
             eprintln!(
-                "usage: cargo run --example make_games -- games [starry-sky|starry-night] | vectors"
+                "usage: cargo run --example make_games -- games [starry-sky|starry-night|star-map] | \
+                 vectors [starry-night|star-map]"
             );
             std::process::exit(2);
         }

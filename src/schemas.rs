@@ -116,6 +116,14 @@ pub fn all() -> Vec<(&'static str, Value)> {
             schema::<crate::games::star_map::data::PartFile>(),
         ),
         (
+            "star-map-position.json",
+            schema::<crate::games::star_map::referee::Position>(),
+        ),
+        (
+            "star-map-referee.json",
+            schema::<crate::games::star_map::referee::RefereeReport>(),
+        ),
+        (
             "rules-replay-input.json",
             schema::<crate::app::rules::replay::InputSchema>(),
         ),

@@ -235,6 +235,33 @@ pub fn check_email(email: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Wraps a paragraph at `width` columns, indenting continuation lines.
+pub fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let mut out = String::new();
+    for para in text.split_inclusive('\n') {
+        let trimmed = para.trim_end_matches('\n');
+        let lead: String = trimmed.chars().take_while(|c| *c == ' ').collect();
+        let mut line = lead.clone();
+        for word in trimmed.split_whitespace() {
+            if line.trim().is_empty() {
+                line.push_str(word);
+            } else if line.chars().count() + 1 + word.chars().count() > width {
+                out.push_str(&line);
+                out.push('\n');
+                line = format!("{indent}{word}");
+            } else {
+                line.push(' ');
+                line.push_str(word);
+            }
+        }
+        out.push_str(&line);
+        if para.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

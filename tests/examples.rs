@@ -1,6 +1,8 @@
 //! Every example game passes `starry audit`; the finished ones print their
 //! standings, the one in progress says so; together they cover 3, 4 and 5
-//! players and both values of each variant.
+//! players and both values of each variant (Starry Sky), both scores
+//! (Starry Night), and 2, 3 and 4 players, teams and three kinds of map
+//! (Star Map).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -16,6 +18,8 @@ fn every_example_game_audits() {
     let mut in_progress = 0;
     let mut night_finished = 0;
     let mut night_takeback_accepted = false;
+    let mut map_seats_seen = BTreeSet::new();
+    let (mut map_passed, mut map_drew) = (false, false);
     for e in std::fs::read_dir(&dir).unwrap() {
         let path = e.unwrap().path();
         if path.extension().is_none_or(|x| x != "jsonl") {
@@ -51,7 +55,7 @@ fn every_example_game_audits() {
             .unwrap()
             .to_string();
         let opts = &genesis["body"]["data"]["options"];
-        for key in ["doubling", "tie", "score"] {
+        for key in ["doubling", "tie", "score", "map"] {
             if let Some(v) = opts[key].as_str() {
                 options_seen.insert(format!("{game} {key}={v}"));
             }
@@ -67,6 +71,21 @@ fn every_example_game_audits() {
             {
                 night_takeback_accepted = true;
             }
+            continue;
+        }
+        if game == "star-map" {
+            check_star_map(f, seats);
+            map_seats_seen.insert(seats);
+            let notes = f["status"]["notes"].as_array().unwrap();
+            map_passed |= notes.iter().any(|n| {
+                n.as_str()
+                    .unwrap()
+                    .contains("no legal placement and passed")
+            });
+            map_drew |= std::fs::read_to_string(&path)
+                .unwrap()
+                .lines()
+                .any(|l| l.contains(r#""draw":"#));
             continue;
         }
         if f["over"] == true {
@@ -97,6 +116,9 @@ fn every_example_game_audits() {
         "starry-sky tie=nothing",
         "starry-night score=count",
         "starry-night score=area",
+        "star-map map=random",
+        "star-map map=hard",
+        "star-map map=mixed",
     ] {
         assert!(options_seen.contains(o), "an example with {o}");
     }
@@ -105,4 +127,69 @@ fn every_example_game_audits() {
         night_takeback_accepted,
         "a Starry Night game with an accepted takeback"
     );
+    assert_eq!(
+        map_seats_seen,
+        BTreeSet::from([2, 3, 4]),
+        "finished Star Map games with 2, 3 and 4 players"
+    );
+    assert!(map_passed, "a Star Map game with a pass");
+    assert!(
+        map_drew,
+        "a Star Map game with a draw chosen from another stack"
+    );
+}
+
+/// A Star Map example: finished, countersigned by every seat; the standings
+/// rank the scores (more points first, equal points share a rank), and with
+/// four players the partners (seats 1 and 3, 2 and 4) share a team, its
+/// score and its rank, and teams rank as teams (the losing pair is second);
+/// the text gives the standings.
+fn check_star_map(f: &Value, seats: usize) {
+    let file = f["file"].as_str().unwrap();
+    assert_eq!(f["over"], true, "{file}: finished");
+    assert_eq!(f["ending"]["how"], "finished", "{file}");
+    assert_eq!(
+        f["countersigned"].as_array().unwrap().len(),
+        seats,
+        "{file}: countersigned by every seat"
+    );
+    let standings = f["standings"].as_array().unwrap();
+    assert_eq!(standings.len(), seats, "{file}");
+    let score = |r: &Value| r["score"].as_i64().unwrap();
+    for r in standings {
+        // Seats ahead; with four players, teams ahead (partners count once).
+        let ahead = standings.iter().filter(|o| score(o) > score(r)).count();
+        let ahead = if seats == 4 { ahead / 2 } else { ahead };
+        assert_eq!(r["rank"], ahead + 1, "{file}: {r}");
+        assert_eq!(r["unit"], "points", "{file}");
+        let seat = r["seat"].as_u64().unwrap();
+        if seats == 4 {
+            assert_eq!(r["team"], 2 - seat % 2, "{file}: {r}");
+            let partner = standings
+                .iter()
+                .find(|o| o["seat"] == (seat + 1) % 4 + 1)
+                .unwrap();
+            assert_eq!(
+                (score(partner), &partner["rank"]),
+                (score(r), &r["rank"]),
+                "{file}: partners share the team's score and rank"
+            );
+        } else {
+            assert!(r["team"].is_null(), "{file}: no teams with {seats} players");
+        }
+    }
+    let text = Command::cargo_bin("starry")
+        .unwrap()
+        .arg("audit")
+        .arg(file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("Final standings"), "{text}");
+    if seats == 4 {
+        assert!(
+            text.contains("(team 1)") && text.contains("(team 2)"),
+            "{text}"
+        );
+    }
 }

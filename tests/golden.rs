@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use starry::games::star_map::StarMap;
 use starry::games::starry_night::StarryNight;
 use starry::games::starry_sky::StarrySky;
 use starry::games::{Draw, Game, Own, Turn, play_own, reveal_own};
@@ -184,4 +185,115 @@ fn starry_sky_compound_nothing() {
         // The variants differ only in scoring: the scorings and the end.
         &starry_sky(&[("doubling", "compound"), ("tie", "nothing")], false),
     );
+}
+
+/// Wraps a line of ours at 80 columns, continuing with `indent`.
+fn wrap80(line: &str, indent: &str) -> String {
+    let mut out = String::new();
+    let mut cur = String::new();
+    for word in line.split(' ') {
+        if !cur.is_empty() && cur.chars().count() + 1 + word.chars().count() > 80 {
+            out.push_str(&cur);
+            out.push('\n');
+            cur = format!("{indent}{word}");
+        } else {
+            if !cur.is_empty() {
+                cur.push(' ');
+            }
+            cur.push_str(word);
+        }
+    }
+    out.push_str(&cur);
+    out.push('\n');
+    out
+}
+
+/// A Star Map game of `seats` players on the map `map`: moves chosen by a
+/// fixed draw among the legal ones (a pass when there is none), the discs
+/// drawn after placements from the same draw, resolved as the next seat's
+/// entry resolves them. A line per move; the text view as the seat to move
+/// sees it (its own draw resolved) at the start and every `every` moves, the
+/// spectator's at the end, the notes, and the final standings. Every line
+/// fits in 80 columns.
+fn star_map(seats: usize, map: &str, every: u64, seed: u8) -> String {
+    type G = StarMap;
+    let names: Vec<String> = ["Anna", "Ben", "Cleo", "Dan"][..seats]
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    let options = G::options(&[("map".to_string(), map.to_string())], None).unwrap();
+    let mut draw = Draw::new([seed; 32]);
+    let mut state = G::setup(&options, seats, &mut draw).unwrap();
+    let mut out = String::from("==== setup\n");
+    for note in G::notes(&state, &names) {
+        out.push_str(&wrap80(&note, "  "));
+    }
+    let mut at = 1u64;
+    loop {
+        for e in G::pending(&state) {
+            G::resolve(&mut state, e.id, &mut draw).unwrap();
+        }
+        let Turn::Move(s) = G::turn(&state) else {
+            break;
+        };
+        if (at - 1).is_multiple_of(every) {
+            out.push_str(&format!("---- as {} sees it\n", names[s]));
+            out.push_str(&G::render_text(&G::view(&state, Some(s), None), &names));
+        }
+        let mut all = G::intents(&state, s, &Own::default());
+        let intent = all.swap_remove(draw.below(all.len()));
+        let action = play_own::<G>(&mut state, s, &intent, &mut Own::default(), at).unwrap();
+        out.push_str(&wrap80(
+            &format!(
+                "==== {at}: {} plays `{intent}` — {}",
+                names[s],
+                G::describe(&state, &action)
+            ),
+            "       ",
+        ));
+        at += 1;
+    }
+    out.push_str("---- the end, as a spectator sees it\n");
+    out.push_str(&G::render_text(&G::view(&state, None, None), &names));
+    for note in G::notes(&state, &names) {
+        out.push_str(&wrap80(&note, "  "));
+    }
+    // The standings, a line each: team names are long.
+    out.push_str("==== final standings:\n");
+    for s in G::standings(&state) {
+        let team = s
+            .team
+            .map_or(String::new(), |t| format!(" (team {})", t + 1));
+        out.push_str(&format!(
+            "  {}. {} {}{team}\n",
+            s.rank, names[s.seat], s.score
+        ));
+    }
+    for (n, line) in out.lines().enumerate() {
+        assert!(
+            line.chars().count() <= 80,
+            "line {} has {} columns: {line}",
+            n + 1,
+            line.chars().count()
+        );
+    }
+    out
+}
+
+#[test]
+fn star_map_2p_layout() {
+    check(
+        "star-map-2p-layout.txt",
+        &star_map(
+            2,
+            "1b 2s 3b 4s / 5s 6b 7s 8b / 9b 10s 11b 12s / 13s 14b 15s 16b",
+            10,
+            9,
+        ),
+    );
+}
+
+#[test]
+fn star_map_4p_teams_hard() {
+    check("star-map-4p-teams-hard.txt", &star_map(4, "hard", 16, 3));
 }

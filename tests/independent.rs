@@ -1,6 +1,8 @@
-//! A second implementation of the protocol and of the rules of Starry Sky and
-//! Starry Night, written from `docs/` alone (no Rust read), in Python with its standard
-//! library only: `tests/independent/starry_check.py`. It recomputes every
+//! A second implementation of the protocol and of the rules of Starry Sky,
+//! Starry Night and Star Map, written from `docs/` alone (no Rust read; Star
+//! Map also reads the shipped data files `src/games/star_map/discs.json` and
+//! `parts.json` that its doc names), in Python with its standard library only:
+//! `tests/independent/starry_check.py`. It recomputes every
 //! value printed in docs/protocol.md section 9 and audits every vector and
 //! example game; this test runs it, so that code, spec and vectors cannot
 //! drift apart unseen.

@@ -1,6 +1,7 @@
 //! Property tests of the protocol: any one-byte change to a log is caught,
-//! and randomly played games (any seat count, any variant) always audit,
-//! conserve tokens and replay to the same result.
+//! and randomly played games (any seat count, any variant; Starry Sky,
+//! Starry Night and Star Map) always audit, conserve tokens and replay to
+//! the same result.
 
 use std::path::PathBuf;
 
@@ -8,9 +9,10 @@ use proptest::prelude::*;
 use starry::app::act;
 use starry::app::demo::autoplay;
 use starry::crypto::identity::Identity;
+use starry::games::star_map::StarMap;
 use starry::games::starry_night::StarryNight;
 use starry::games::starry_sky::StarrySky;
-use starry::games::{Draw, Game};
+use starry::games::{Draw, Game, Own, Turn};
 use starry::log::Replay;
 use starry::log::entry::SeatInfo;
 
@@ -199,5 +201,107 @@ proptest! {
         let winner = standings[0].seat;
         prop_assert!(scores[winner] > scores[1 - winner]
             || (scores[0] == scores[1] && s.last_mover() == Some(winner)));
+    }
+}
+
+/// A signed Star Map game on a map of the given kind, played to its end
+/// through the real log (every draw resolved from the next entry's beacon
+/// link): it ends, every position offers `pass` exactly when nothing fits,
+/// and the file replays to the same result.
+fn play_random_star_map(seats: usize, map: &str, seed: u8) -> Replay<StarMap> {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = vec![("map".to_string(), map.to_string())];
+    let (players, log) = create::<StarMap>(dir.path(), seats, &pairs, seed);
+    let mut clock = || "2026-11-20T12:00:00Z".to_string();
+    let mut moves = 0;
+    let r = autoplay::<StarMap>(
+        &log,
+        &players,
+        &mut Draw::new([seed; 32]),
+        &mut clock,
+        |r| r.is_over(),
+        |r| {
+            let Some(s) = &r.state else { return };
+            moves += 1;
+            assert!(
+                moves as u64 <= StarMap::max_entries(&Default::default(), seats) + 3 * seats as u64,
+                "the game goes on too long"
+            );
+            if let Turn::Move(seat) = StarMap::turn(s) {
+                let intents = StarMap::intents(s, seat, &Own::default());
+                assert_eq!(
+                    intents == [starry::games::star_map::Intent::Pass],
+                    s.placements(seat).is_empty()
+                );
+            }
+        },
+    )
+    .unwrap();
+    let again = Replay::<StarMap>::from_bytes(&std::fs::read(&log).unwrap()).unwrap();
+    assert_eq!(again.standings(), r.standings());
+    let (played, replayed) = (r.state.as_ref().unwrap(), again.state.as_ref().unwrap());
+    for viewer in std::iter::once(None).chain((0..seats).map(Some)) {
+        assert_eq!(
+            serde_json::to_value(StarMap::view(replayed, viewer, None)).unwrap(),
+            serde_json::to_value(StarMap::view(played, viewer, None)).unwrap()
+        );
+    }
+    assert_eq!(
+        StarMap::notes(replayed, &again.names()),
+        StarMap::notes(played, &r.names())
+    );
+    r
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    #[test]
+    fn random_star_map_games_end_and_audit(
+        seats in 2usize..=4,
+        map in prop::sample::select(vec!["random", "easy", "hard", "mixed"]),
+        seed in any::<u8>(),
+    ) {
+        check_star_map_game(seats, map, seed);
+    }
+}
+
+/// Every seat count, at fixed seeds, on the hard and the mixed map.
+#[test]
+fn star_map_games_of_2_3_and_4_players_end_and_audit() {
+    for (seats, map) in [(2, "hard"), (3, "mixed"), (4, "hard")] {
+        check_star_map_game(seats, map, 40 + seats as u8);
+    }
+}
+
+fn check_star_map_game(seats: usize, map: &str, seed: u8) {
+    let r = play_random_star_map(seats, map, seed);
+    assert!(r.is_over());
+    let s = r.state.as_ref().unwrap();
+    assert!(s.is_over() && s.withdrawn().is_none(), "ended by the rules");
+    for seat in 0..seats {
+        assert!(
+            s.placements(seat).is_empty(),
+            "seat {seat} could still place"
+        );
+    }
+    assert!(s.pending_draw().is_none(), "no draw left pending");
+    let standings = r.standings();
+    assert_eq!(standings.len(), seats);
+    for row in &standings {
+        assert_eq!(row.score, s.score(row.seat));
+        // Four players rank as two teams: the team ahead of a seat's counts
+        // once.
+        let better = if seats == 4 {
+            (0..2).filter(|&t| s.score(t) > row.score).count()
+        } else {
+            standings.iter().filter(|o| o.score > row.score).count()
+        };
+        assert_eq!(row.rank as usize, 1 + better);
+        assert_eq!(row.team, (seats == 4).then_some((row.seat % 2) as u32));
+    }
+    if seats == 4 {
+        assert_eq!(s.score(0), s.own_score(0) + s.own_score(2));
+        assert_eq!(s.score(1), s.own_score(1) + s.own_score(3));
     }
 }

@@ -183,8 +183,8 @@ fn convert<G: Game>(log: &[u8], homes: &[PathBuf]) -> Converted {
     Converted { input, expected }
 }
 
-/// Standings as `audit --json` prints them (seats from 1) in the replay's
-/// form (seats from 0).
+/// Standings as `audit --json` prints them (seats and teams from 1) in the
+/// replay's form (from 0).
 fn audit_standings(log: &Path) -> Value {
     let a = starry(&["audit", log.to_str().unwrap(), "--json"]);
     let rows: Vec<Value> = a["files"][0]["standings"]
@@ -192,11 +192,16 @@ fn audit_standings(log: &Path) -> Value {
         .unwrap()
         .iter()
         .map(|s| {
-            json!({
+            let mut row = json!({
                 "seat": s["seat"].as_u64().unwrap() - 1,
                 "rank": s["rank"],
                 "score": s["score"],
-            })
+            });
+            // A team game's teams count from 1 there too.
+            if let Some(team) = s["team"].as_u64() {
+                row["team"] = json!(team - 1);
+            }
+            row
         })
         .collect();
     Value::Array(rows)
@@ -443,6 +448,103 @@ fn the_documented_starry_night_example_replays() {
         err.contains("actions[4]") && err.contains("would cross the edge A-D"),
         "{err}"
     );
+}
+
+/// The Star Map example of docs/referee.md replays to the lines the docs
+/// show: every action after the first resolves the draw of the one before,
+/// a disc scores its groups, and a bonus counts only under a star whose own
+/// group scores.
+#[test]
+fn the_documented_star_map_example_replays() {
+    let path = root().join("examples/referee/star-map.json");
+    let input: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let out = replay_game("star-map", &input);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = states(&out);
+    let actions = input["actions"].as_array().unwrap();
+    assert_eq!(got.len(), actions.len() + 1);
+    for (i, a) in actions.iter().enumerate().skip(1) {
+        assert_eq!(a["draws"].as_array().unwrap().len(), 1);
+        assert_eq!(a["draws"][0]["event"], i, "the draw of action {}", i - 1);
+    }
+    // Each placement asks for a draw, pending until the next seat's entry.
+    for (i, s) in got[1..].iter().enumerate() {
+        assert_eq!(s["pending"], json!([{"event": i + 1, "causer": i % 2}]));
+        assert_eq!(s["view"]["pending"]["seat"], i % 2);
+        assert_eq!(s["ending"], Value::Null);
+    }
+    let scored = |i: usize| got[i + 1]["view"]["last"]["scored"].clone();
+    // Action 1: a red group of 5, and the +2 under its blue is lost though
+    // the disc scored.
+    assert_eq!(scored(1)["points"], 5);
+    assert_eq!(
+        scored(1)["bonuses"],
+        json!([{"square": "i4", "points": 2, "earned": false}])
+    );
+    // Action 4: a white group of 4 with the +1 under its white; the +2
+    // under its violet is lost.
+    assert_eq!(scored(4)["points"], 5);
+    let bonuses = scored(4)["bonuses"].as_array().unwrap().clone();
+    assert!(bonuses.contains(&json!({"square": "e4", "points": 1, "earned": true})));
+    assert!(bonuses.contains(&json!({"square": "d3", "points": 2, "earned": false})));
+    assert_eq!(
+        got.last().unwrap()["standings"],
+        json!([{"seat": 0, "rank": 1, "score": 12}, {"seat": 1, "rank": 2, "score": 5}])
+    );
+    let docs = docs_show_lines(&out.stdout);
+    // Without the draw of action 1: the first two lines, then its error.
+    let mut broken = input.clone();
+    broken["actions"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("draws");
+    let out = replay_game("star-map", &broken);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(states(&out).len(), 2);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(docs.contains(&err), "docs/referee.md does not show {err}");
+    // Seat 1's two on h5, its blue next to seat 0's red: an illegal move.
+    let mut mismatch = input.clone();
+    mismatch["actions"][1]["move"] = json!({"place": {"disc": 31, "at": "h5", "rotation": 0}});
+    let out = replay_game("star-map", &mismatch);
+    assert_refused(
+        &out,
+        20,
+        &[
+            "actions[1]",
+            "a blue star on h5 would touch a red star on h6",
+            "(rule: match)",
+        ],
+    );
+    assert_eq!(states(&out).len(), 2);
+    // Seat 0 taking seat 1's turn: out of turn.
+    let mut early = input.clone();
+    early["actions"][1]["seat"] = json!(0);
+    assert_refused(
+        &replay_game("star-map", &early),
+        19,
+        &["actions[1]", "seat 1 must move"],
+    );
+    // A disc seat 1 does not hold.
+    let mut stolen = input.clone();
+    stolen["actions"][1]["move"]["place"]["disc"] = json!(9);
+    assert_refused(
+        &replay_game("star-map", &stolen),
+        20,
+        &["actions[1]", "is not in seat 2's hand", "(rule: hand)"],
+    );
+    // The docs name both refusals (their prose wraps anywhere).
+    let prose = docs.split_whitespace().collect::<Vec<_>>().join(" ");
+    for said in [
+        "let seat 0 take action 1's turn and it is refused as out of turn (19)",
+        "it is an illegal move (20, rule `match`)",
+    ] {
+        assert!(prose.contains(said), "docs/referee.md does not say {said}");
+    }
 }
 
 /// Checks that docs/referee.md shows every line of a replay's output, each
@@ -929,6 +1031,130 @@ fn random_starry_night_games_replay_to_the_states_of_their_logs() {
         );
         if takebacks {
             assert!(asked > 0, "{count} stars: a takeback was asked for");
+        }
+    }
+}
+
+/// Random signed Star Map games of two, three and four players, on each kind
+/// of map, one of them resigned by a seat whose partner then shares its
+/// last place: `rules replay` reproduces the state after every entry, as
+/// the log's replay has it.
+#[test]
+fn random_star_map_games_replay_to_the_states_of_their_logs() {
+    use starry::app::act::{self, Do};
+    use starry::crypto::identity::Identity;
+    use starry::games::Draw;
+    use starry::games::star_map::StarMap;
+    use starry::log::entry::SeatInfo;
+    use starry::log::file::LockedLog;
+
+    let names = ["Anna", "Ben", "Cleo", "Dan"];
+    for (seed, seats, map, resign_after) in [
+        (1u8, 2, "hard", None),
+        (2, 3, "mixed", None),
+        (3, 4, "easy", None),
+        (
+            4,
+            4,
+            "1b 2s 3b 4s / 5s 6b 7s 8b / 9b 10s 11b 12s / 13s 14b 15s 16b",
+            Some(9),
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let players: Vec<(PathBuf, Identity)> = names[..seats]
+            .iter()
+            .map(|n| {
+                let home = dir.path().join(n);
+                let id = Identity::create(&home, n, &format!("{}@example.org", n.to_lowercase()))
+                    .unwrap();
+                (home, id)
+            })
+            .collect();
+        let log = dir.path().join("g.jsonl");
+        let pairs = vec![("map".to_string(), map.to_string())];
+        let seats_info = players.iter().map(|(_, i)| SeatInfo::of(i)).collect();
+        let mut draw = Draw::new([seed; 32]);
+        let time = || "2026-11-20T12:00:00Z".to_string();
+        act::create::<StarMap>(
+            &players[0].0,
+            &players[0].1,
+            seats_info,
+            &pairs,
+            None,
+            &log,
+            time(),
+            &mut draw,
+        )
+        .unwrap();
+        let mut resigned = None;
+        loop {
+            let r = Replay::<StarMap>::from_bytes(&std::fs::read(&log).unwrap()).unwrap();
+            let (_, who) = r.expected();
+            let Some(who) = who else { break };
+            let moves = r.state.as_ref().map_or(0, |s| s.history().len());
+            let what = match resign_after {
+                Some(n) if moves >= n && r.state.as_ref().is_some_and(|s| !s.is_over()) => {
+                    resigned = Some(who);
+                    Do::Resign
+                }
+                _ => Do::Auto,
+            };
+            let (home, id) = &players[who];
+            act::act::<StarMap>(
+                home,
+                &log,
+                LockedLog::open(&log).unwrap(),
+                id,
+                what,
+                false,
+                time(),
+                &mut draw,
+            )
+            .unwrap();
+        }
+        let homes: Vec<PathBuf> = players.iter().map(|(h, _)| h.clone()).collect();
+        let (c, got) = check_log(&log, &homes);
+        let last = got.last().unwrap();
+        let describes: Vec<&str> = got
+            .iter()
+            .map(|s| s["describe"].as_str().unwrap())
+            .collect();
+        match resigned {
+            None => {
+                assert_eq!(last["ending"], json!({"kind": "finished"}), "{seats} seats");
+                assert!(got.len() > 20, "{seats} seats: a whole game");
+                // Draws are given: every placement but the last few (once
+                // the stacks are empty) asks for one.
+                assert!(
+                    c.input["actions"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .filter(|a| a["draws"].as_array().is_some_and(|d| !d.is_empty()))
+                        .count()
+                        > 10
+                );
+            }
+            Some(who) => {
+                assert_eq!(last["ending"], json!({"kind": "resigned", "seat": who}));
+                assert_eq!(*describes.last().unwrap(), "resign");
+                // The resigner and its partner share the last place.
+                let rows = last["standings"].as_array().unwrap();
+                let tail: Vec<u64> = rows[2..]
+                    .iter()
+                    .map(|r| r["seat"].as_u64().unwrap())
+                    .collect();
+                let mut want = vec![who as u64, ((who + 2) % 4) as u64];
+                want.sort();
+                let mut tail_sorted = tail.clone();
+                tail_sorted.sort();
+                assert_eq!(tail_sorted, want, "{rows:?}");
+                assert_eq!(rows[2]["rank"], rows[3]["rank"]);
+                assert_eq!(rows[2]["rank"], 2);
+            }
+        }
+        if seats == 4 {
+            assert_eq!(last["view"]["teams"].as_array().unwrap().len(), 2);
         }
     }
 }

@@ -11,6 +11,7 @@
 //! that cannot be sent is kept in `$STARRY_HOME/pending/` for
 //! `starry mail --retry` (see `crate::mail::transport`).
 
+use crate::text::wrap;
 use std::path::Path;
 
 use super::report::{MailReport, RetriedReport, RetryReport, SentMailReport, UnsentMailReport};
@@ -549,36 +550,9 @@ fn body_text<G: Game>(r: &Replay<G>, id16: &str, seat: Seat, role: Role, public:
 /// Width of the mail's paragraphs.
 const WIDTH: usize = 72;
 
-/// Wraps a paragraph at `width` columns, indenting continuation lines.
-fn wrap(text: &str, width: usize, indent: &str) -> String {
-    let mut out = String::new();
-    for para in text.split_inclusive('\n') {
-        let trimmed = para.trim_end_matches('\n');
-        let lead: String = trimmed.chars().take_while(|c| *c == ' ').collect();
-        let mut line = lead.clone();
-        for word in trimmed.split_whitespace() {
-            if line.trim().is_empty() {
-                line.push_str(word);
-            } else if line.chars().count() + 1 + word.chars().count() > width {
-                out.push_str(&line);
-                out.push('\n');
-                line = format!("{indent}{word}");
-            } else {
-                line.push(' ');
-                line.push_str(word);
-            }
-        }
-        out.push_str(&line);
-        if para.ends_with('\n') {
-            out.push('\n');
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
-    use super::wrap;
+    use crate::text::wrap;
 
     #[test]
     fn wraps_with_indent() {

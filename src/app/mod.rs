@@ -330,6 +330,7 @@ pub fn standings_of<G: Game>(r: &Replay<G>) -> Vec<StandingReport> {
             email: r.genesis.seats[s.seat].email.clone(),
             score: s.score,
             unit: G::score_unit(&r.options).into(),
+            team: s.team.map(|t| t + 1),
         })
         .collect()
 }
@@ -430,7 +431,7 @@ pub fn standings_text(rows: &[StandingReport]) -> String {
     rows.iter()
         .map(|r| {
             format!(
-                "  {}. {:<12} {:>3} {}   ({})\n",
+                "  {}. {:<12} {:>3} {}{}   ({})\n",
                 r.rank,
                 inline(&r.name),
                 r.score,
@@ -440,6 +441,7 @@ pub fn standings_text(rows: &[StandingReport]) -> String {
                 } else {
                     &r.unit
                 },
+                r.team.map_or(String::new(), |t| format!(" (team {t})")),
                 inline(&r.email)
             )
         })

@@ -63,10 +63,14 @@ pub struct StandingReport {
     pub name: String,
     pub email: String,
     /// The game's score: coins (Starry Sky), seas or half squares of sea
-    /// (Starry Night).
+    /// (Starry Night), points (Star Map).
     pub score: i64,
-    /// What `score` counts: `coins`, `seas`, `half squares`.
+    /// What `score` counts: `coins`, `seas`, `half squares`, `points`.
     pub unit: String,
+    /// In a team game (Star Map with four players), the 1-based team: 1 for
+    /// seats 1 and 3, 2 for seats 2 and 4. `score` is then the team's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub team: Option<u32>,
 }
 
 /// `starry status`.

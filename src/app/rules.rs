@@ -55,10 +55,12 @@ pub fn run(cmd: RulesCommand) -> Result<Output> {
                 StarrySky::NAME => {
                     let report =
                         crate::games::starry_sky::referee::score_position(&text).map_err(|e| {
-                            // The likeliest mistake: a Starry Night drawing
-                            // without --game.
+                            // The likeliest mistake: another game's
+                            // position without --game.
                             let hint = if text.contains("\"edges\"") {
                                 "; for a Starry Night drawing add --game starry-night"
+                            } else if text.contains("\"placements\"") {
+                                "; for a Star Map position add --game star-map"
                             } else {
                                 ""
                             };
@@ -74,6 +76,14 @@ pub fn run(cmd: RulesCommand) -> Result<Output> {
                         .map_err(|e| Error::Usage(format!("{source}: {e}")))?;
                     Ok(Output::new(
                         crate::games::starry_night::referee::render_text(&report),
+                        &report,
+                    ))
+                }
+                StarMap::NAME => {
+                    let report = crate::games::star_map::referee::score_position(&text)
+                        .map_err(|e| Error::Usage(format!("{source}: {e}")))?;
+                    Ok(Output::new(
+                        crate::games::star_map::referee::render_text(&report),
                         &report,
                     ))
                 }
@@ -165,8 +175,8 @@ impl ReadError {
             (ReadError::Io(e), _) => Error::io("cannot read", source.to_string(), e),
             (ReadError::TooLarge, Input::Position) => Error::Usage(format!(
                 "{source}: the position is larger than {MAX_POSITION_BYTES} bytes (1 MiB), \
-                 the most `starry rules score` reads; a position (a board and its tokens, or a \
-                 sky and its edges) takes a few kilobytes at most"
+                 the most `starry rules score` reads; a position (a board and its tokens, a sky \
+                 and its edges, or a map and its discs) takes a few kilobytes at most"
             )),
             (ReadError::TooLarge, Input::Actions) => Error::Usage(format!(
                 "{source}: the input is larger than {} bytes (16 MiB), the most `starry rules \

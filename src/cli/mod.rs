@@ -35,7 +35,7 @@ pub enum Command {
     #[command(subcommand)]
     Id(IdCommand),
     /// Start a game; you are the first listed player.
-    New(NewArgs),
+    New(Box<NewArgs>),
     /// Join a game you are seated in (writes your join entry).
     Join(ActArgs),
     /// Contribute your share of the setup randomness (after everyone has joined).
@@ -44,7 +44,8 @@ pub enum Command {
     Status(FileArg),
     /// Show the game: your view (with your own face-down tokens) or, without an identity, the spectator view.
     View(ViewArgs),
-    /// Make your move, e.g. `starry play game.jsonl "10 leo:3"` (Starry Sky) or `"A-C"` (Starry Night).
+    /// Make your move, e.g. `starry play game.jsonl "10 leo:3"` (Starry Sky), `"A-C"` (Starry Night)
+    /// or `"corner1 f8 r90"` (Star Map).
     Play(PlayArgs),
     /// Reveal your face-down tokens on a completed board when asked.
     Reveal(ActArgs),
@@ -231,12 +232,14 @@ pub enum RulesCommand {
     /// List the games and their variants.
     List,
     /// Score a position given as JSON (a file, or `-` for stdin); no keys needed. Starry Sky:
-    /// one board and its tokens; Starry Night: a sky and its edges in the order drawn.
+    /// one board and its tokens; Starry Night: a sky and its edges in the order drawn; Star Map:
+    /// a map, the start disc and the discs laid on it in order.
     Score {
         /// The game.
         #[arg(long, default_value = "starry-sky")]
         game: String,
-        /// The position (see schemas/starry-sky-position.json, schemas/starry-night-position.json).
+        /// The position (see schemas/starry-sky-position.json, schemas/starry-night-position.json,
+        /// schemas/star-map-position.json).
         position: PathBuf,
     },
     /// Replay a game's actions given as JSON and print the public state after each; no keys needed.

@@ -1577,10 +1577,17 @@ pub fn placed_last(rows: Vec<Standing>, n: usize, last: Option<Seat>) -> Vec<Sta
             ..st
         })
         .collect();
+    // In a team game the withdrawn team comes right after the teams left
+    // (partners share a score, so they share a rank).
+    let last_rank = if team(r).is_some() {
+        1 + out.iter().map(|st| st.rank).max().unwrap_or(0)
+    } else {
+        others.len() as u32 + 1
+    };
     for s in out_seats {
         out.push(Standing {
             seat: s,
-            rank: others.len() as u32 + 1,
+            rank: last_rank,
             score: scores[s],
             team: team(s),
         });

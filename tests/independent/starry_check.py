@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """An independent implementation of the starry log protocol (version 2) and
-of the rules of Starry Sky and Starry Night, written from docs/protocol.md,
-docs/starry-sky.md, docs/boards.md and docs/starry-night.md alone (with the
-Starry Night example of docs/referee.md as a self-test).  Python 3 standard
-library only.
+of the rules of Starry Sky, Starry Night and Star Map, written from
+docs/protocol.md, docs/starry-sky.md, docs/boards.md, docs/starry-night.md and
+docs/star-map.md alone (with the Starry Night example of docs/referee.md as a
+self-test; Star Map reads the shipped data files the doc names,
+src/games/star_map/discs.json and parts.json).  Python 3 standard library
+only.
 
-    starry_check.py doc            check the values of protocol.md 9.2 and 9.3
+    starry_check.py doc            check the values of protocol.md 9.2 and 9.3 (and the games' docs)
     starry_check.py audit FILE...  audit logs (two or more: also compare them)
     starry_check.py vectors        all of the above against the test vectors
 """
@@ -1259,10 +1261,592 @@ class StarryNight:
         return out
 
 
+# ------------------------------------------------------------------ Star Map
+#
+# docs/star-map.md, rules version 1.  A square is (x, y): x = 0 to 11 the
+# columns a-l from the left, y = 0 to 11 the rows 1-12 from the top.
+
+MAP_SHAPES = ("corner", "three", "two", "one")
+MAP_OFFSETS = {"corner": ((0, 0), (1, 0), (0, 1)), "three": ((0, 0), (1, 0), (2, 0)),
+               "two": ((0, 0), (1, 0)), "one": ((0, 0),)}
+MAP_SHAPE_COUNTS = (("corner", 12), ("three", 12), ("two", 16), ("one", 16))
+MAP_ROTATIONS = (0, 90, 180, 270)
+MAP_SIDES = ("bonus", "symbols")
+MAP_KEYWORDS = ("random", "easy", "hard", "mixed")
+MAP_N = 12
+MAP_COLUMNS = "abcdefghijkl"
+MAP_SQUARE_RE = re.compile(r"([a-l])([1-9]|1[0-2])\Z", re.ASCII)
+MAP_CENTRE = ((5, 5), (6, 5), (5, 6), (6, 6))  # f6 g6 f7 g7
+MAP_START_ELBOW = {0: (5, 5), 90: (6, 5), 180: (6, 6), 270: (5, 6)}  # f6 g6 g7 f7
+MAP_NEIGHBOURS = ((0, -1), (-1, 0), (1, 0), (0, 1))  # up, left, right, down
+MAP_DIAGONALS = ((-1, -1), (1, -1), (-1, 1), (1, 1))  # up-left, up-right, down-left, down-right
+PLAIN = ("plain",)
+
+
+def map_rotate(off, r):
+    """The rotation table of docs/star-map.md ("Discs"): clockwise on the map."""
+    dx, dy = off
+    return {0: (dx, dy), 90: (-dy, dx), 180: (-dx, -dy), 270: (dy, -dx)}[r]
+
+
+def map_name(sq):
+    return f"{MAP_COLUMNS[sq[0]]}{sq[1] + 1}"
+
+
+def map_square(name):
+    m = MAP_SQUARE_RE.match(name)
+    return (MAP_COLUMNS.index(m.group(1)), int(m.group(2)) - 1)
+
+
+def map_on(sq):
+    return 0 <= sq[0] < MAP_N and 0 <= sq[1] < MAP_N
+
+
+def map_reading(sq):
+    return (sq[1], sq[0])
+
+
+def _data_error(detail):
+    return GameError("illegal-move", f"rule data: {detail}")
+
+
+def _exact_keys(obj, keys, what):
+    if not isinstance(obj, dict):
+        raise _data_error(f"{what} is not an object")
+    for k in obj:
+        if k not in keys:
+            raise _data_error(f"{what} has an unknown key `{k}`")
+    for k in keys:
+        if k not in obj:
+            raise _data_error(f"{what} lacks `{k}`")
+
+
+def read_disc_file(obj):
+    """A disc file (docs "Data files", rules 1-5).  Returns (stars, discs):
+    stars a list of (code, name), discs a list of (shape, fields), each field
+    a star code or None."""
+    _exact_keys(obj, ("discs", "stars"), "the disc file")
+    stars, discs = obj["stars"], obj["discs"]
+    if not isinstance(stars, list) or not isinstance(discs, list):
+        raise _data_error("`stars` and `discs` are arrays")
+    if len(stars) != 7:  # 1
+        raise _data_error(f"{len(stars)} stars, not 7")
+    out_stars = []
+    for i, s in enumerate(stars):  # 2
+        _exact_keys(s, ("code", "name"), f"star {i}")
+        code, name = s["code"], s["name"]
+        if not (isinstance(code, str) and len(code) == 1 and "A" <= code <= "Z"):
+            raise _data_error(f"star {i}: code {code!r} is not one letter A-Z")
+        if not (isinstance(name, str) and 1 <= len(name) <= 16 and all(c == "-" or "a" <= c <= "z" for c in name)):
+            raise _data_error(f"star {i}: name {name!r} is not 1 to 16 of a-z and -")
+        if any(code == c or name == nm for c, nm in out_stars):
+            raise _data_error(f"star {i}: its code or name is an earlier star's")
+        out_stars.append((code, name))
+    codes = [c for c, _ in out_stars]
+    out_discs = []
+    for i, d in enumerate(discs):  # 3
+        _exact_keys(d, ("fields", "shape"), f"disc {i}")
+        shape, fields = d["shape"], d["fields"]
+        if shape not in MAP_SHAPES:
+            raise _data_error(f"disc {i}: unknown shape {shape!r}")
+        if not isinstance(fields, str) or len(fields) != len(MAP_OFFSETS[shape]):
+            raise _data_error(f"disc {i}: `fields` is not {len(MAP_OFFSETS[shape])} characters")
+        if any(c != "." and c not in codes for c in fields):
+            raise _data_error(f"disc {i}: a field is neither a star code nor `.`")
+        if all(c == "." for c in fields):
+            raise _data_error(f"disc {i}: every field is empty")
+        out_discs.append((shape, tuple(None if c == "." else c for c in fields)))
+    shapes = [s for s, _ in out_discs]
+    if sorted(shapes) != sorted(s for s, k in MAP_SHAPE_COUNTS for _ in range(k)):  # 4
+        raise _data_error("the discs are not 12 corner, 12 three, 16 two and 16 one")
+    if shapes != [s for s, k in MAP_SHAPE_COUNTS for _ in range(k)]:  # 5
+        raise _data_error("the discs are not listed corners, threes, twos, ones")
+    return out_stars, out_discs
+
+
+def read_map_token(t, codes, side):
+    if t == ".":
+        return PLAIN
+    if len(t) == 1 and "1" <= t <= "9":
+        return ("bonus", int(t))
+    if side == "symbols":
+        if t == "#":
+            return ("meteorite",)
+        if len(t) == 2 and t[0] in "=!" and t[1] in codes:
+            return ("only" if t[0] == "=" else "not", t[1])
+    return None
+
+
+def read_part_file(obj, codes):
+    """A part file (docs "Data files", rules 6-7).  Returns {id: {side: [9
+    kinds]}}.  A row's squares may be separated by any white space: the
+    options keep a custom file whole (see the report)."""
+    _exact_keys(obj, ("parts",), "the part file")
+    parts = obj["parts"]
+    if not isinstance(parts, list):
+        raise _data_error("`parts` is not an array")
+    if len(parts) != 16:  # 6
+        raise _data_error(f"{len(parts)} parts, not 16")
+    out = {}
+    for i, p in enumerate(parts):  # 7
+        _exact_keys(p, ("bonus", "id", "symbols"), f"part {i}")
+        pid = p["id"]
+        if not is_int(pid) or not 1 <= pid <= 16 or pid in out:
+            raise _data_error(f"part {i}: id {pid!r} is not 1 to 16, or an earlier part's")
+        sides = {}
+        for side in MAP_SIDES:
+            rows = p[side]
+            if not isinstance(rows, list) or len(rows) != 3:
+                raise _data_error(f"part {pid} {side}: not 3 rows")
+            kinds = []
+            for row in rows:
+                if not isinstance(row, str):
+                    raise _data_error(f"part {pid} {side}: a row is not a string")
+                toks = "".join(" " if c in WHITE else c for c in row).split(" ")
+                toks = [t for t in toks if t]  # white space: Unicode's White_Space, as protocol.md 3.4
+                if len(toks) != 3:
+                    raise _data_error(f"part {pid} {side}: row {row!r} is not 3 squares")
+                for t in toks:
+                    k = read_map_token(t, codes, side)
+                    if k is None:
+                        raise _data_error(f"part {pid} {side}: square {t!r} is not allowed")
+                    kinds.append(k)
+            sides[side] = kinds
+        out[pid] = sides
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _shipped_map_file(name):
+    with open(os.path.join(ROOT, "src/games/star_map", name), "rb") as f:
+        raw = f.read()
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    return raw.decode("utf-8")
+
+
+def shipped_map_data():
+    stars, discs = read_disc_file(parse_json(_shipped_map_file("discs.json")))
+    parts = read_part_file(parse_json(_shipped_map_file("parts.json")), [c for c, _ in stars])
+    return stars, discs, parts
+
+
+class StarMap:
+    """The rules of docs/star-map.md, rules version 1."""
+
+    HIDDEN = ()  # nothing in Star Map is hidden
+    unit = "points"
+
+    def __init__(self, options, nseats):
+        self.n = nseats
+        if not 2 <= nseats <= 4:
+            raise GameError("illegal-move", f"{nseats} seats: Star Map takes 2 to 4")
+        if not isinstance(options, dict):
+            raise GameError("illegal-move", "rule option: the options are not an object")
+        for k in options:
+            if k not in ("discs", "map", "parts"):
+                raise GameError("illegal-move", f"rule option: unknown option `{k}`")
+        stars, discs, parts = shipped_map_data()
+        if "discs" in options:
+            stars, discs = read_disc_file(options["discs"])
+        codes = [c for c, _ in stars]
+        if "parts" in options:
+            parts = read_part_file(options["parts"], codes)
+        elif "discs" in options:
+            # the shipped parts must name stars of the custom disc file (rule 7)
+            parts = read_part_file(parse_json(_shipped_map_file("parts.json")), codes)
+        self.stars, self.discs, self.parts = stars, discs, parts
+        m = options.get("map")
+        self.layout = None
+        if "map" not in options:
+            pass
+        elif isinstance(m, str):
+            if m not in MAP_KEYWORDS:
+                raise GameError("illegal-move", f"rule map: unknown map {m!r}")
+        elif isinstance(m, dict) and list(m) == ["layout"] and isinstance(m["layout"], list):
+            lay = m["layout"]
+            if len(lay) != 16:
+                raise GameError("illegal-move", f"rule map: a layout of {len(lay)} places, not 16")
+            out = []
+            for i, e in enumerate(lay):
+                if not (isinstance(e, dict) and sorted(e) == ["part", "side"] and is_int(e["part"])
+                        and e["side"] in MAP_SIDES):
+                    raise GameError("illegal-move", f"rule map: layout place {i} is not {{part, side}}")
+                out.append((e["part"], e["side"]))
+            if sorted(p for p, _ in out) != list(range(1, 17)):
+                raise GameError("illegal-move", "rule map: the layout does not name each part 1 to 16 once")
+            self.layout = out
+        else:
+            raise GameError("illegal-move", f"rule map: a map is a keyword or {{\"layout\": [...]}}")
+        if "map" not in options:
+            raise GameError("non-canonical", "options leave out `map` (the default is written out)")
+        self.map_kind = m if isinstance(m, str) else "layout"
+        bound = self.bound(len(self.discs))
+        if 2 * bound + nseats + 4 > CHAIN_LEN:
+            raise GameError("illegal-move", f"the options could outlast a beacon chain (bound {bound})")
+        self.teams = False  # set up with four seats
+        self.squares = [PLAIN] * (MAP_N * MAP_N)
+        self.covered = {}  # square -> (disc, star code or None)
+        self.stacks = {s: [] for s in MAP_SHAPES}
+        self.hands = [[] for _ in range(nseats)]
+        self.points = [0] * nseats
+        self.passes = [0] * nseats
+        self.pending = None  # dict(event, causer, cause_id, shape)
+        self.moves = 0
+        self.placed = 0  # discs placed besides the start disc
+        self.start = None
+        self.turn = None
+        self.over = None
+        self.withdrawn = None
+        self.last = None  # ("place", seat, drew shape or None) / ("pass", seat)
+        self.anomalies = []  # places where the position contradicts a claim of the doc
+        self.log = []
+
+    @staticmethod
+    def bound(ndiscs):
+        """docs "Length of a game": a placement per disc but the start disc, a pass after each."""
+        return 2 * (ndiscs - 1)
+
+    # -- setup (docs "Setup", steps 1-5)
+    def setup(self, seed):
+        d = Draw(seed)
+        if self.layout is None:
+            parts = list(range(1, 17))
+            d.shuffle(parts)
+            if self.map_kind == "easy":
+                sides = ["bonus"] * 16
+            elif self.map_kind == "hard":
+                sides = ["symbols"] * 16
+            elif self.map_kind == "mixed":
+                sides = ["bonus"] * 8 + ["symbols"] * 8
+                d.shuffle(sides)
+            else:
+                sides = [MAP_SIDES[d.below(2)] for _ in range(16)]
+            self.layout = list(zip(parts, sides))
+        for p, (part, side) in enumerate(self.layout):
+            for i, kind in enumerate(self.parts[part][side]):
+                x, y = 3 * (p % 4) + i % 3, 3 * (p // 4) + i // 3
+                self.squares[12 * y + x] = kind
+        for sq in MAP_CENTRE:
+            self.squares[12 * sq[1] + sq[0]] = PLAIN
+        for i, (shape, _) in enumerate(self.discs):
+            self.stacks[shape].append(i)
+        disc = d.pick(self.stacks["corner"])
+        rot = MAP_ROTATIONS[d.below(4)]
+        sqs = self.squares_of(disc, MAP_START_ELBOW[rot], rot)
+        for sq, f in zip(sqs, self.discs[disc][1]):
+            self.covered[sq] = (disc, f)
+        self.start = (disc, rot, sqs)
+        for s in range(self.n):
+            for shape in ("corner", "three", "two", "two", "one", "one"):
+                self.hands[s].append(d.pick(self.stacks[shape]))
+        self.teams = self.n == 4
+        self.log.append(f"layout {self.layout_text()}; start disc {disc} {self.fields_text(disc)} at r{rot}; "
+                        f"hands {self.hands}; stacks left {[len(self.stacks[s]) for s in MAP_SHAPES]}")
+        self.first_turn()
+
+    def layout_text(self):
+        rows = [" ".join(f"{p}{s[0]}" for p, s in self.layout[r * 4:r * 4 + 4]) for r in range(4)]
+        return " / ".join(rows)
+
+    def fields_text(self, disc):
+        return "".join(f or "." for f in self.discs[disc][1])
+
+    def first_turn(self):
+        """W1 (and step 5 of the setup)."""
+        for s in range(self.n):
+            if self.can_place(s):
+                self.turn = ("move", s)
+                return
+        self.over, self.turn = "finished", None
+
+    def awaited(self):
+        return None if self.turn is None else self.turn[1]
+
+    # -- placing (docs "Placing a disc")
+    def squares_of(self, disc, at, rot):
+        return [(at[0] + dx, at[1] + dy) for dx, dy in (map_rotate(o, rot) for o in MAP_OFFSETS[self.discs[disc][0]])]
+
+    def refusal(self, disc, at, rot):
+        """(rule, detail) of the first of rules 1-5 the placement breaks, or None."""
+        sqs = self.squares_of(disc, at, rot)
+        fields = self.discs[disc][1]
+        if not all(map_on(s) for s in sqs):
+            return ("map-edge", "a field lies off the map")
+        for s in sqs:
+            if s in self.covered:
+                return ("overlap", f"{map_name(s)} is covered")
+        if not any((s[0] + dx, s[1] + dy) in self.covered for s in sqs for dx, dy in MAP_NEIGHBOURS):
+            corner = next((q for q in ((s[0] + dx, s[1] + dy) for s in sqs for dx, dy in MAP_DIAGONALS)
+                           if q in self.covered), None)
+            return ("start-disc" if self.placed == 0 else "contact", "the disc touches no disc along an edge"
+                    + (f" (only at a corner, {map_name(corner)})" if corner else ""))
+        for s, f in zip(sqs, fields):
+            if f is None:
+                continue
+            for dx, dy in MAP_NEIGHBOURS:
+                c = self.covered.get((s[0] + dx, s[1] + dy))
+                if c is not None and c[1] is not None and c[1] != f:
+                    return ("match", f"{f} on {map_name(s)} would touch {c[1]} on {map_name((s[0] + dx, s[1] + dy))}")
+        for s, f in zip(sqs, fields):
+            k = self.squares[12 * s[1] + s[0]]
+            if k[0] == "only" and f != k[1]:
+                return ("star-square", f"{map_name(s)} takes only {k[1]}")
+            if k[0] == "not" and f == k[1]:
+                return ("crossed-out-star", f"{map_name(s)} refuses {k[1]}")
+            if k[0] == "meteorite" and f is not None:
+                return ("meteorite", f"{map_name(s)} is a meteorite")
+        return None
+
+    def legal_placements(self, discs, first_only=False):
+        """The legal placements of some discs, each disc, rotation and square
+        once (a one with r0 only); a legal placement has a field on a free
+        neighbour of a covered square (rule 3), so only those are tried."""
+        front = set()
+        for (x, y) in self.covered:
+            for dx, dy in MAP_NEIGHBOURS:
+                q = (x + dx, y + dy)
+                if map_on(q) and q not in self.covered:
+                    front.add(q)
+        found, tried = 0, set()
+        for disc in discs:
+            shape, fields = self.discs[disc]
+            if first_only and (shape, fields) in tried:
+                continue
+            tried.add((shape, fields))
+            for rot in ((0,) if shape == "one" else MAP_ROTATIONS):
+                offs = [map_rotate(o, rot) for o in MAP_OFFSETS[shape]]
+                for at in sorted({(fx - ox, fy - oy) for fx, fy in front for ox, oy in offs}):
+                    if self.refusal(disc, at, rot) is None:
+                        found += 1
+                        if first_only:
+                            return found
+        return found
+
+    def can_place(self, seat):
+        return self.legal_placements(self.hands[seat], first_only=True) > 0
+
+    # -- scoring (docs "Scoring"), after the disc is laid
+    def group(self, sq):
+        star = self.covered[sq][1]
+        seen, todo = {sq}, [sq]
+        while todo:
+            x, y = todo.pop()
+            for dx, dy in MAP_NEIGHBOURS:
+                q = (x + dx, y + dy)
+                c = self.covered.get(q)
+                if q not in seen and c is not None and c[1] == star:
+                    seen.add(q)
+                    todo.append(q)
+        return seen
+
+    def score(self, sqs, fields):
+        groups, of = [], {}
+        for s, f in zip(sqs, fields):
+            if f is None or s in of:
+                continue
+            g = self.group(s)
+            groups.append((f, sorted(g, key=map_reading)))
+            for q in g:
+                of[q] = len(g)
+        points = sum(len(g) for _, g in groups if len(g) >= 3)
+        bonuses = []
+        for s, f in zip(sqs, fields):
+            k = self.squares[12 * s[1] + s[0]]
+            if k[0] == "bonus":
+                earned = f is not None and of[s] >= 3
+                bonuses.append((map_name(s), k[1], earned))
+                if earned:
+                    points += k[1]
+        return points, groups, bonuses
+
+    def stack_left(self, shape):
+        n = len(self.stacks[shape])
+        return n - 1 if self.pending is not None and self.pending["shape"] == shape else n
+
+    # -- random events (docs "Drawing")
+    def resolve(self, seat, link, seed=None):
+        """The pending draw of another seat, resolved by `seat`'s entry with
+        this link (or, as `starry rules replay` gives it, its seed)."""
+        p = self.pending
+        if p is None or p["causer"] == seat:
+            return
+        if seed is None:
+            seed = draw_seed(p["cause_id"], p["event"], link)
+        disc = Draw(seed).pick(self.stacks[p["shape"]])
+        self.hands[p["causer"]].append(disc)
+        self.pending = None
+        self.log.append(f"draw {p['event']} resolved: disc {disc} {self.fields_text(disc)} to seat {p['causer']}")
+
+    # -- the action object (docs "Moves")
+    def read_action(self, action):
+        if action == "pass":
+            return ("pass",)
+        if not isinstance(action, dict) or list(action) != ["place"]:
+            raise GameError("illegal-move", "the action is neither \"pass\" nor {\"place\": …}")
+        p = action["place"]
+        if not isinstance(p, dict):
+            raise GameError("illegal-move", "`place` is not an object")
+        for k in p:
+            if k not in ("at", "disc", "draw", "rotation"):
+                raise GameError("illegal-move", f"`place` has an unknown field `{k}`")
+        for k in ("at", "disc", "rotation"):
+            if k not in p:
+                raise GameError("illegal-move", f"`place` lacks `{k}`")
+        at, disc, rot = p["at"], p["disc"], p["rotation"]
+        if not isinstance(at, str) or not at.isascii() or not MAP_SQUARE_RE.match(at.lower()):
+            raise GameError("illegal-move", f"{canon(at) if not isinstance(at, Float) else at.text} is not a square a1 … l12")
+        if at != at.lower():
+            # Not in docs/star-map.md, which says only "SQUARE is a1 … l12 in
+            # lower case" and "or 12 when it is one written differently": the
+            # vector star-map-square-in-upper-case.jsonl reads `G5` as the
+            # square g5, written otherwise than the game writes it (see the report).
+            raise GameError("non-canonical", f"square {at!r} is written {at.lower()!r} by the game")
+        if not is_int(disc):
+            raise GameError("illegal-move", "`disc` is not a disc index")
+        if rot not in MAP_ROTATIONS or not is_int(rot):
+            raise GameError("illegal-move", f"rotation {rot if not isinstance(rot, Float) else rot.text} is not 0, 90, 180 or 270")
+        draw = p.get("draw")
+        if "draw" in p and draw not in MAP_SHAPES:
+            raise GameError("illegal-move", f"unknown draw {draw!r}")
+        return ("place", map_square(at), disc, rot, draw)
+
+    # -- entries (docs "Checks, in order")
+    def move(self, seat, entry, entry_id, link, action, commitments, openings, values):
+        self.resolve(seat, link)  # 1
+        act = self.read_action(action)
+        if commitments:  # 2
+            raise GameError("illegal-move", "rule commitments: a Star Map move carries no commitments")
+        if openings:
+            raise GameError("bad-reveal", "rule nothing-hidden: a Star Map move opens nothing")
+        if self.pending is not None:
+            raise GameError("illegal-move", "rule draw: the mover's own draw is still pending")
+        if self.over:  # 3
+            raise GameError("illegal-move", "rule over: the game is over")
+        if self.turn != ("move", seat):
+            raise GameError("out-of-turn", f"rule turn: seat {self.awaited()} is to move")
+        if act[0] == "pass":  # 5
+            if self.can_place(seat):
+                raise GameError("illegal-move", f"rule pass: seat {seat} has a legal placement")
+            if not (self.last and self.last[0] == "place" and self.last[2] is not None):
+                self.anomalies.append(f"entry {entry}: a pass not right after a placement that requested a draw")
+            self.moves += 1
+            self.passes[seat] += 1
+            self.last = ("pass", seat)
+            self.log.append(f"entry {entry}: seat {seat} passes")
+            self.next_turn(seat)
+            return
+        _, at, disc, rot, draw = act  # 4
+        if not 0 <= disc < len(self.discs) or disc not in self.hands[seat]:
+            raise GameError("illegal-move", f"rule hand: disc {disc} is not in seat {seat}'s hand")
+        if self.discs[disc][0] == "one" and rot != 0:
+            raise GameError("illegal-move", f"rule rotation: a one is not turned: its rotation is 0, not {rot}")
+        why = self.refusal(disc, at, rot)
+        if why is not None:
+            raise GameError("illegal-move", f"rule {why[0]}: disc {disc} at {map_name(at)} r{rot}: {why[1]}")
+        shape = self.discs[disc][0]
+        if self.stack_left(shape) > 0:
+            if draw is not None:
+                raise GameError("illegal-move", f"rule draw: the {shape} stack has discs: no stack to choose")
+            drew = shape
+        elif any(self.stack_left(s) > 0 for s in MAP_SHAPES):
+            if draw is None or self.stack_left(draw) == 0:
+                raise GameError("illegal-move", f"rule draw: the {shape} stack is empty: name a stack with discs left")
+            drew = draw
+        else:
+            if draw is not None:
+                raise GameError("illegal-move", "rule draw: every stack is empty")
+            drew = None
+        # apply
+        self.hands[seat].remove(disc)
+        sqs = self.squares_of(disc, at, rot)
+        fields = self.discs[disc][1]
+        for s, f in zip(sqs, fields):
+            self.covered[s] = (disc, f)
+        pts, groups, bonuses = self.score(sqs, fields)
+        self.points[seat] += pts
+        self.placed += 1
+        self.moves += 1
+        if self.moves > self.bound(len(self.discs)):
+            self.anomalies.append(f"entry {entry}: move {self.moves}, more than the bound {self.bound(len(self.discs))}")
+        self.last = ("place", seat, drew)
+        self.last_score = (pts, groups, bonuses)
+        self.log.append(f"entry {entry}: seat {seat} places {disc} {self.fields_text(disc)} at {map_name(at)} r{rot}: "
+                        f"scores {pts} (groups {[(f, len(g)) for f, g in groups]}, bonuses {bonuses})"
+                        + (f"; requests draw {self.moves} from the {drew} stack" if drew else ""))
+        if drew is not None:
+            self.pending = {"event": self.moves, "causer": seat, "cause_id": entry_id, "shape": drew}
+            self.turn = ("move", (seat + 1) % self.n)  # W2
+        else:
+            self.next_turn(seat)
+
+    def next_turn(self, x):
+        """W3: the first of x+1, …, x+n that can place; if none, over."""
+        for i in range(1, self.n + 1):
+            s = (x + i) % self.n
+            if self.can_place(s):
+                self.turn = ("move", s)
+                return
+        self.over, self.turn = "finished", None
+
+    def reveal(self, seat, entry, link, openings, values):
+        raise GameError("out-of-turn", "nothing in Star Map is hidden: a reveal is never asked for")
+
+    def resign(self, seat, entry, openings, values):
+        self.turn, self.withdrawn = None, seat
+
+    # -- the end and the result
+    def minus(self, seat):
+        return sum(len(self.discs[d][1]) for d in self.hands[seat])
+
+    def own(self, seat, over):
+        return self.points[seat] - (self.minus(seat) if over else 0)
+
+    def scores(self, over):
+        own = [self.own(s, over) for s in range(self.n)]
+        if self.teams:
+            return [own[s] + own[(s + 2) % 4] for s in range(self.n)]
+        return own
+
+    def standings(self, last=None):
+        """docs "The end and the result": rank 1 + the seats with a strictly
+        higher score; with teams, teams rank as teams (1 and 2); a withdrawn
+        seat (and its partner) placed last."""
+        over = self.over is not None or last is not None
+        sc = self.scores(over)
+        if self.teams:
+            team = [s % 2 for s in range(self.n)]
+            if last is not None:
+                rank = [2 if team[s] == team[last] else 1 for s in range(self.n)]
+            else:
+                rank = [1 + (1 if sc[(s + 1) % 4] > sc[s] else 0) for s in range(self.n)]
+            return sorted((rank[s], s, sc[s]) for s in range(self.n))
+        out_ = set() if last is None else {last}
+        others = [s for s in range(self.n) if s not in out_]
+        rows = sorted((1 + sum(1 for o in others if sc[o] > sc[s]), s, sc[s]) for s in others)
+        return rows + [(1 + len(others), s, sc[s]) for s in sorted(out_)]
+
+    def summary(self, over=False):
+        """What `status`/`audit` show: the layout, the start disc, the teams, passes, discs left."""
+        out = [f"layout {self.layout_text()}"]
+        if self.start:
+            d, rot, sqs = self.start
+            out.append(f"start disc {d} {self.fields_text(d)} at r{rot} on {' '.join(map_name(s) for s in sqs)}")
+        if self.teams:
+            out.append("teams: seats 0 + 2 against 1 + 3")
+        for s in range(self.n):
+            if self.passes[s]:
+                out.append(f"seat {s} had to pass {self.passes[s]} time{'s' if self.passes[s] > 1 else ''}")
+        if over:
+            for s in range(self.n):
+                out.append(f"seat {s}: {self.points[s]} points, {len(self.hands[s])} discs in hand, minus {self.minus(s)}")
+        return out
+
+
 # ------------------------------------------------------------ the log (§8)
 
 # (genesis `game`, `rules`) -> the rules this program implements (S6)
-GAMES = {("starry-sky", 1): StarrySky, ("starry-night", 1): StarryNight}
+GAMES = {("starry-sky", 1): StarrySky, ("starry-night", 1): StarryNight, ("star-map", 1): StarMap}
 
 MAX_LINE = 1 << 20
 
@@ -1488,6 +2072,8 @@ class Replay:
             seed = setup_seed(self.game_id, self.ready_links)
             self.setup_seed = seed
             self.game.setup(seed)
+            if self.game.over:  # Star Map: nobody can place after the setup
+                self.ended, self.final_id = self.game.over, eid
 
     def open_all(self, k, author, openings):
         """S11 and the value half of S11' for each opening, in order."""
@@ -1633,6 +2219,9 @@ def cmd_audit(paths):
             print(f"  in progress: seat {r.awaited()} to write" if r.awaited() is not None else "  in progress")
         if isinstance(g, StarryNight):
             for ln in g.summary():
+                print("  " + ln)
+        if isinstance(g, StarMap):
+            for ln in g.summary(over=bool(r.ended)):
                 print("  " + ln)
     if len(paths) >= 2 and not bad:
         for i in range(1, len(replays)):
@@ -2079,6 +2668,448 @@ def check_starry_night_examples(ck, text, referee):
     ck.eq("starry-night referee.md example: states", got, [(w["turn"], w["ending"], w["standings"]) for w in want])
 
 
+def _map_game(n=2, kind="easy", seed=bytes(32)):
+    g = StarMap({"map": kind}, n)
+    g.setup(seed)
+    return g
+
+
+def _map_position(stars):
+    """A bare plain map holding the given stars ({square name: code or None}),
+    as discs of nobody, and nothing else; disc -1 stands for them."""
+    g = _map_game()
+    g.squares = [PLAIN] * (MAP_N * MAP_N)
+    g.covered = {map_square(q): (-1, f) for q, f in stars.items()}
+    g.placed = 1
+    return g
+
+
+def _map_lay(g, disc, at, rot):
+    """Rules 1-5, then lay and score, as a placement does (no hand, no draw)."""
+    at = map_square(at)
+    why = g.refusal(disc, at, rot)
+    if why is not None:
+        return why
+    sqs = g.squares_of(disc, at, rot)
+    for q, f in zip(sqs, g.discs[disc][1]):
+        g.covered[q] = (disc, f)
+    g.placed += 1
+    pts, groups, bonuses = g.score(sqs, g.discs[disc][1])
+    return pts, [(f, " ".join(map_name(q) for q in grp)) for f, grp in groups], bonuses
+
+
+def check_star_map_examples(ck, text):
+    """The values and examples of docs/star-map.md: the shipped set's tables,
+    the map's geometry, the setup test vectors, the drawing example, and
+    hand-made cases of its placing and scoring sentences."""
+    stars, discs, parts = shipped_map_data()
+    norm = lambda t: " ".join(t.split())  # noqa: E731
+    flat = norm(text)
+    # -- the shipped set against the doc's tables
+    codes = [c for c, _ in stars]
+    m = re.search(r"The shipped set: (`\w` \w+(?:, `\w` \w+)*)", flat)
+    ck.eq("star-map shipped stars", ", ".join(f"`{c}` {nm}" for c, nm in stars),
+          m.group(1).replace(", and ", ", ") if m else None)
+    rows = re.findall(r"^\| (\d+)–(\d+) \| (\w+) \| ((?:`[^`]+` ?)+)\|$", text, re.M)
+    got = [(i, shape, "".join(f or "." for f in fl)) for i, (shape, fl) in enumerate(discs)]
+    want = [(a + k, shape, f) for a, b, shape, fs in rows for k, f in enumerate(re.findall(r"`([^`]+)`", fs)) for a in [int(a)]]
+    ck.eq("star-map the 56 discs, by index (table)", got, want)
+    per = {}
+    for shape, fl in discs:
+        for f in fl:
+            if f is not None:
+                per.setdefault(shape, [0] * 7)[codes.index(f)] += 1
+    tab = text[text.index("Stars per shape:"):]
+    for shape in MAP_SHAPES:
+        m = re.search(r"^\| " + shape + r" \| ([\d |]+)\|$", tab, re.M)
+        ck.eq(f"star-map stars per shape: {shape}", per[shape] + [sum(per[shape])],
+              [int(x) for x in m.group(1).split("|")] if m else None)
+    m = re.search(r"^\| all \| ([\d |]+)\|$", tab, re.M)
+    ck.eq("star-map stars per shape: all", [sum(per[s][i] for s in MAP_SHAPES) for i in range(7)] + [sum(map(sum, per.values()))],
+          [int(x) for x in m.group(1).split("|")] if m else None)
+    m = re.search(r"^\| corner \| 12 \| 36 \| (\d+) \| elbow (\d+), right arm (\d+), lower arm (\d+) \|$", text, re.M)
+    corner_empty = [sum(1 for sh, fl in discs if sh == "corner" and fl[i] is None) for i in range(3)]
+    ck.eq("star-map empty fields of the corners", [sum(corner_empty)] + corner_empty, [int(x) for x in m.groups()] if m else None)
+    kinds = {side: [k for p in parts.values() for k in p[side]] for side in MAP_SIDES}
+    for side in MAP_SIDES:
+        ks = kinds[side]
+        b = [k[1] for k in ks if k[0] == "bonus"]
+        got = [sum(1 for k in ks if k[0] in ("only", "not")), sum(1 for k in ks if k[0] == "meteorite"), len(b),
+               b.count(1), b.count(2), b.count(3), sum(b)]
+        m = re.search(r"^\| " + side + r" \| ([\d |]+)\|$", text, re.M)
+        ck.eq(f"star-map squares per side: {side}", got, [int(x) for x in m.group(1).split("|")] if m else None)
+    for sign, what in (("only", "=X"), ("not", "!X")):
+        m = re.search(r"^\| `" + re.escape(what) + r"` [^|]+\| ([\d |]+)\|$", text, re.M)
+        ck.eq(f"star-map restrictions {what}", [sum(1 for k in kinds["symbols"] if k == (sign, c)) for c in codes] + [sum(1 for k in kinds["symbols"] if k[0] == sign)],
+              [int(x) for x in m.group(1).split("|")] if m else None)
+    # -- options and data files ("Options", "Data files", rules 1-7)
+    def opt_fault(o, n=2):
+        try:
+            StarMap(o, n)
+            return "ok"
+        except GameError as e:
+            return e.fault
+
+    shipped_d = parse_json(_shipped_map_file("discs.json"))
+    shipped_p = parse_json(_shipped_map_file("parts.json"))
+
+    def with_discs(fn):
+        d = json.loads(json.dumps(shipped_d))
+        fn(d)
+        return opt_fault({"discs": d, "map": "random"})
+
+    def with_parts(fn):
+        p = json.loads(json.dumps(shipped_p))
+        fn(p)
+        return opt_fault({"map": "random", "parts": p})
+
+    lay = [{"part": i, "side": MAP_SIDES[i % 2]} for i in range(16, 0, -1)]
+    for what, got, want in (
+            ("the examples of Options", [opt_fault(parse_json(x)) for x in re.findall(r'^(\{"map":"\w+"\})$', text, re.M)], ["ok", "ok"]),
+            ("each keyword", [opt_fault({"map": k}) for k in MAP_KEYWORDS], ["ok"] * 4),
+            ("a layout", opt_fault({"map": {"layout": lay}}), "ok"),
+            ("a layout naming a part twice", opt_fault({"map": {"layout": lay[:15] + [lay[0]]}}), "illegal-move"),
+            ("a layout of 15 places", opt_fault({"map": {"layout": lay[:15]}}), "illegal-move"),
+            ("map left out: {} is non-canonical", opt_fault({}), "non-canonical"),
+            ("an unknown option", opt_fault({"map": "random", "seed": 1}), "illegal-move"),
+            ("an unknown map", opt_fault({"map": "medium"}), "illegal-move"),
+            ("1 and 5 seats; 2 to 4", [opt_fault({"map": "random"}, n) for n in range(1, 6)],
+             ["illegal-move", "ok", "ok", "ok", "illegal-move"]),
+            ("the shipped files given whole", opt_fault({"discs": shipped_d, "map": "random", "parts": shipped_p}), "ok"),
+            ("1: six stars", with_discs(lambda d: d["stars"].pop()), "illegal-move"),
+            ("2: a lower-case code", with_discs(lambda d: d["stars"][0].update(code="r")), "illegal-move"),
+            ("2: a name of 17 characters", with_discs(lambda d: d["stars"][0].update(name="r" * 17)), "illegal-move"),
+            ("2: a code twice", with_discs(lambda d: d["stars"][1].update(code="R")), "illegal-move"),
+            ("2: an unknown key", with_discs(lambda d: d["stars"][1].update(hue=1)), "illegal-move"),
+            ("3: a field too many", with_discs(lambda d: d["discs"][0].update(fields="GGGG")), "illegal-move"),
+            ("3: no star code", with_discs(lambda d: d["discs"][0].update(fields="GGQ")), "illegal-move"),
+            ("3: every field empty", with_discs(lambda d: d["discs"][24].update(fields="..")), "illegal-move"),
+            ("4: 13 corners", with_discs(lambda d: d["discs"][12].update(shape="corner")), "illegal-move"),
+            ("5: out of order", with_discs(lambda d: d["discs"].insert(0, d["discs"].pop(12))), "illegal-move"),
+            ("6: 15 parts", with_parts(lambda p: p["parts"].pop()), "illegal-move"),
+            ("7: an id twice", with_parts(lambda p: p["parts"][1].update(id=1)), "illegal-move"),
+            ("7: id 17", with_parts(lambda p: p["parts"][1].update(id=17)), "illegal-move"),
+            ("7: a symbol on the bonus side", with_parts(lambda p: p["parts"][0]["bonus"].__setitem__(0, "# . .")), "illegal-move"),
+            ("7: a row of 4 squares", with_parts(lambda p: p["parts"][0]["symbols"].__setitem__(0, ". . . .")), "illegal-move"),
+            ("7: a bonus of 0", with_parts(lambda p: p["parts"][0]["symbols"].__setitem__(0, "0 . .")), "illegal-move"),
+            ("7: =X of no star code", with_parts(lambda p: p["parts"][0]["symbols"].__setitem__(0, "=Q . .")), "illegal-move"),
+            ("7: listed in any order", with_parts(lambda p: p["parts"].reverse()), "ok")):
+        ck.eq(f"star-map options: {what}", got, want)
+    # -- the map's geometry
+    ck.eq("star-map f7 is x = 5, y = 6; a1 and l12", (map_square("f7"), map_square("a1"), map_square("l12")), ((5, 6), (0, 0), (11, 11)))
+
+    def place_range(p):
+        sq = [(3 * (p % 4) + i % 3, 3 * (p // 4) + i // 3) for i in range(9)]
+        return f"{map_name(sq[0])}–{map_name(sq[8])}"
+
+    m = re.search(r"\(place 0 is (\w+–\w+), place 3 is (\w+–\w+), place 4 is (\w+–\w+), place 15 is (\w+–\w+)\)", flat)
+    ck.eq("star-map places 0, 3, 4, 15", [place_range(p) for p in (0, 3, 4, 15)], list(m.groups()) if m else None)
+    m = re.search(r"\(f6 is square (\d) of place (\d+), g6 square (\d) of place (\d+), f7 square (\d) of place (\d+), g7 square (\d) of place (\d+)\)", flat)
+    got = []
+    for q in ("f6", "g6", "f7", "g7"):
+        x, y = map_square(q)
+        got += [x % 3 + 3 * (y % 3), x // 3 + 4 * (y // 3)]
+    ck.eq("star-map the centre squares in their places", got, [int(x) for x in m.groups()] if m else None)
+    # the rotation prose: corner arms (right arm, lower arm) and a three's direction
+    arms = {r: tuple(map_rotate(o, r) for o in MAP_OFFSETS["corner"][1:]) for r in MAP_ROTATIONS}
+    ck.eq("star-map a corner's arms: r0 right+below, r90 below+left, r180 left+above, r270 above+right", arms,
+          {0: ((1, 0), (0, 1)), 90: ((0, 1), (-1, 0)), 180: ((-1, 0), (0, -1)), 270: ((0, -1), (1, 0))})
+    ck.eq("star-map a three: r90 downwards, r180 to the left, r270 upwards",
+          [map_rotate((2, 0), r) for r in (90, 180, 270)], [(0, 2), (-2, 0), (0, -2)])
+    m = re.search(r"\(r0: (\w+ \w+ \w+); r90: (\w+ \w+ \w+); r180: (\w+ \w+ \w+); r270: (\w+ \w+ \w+), in field order\)", flat)
+    g = _map_game()
+    ck.eq("star-map the start disc's squares by rotation",
+          [" ".join(map_name(q) for q in g.squares_of(0, MAP_START_ELBOW[r], r)) for r in MAP_ROTATIONS], list(m.groups()) if m else None)
+    m = re.search(r"at most \*\*2 × \(discs − 1\) = (\d+)\*\*", flat)
+    ck.eq("star-map length of a game", StarMap.bound(len(discs)), int(m.group(1)) if m else None)
+    m = re.search(r"at most 2 × 110 \+ n \+ 4 ≤ (\d+) links", flat)
+    ck.eq("star-map links a seat needs", 2 * StarMap.bound(len(discs)) + 4 + 4, int(m.group(1)) if m else None)
+    # -- the setup test vectors
+    sect = text[text.index("Test vectors (the setup seed"):text.index("## Moves")]
+    bullets = [norm(b) for b in re.split(r"\n- ", sect)[1:]]
+    ck.eq("star-map setup test vectors found", len(bullets), 3)
+    for b in bullets:
+        m = re.match(r"`([0-9a-f]{2})` × 32, (\d) seats, `(\w+)`: layout `([^`]*)`; start disc (\d+) `([^`]*)` at r(\d+)", b)
+        if not m:
+            ck.eq("star-map setup test vector", b[:60], "a readable test vector")
+            continue
+        seed, n, kind = bytes.fromhex(m.group(1)) * 32, int(m.group(2)), m.group(3)
+        name = f"star-map setup {m.group(1)}×32 {n} seats {kind}"
+        g = _map_game(n, kind, seed)
+        d, rot, sqs = g.start
+        ck.eq(f"{name}: layout", g.layout_text(), m.group(4))
+        ck.eq(f"{name}: start disc", (d, g.fields_text(d), rot), (int(m.group(5)), m.group(6), int(m.group(7))))
+        sm = re.search(r"at r\d+ \(([^)]*)\)", b)
+        if sm:
+            ck.eq(f"{name}: the start disc's fields", ", ".join(f"{map_name(q)} {f or '.'}" for q, f in zip(sqs, g.discs[d][1])), sm.group(1))
+        hm = re.search(r"hands (?:\(disc indices\) )?((?:`\[[\d, ]*\]`(?:, )?)+)", b)
+        if hm:
+            want = [json.loads(x) for x in re.findall(r"`(\[[\d, ]*\])`", hm.group(1))]
+        else:
+            want = []
+            for sm in re.finditer(r"seat (\d): ((?:\d+ `[^`]*`(?:, )?)+)", b):
+                pairs = re.findall(r"(\d+) `([^`]*)`", sm.group(2))
+                want.append([int(i) for i, _ in pairs])
+                ck.eq(f"{name}: seat {sm.group(1)}'s fields", [g.fields_text(i) for i in g.hands[int(sm.group(1))]], [f for _, f in pairs])
+        ck.eq(f"{name}: hands", g.hands, want)
+        lm = re.search(r"left: corner (\d+), three (\d+), two (\d+), one (\d+)", b)
+        if lm:
+            ck.eq(f"{name}: stacks left", [len(g.stacks[s]) for s in MAP_SHAPES], [int(x) for x in lm.groups()])
+        if "With `hard` the same, every side `s`" in b:
+            h = _map_game(n, "hard", seed)
+            ck.eq(f"{name}: with hard, every side s", (h.layout_text(), h.start, h.hands),
+                  (g.layout_text().replace("b", "s"), g.start, g.hands))
+    # -- the drawing example (after the first test vector)
+    sect = norm(text[text.index("Example, after the first test vector"):text.index("## Whose turn")])
+    g = _map_game(2, "random")
+    m = re.search(r"seat 0 places `one1` \(disc (\d+), `(\w)`\) on (\w+): its group is ([\w ]+?), (\w+), (\d) squares: it scores (\d+), and requests draw (\d) from the (\w+) stack", sect)
+    ck.eq("star-map drawing example: found", bool(m), True)
+    if m:
+        d = int(m.group(1))
+        ck.eq("star-map drawing example: one1 of seat 0", (g.hands[0][4], g.fields_text(g.hands[0][4])), (d, m.group(2)))
+        g.move(0, 5, b"\x01" * 32, None, {"place": {"at": m.group(3), "disc": d, "rotation": 0}}, [], [], [])
+        grp = sorted(g.group(map_square(m.group(3))), key=map_reading)
+        ck.eq("star-map drawing example: the group", (" ".join(map(map_name, grp)), dict(stars)[g.covered[grp[0]][1]], len(grp)),
+              (m.group(4), m.group(5), int(m.group(6))))
+        ck.eq("star-map drawing example: points and draw", (g.points[0], g.pending["event"], g.pending["shape"]),
+              (int(m.group(7)), int(m.group(8)), m.group(9)))
+    m = re.search(r"the seed would be `(\w+)`; `below\((\d+)\)` = (\d+) picks disc (\d+) \(`(\w)`\) from `\[([^\]]*)\]`, and seat 0's hand becomes `(\[[^\]]*\])`", sect)
+    ck.eq("star-map drawing example: the draw found", bool(m), True)
+    if m and g.pending:
+        seed = draw_seed(b"\x01" * 32, g.pending["event"], b"\x02" * 32)
+        ck.eq("star-map drawing example: seed", seed.hex(), m.group(1))
+        stack = list(g.stacks["one"])
+        ck.eq("star-map drawing example: the stack", ", ".join(map(str, stack[:5])) + ", …, " + str(stack[-1]), m.group(6))
+        ck.eq("star-map drawing example: below", (len(stack), Draw(seed).below(len(stack))), (int(m.group(2)), int(m.group(3))))
+        m2 = re.search(r"Seat 1 then places `two1` \(disc (\d+), `([^`]*)`\) at (\w+) r(\d+): .* the green lies on (\w+), a (\d)-point bonus square of part (\d+): its group has (\d) square, so it scores nothing and the bonus is lost; it requests draw (\d) from the (\w+) stack", sect)
+        ck.eq("star-map drawing example: seat 1's placement found", bool(m2), True)
+        if m2:
+            d2 = int(m2.group(1))
+            ck.eq("star-map drawing example: two1 of seat 1", (g.hands[1][2], g.fields_text(d2)), (d2, m2.group(2)))
+            sqs = g.squares_of(d2, map_square(m2.group(3)), int(m2.group(4)))
+            g.move(1, 6, b"\x03" * 32, b"\x02" * 32, {"place": {"at": m2.group(3), "disc": d2, "rotation": int(m2.group(4))}}, [], [], [])
+            ck.eq("star-map drawing example: seat 0's hand after the draw", g.hands[0], json.loads(m.group(7)))
+            ck.eq("star-map drawing example: disc drawn", (g.hands[0][-1], g.fields_text(g.hands[0][-1])), (int(m.group(4)), m.group(5)))
+            e = map_square(m2.group(5))
+            place = e[0] // 3 + 4 * (e[1] // 3)
+            ck.eq("star-map drawing example: the green's square", (map_name(sqs[1]), g.squares[12 * e[1] + e[0]], g.layout[place][0]),
+                  (m2.group(5), ("bonus", int(m2.group(6))), int(m2.group(7))))
+            ck.eq("star-map drawing example: seat 1 scores", (len(g.group(e)), g.points[1], g.pending["event"], g.pending["shape"]),
+                  (int(m2.group(8)), 0, int(m2.group(9)), m2.group(10)))
+    # -- placing and scoring, case by case (docs "Placing a disc", "Scoring")
+    g = _map_position({"a1": "R"})
+    ck.eq("star-map two reds score nothing", _map_lay(g, 40, "b1", 0), (0, [("R", "a1 b1")], []))
+    ck.eq("star-map a third red scores the group of 3", _map_lay(g, 41, "c1", 0), (3, [("R", "a1 b1 c1")], []))
+    ck.eq("star-map a fourth scores 4 (YR turned r180: R on d1)", _map_lay(g, 28, "e1", 180),
+          (4, [("Y", "e1"), ("R", "a1 b1 c1 d1")], []))
+    ck.eq("star-map a group that grows from 4 to 5 scores 5 again (YR r270: R on a2)", _map_lay(g, 28, "a3", 270),
+          (5, [("Y", "a3"), ("R", "a1 b1 c1 d1 a2")], []))
+    ck.eq("star-map touching a group only through an empty field adds nothing (.G r90 under e1)", _map_lay(g, 38, "e2", 90),
+          (0, [("G", "e3")], []))
+    ck.eq("star-map an empty field may touch anything (Y. r180: the empty field beside a3)", _map_lay(g, 36, "c3", 180),
+          (0, [("Y", "c3")], []))
+    ck.eq("star-map match: a star touching another star", _map_lay(g, 42, "c2", 0)[0], "match")
+    ck.eq("star-map overlap", _map_lay(g, 42, "a1", 0)[0], "overlap")
+    ck.eq("star-map map-edge", _map_lay(g, 24, "l5", 0)[0], "map-edge")
+    ck.eq("star-map contact: touching at a corner only, named", _map_lay(g, 40, "f4", 0),
+          ("contact", "the disc touches no disc along an edge (only at a corner, e3)"))
+    g = _map_position({"a1": "B", "b1": "B", "c3": "O", "d3": "O"})
+    ck.eq("star-map two groups at once both score (BO r90 at c1)", _map_lay(g, 32, "c1", 90),
+          (6, [("B", "a1 b1 c1"), ("O", "c2 c3 d3")], []))
+    g = _map_position({"a1": "B", "b1": "B", "c3": "O"})
+    g.squares[2] = ("bonus", 1)
+    g.squares[12 * 1 + 2] = ("bonus", 2)
+    ck.eq("star-map a bonus under a star of a group < 3 is lost, even when the other group scores", _map_lay(g, 32, "c1", 90),
+          (4, [("B", "a1 b1 c1"), ("O", "c2 c3")], [("c1", 1, True), ("c2", 2, False)]))
+    g = _map_position({"c2": "R"})
+    g.squares[2] = ("bonus", 3)
+    ck.eq("star-map an empty field on a bonus loses it", _map_lay(g, 35, "b1", 0), (0, [("O", "b1")], [("c1", 3, False)]))
+    ck.eq("star-map a one-kind three scores 3 by itself", _map_lay(g, 12, "d1", 0), (3, [("O", "d1 e1 f1")], []))
+    g = _map_position({"b2": None})
+    g.squares[12 * 1 + 2] = ("only", "B")
+    g.squares[1] = ("meteorite",)
+    g.squares[12 * 2 + 1] = ("not", "G")
+    ck.eq("star-map only-star square: another star", _map_lay(g, 42, "c2", 0)[0], "star-square")
+    ck.eq("star-map only-star square: an empty field is refused", _map_lay(g, 35, "c3", 270)[0], "star-square")
+    ck.eq("star-map meteorite: a star", _map_lay(g, 40, "b1", 0)[0], "meteorite")
+    ck.eq("star-map meteorite: an empty field", _map_lay(g, 38, "b1", 180), (0, [("G", "a1")], []))
+    ck.eq("star-map crossed-out: that star", _map_lay(g, 46, "b3", 0)[0], "crossed-out-star")
+    ck.eq("star-map crossed-out: an empty field is fine", _map_lay(g, 38, "b3", 0), (0, [("G", "c3")], []))
+    g = _map_position({"b2": "R"})
+    g.squares[12 * 1 + 2] = ("only", "B")
+    ck.eq("star-map all of rule 4 before rule 5", _map_lay(g, 42, "c2", 0)[0], "match")
+    ck.eq("star-map start-disc: the rule's name before the first placement", _map_game().refusal(40, (0, 0), 0)[0], "start-disc")
+    # a one is not turned (docs "Moves"), checked after `hand` ("Checks, in order")
+    def first_move(seat, act):
+        g = _map_game(2, "random")
+        try:
+            g.move(seat, 5, None, None, act, [], [], [])
+            return "ok"
+        except GameError as e:
+            return e.detail.split(":")[0]
+
+    ck.eq("star-map a one turned 90: rule rotation; 0: fine; another seat's one turned: rule hand",
+          [first_move(0, {"place": {"at": "h6", "disc": 42, "rotation": r}}) for r in (90, 0)]
+          + [first_move(0, {"place": {"at": "h6", "disc": 46, "rotation": 90}})],
+          ["rule rotation" if "its rotation must be 0 (rule `rotation`" in flat else "ok", "ok", "rule hand"])
+    # standings: equal scores share a rank; with four seats teams rank as teams (1 and 2)
+    g = _map_game(3)
+    g.points = [3, 5, 3]
+    ck.eq("star-map standings, 3 seats", g.standings(), [(1, 1, 5), (2, 0, 3), (2, 2, 3)])
+    g.hands = [[] for _ in range(3)]
+    ck.eq("star-map standings, 3 seats, seat 1 resigned: last whatever its score", g.standings(1), [(1, 0, 3), (1, 2, 3), (3, 1, 5)])
+    g = _map_game(4)
+    g.points = [5, 3, 1, 0]
+    ck.eq("star-map standings, teams: the team's score, the other team second", g.standings(),
+          [(1, 0, 6), (1, 2, 6), (2, 1, 3), (2, 3, 3)])
+    g.points = [1, 2, 1, 0]
+    ck.eq("star-map standings, teams tied: all four first", g.standings(), [(1, 0, 2), (1, 1, 2), (1, 2, 2), (1, 3, 2)])
+    g.points = [0, 5, 0, 5]
+    g.hands = [[] for _ in range(4)]
+    ck.eq("star-map standings, seat 1 withdrawn: its team second, whatever its score", g.standings(1),
+          [(1, 0, 0), (1, 2, 0), (2, 1, 10), (2, 3, 10)])
+    g.hands[0] = [0, 40]
+    ck.eq("star-map standings once over: minus points, a corner 3 and a one 1", g.standings(3), [(1, 0, -4), (1, 2, -4), (2, 1, 10), (2, 3, 10)])
+
+
+def _map_layout_words(text):
+    """A layout as `--map LAYOUT` takes it: 16 words IDb / IDs."""
+    words = re.split(r"[\s,/]+", text.strip())
+    return [{"part": int(w[:-1]), "side": "bonus" if w[-1].lower() == "b" else "symbols"} for w in words]
+
+
+def check_star_map_position(ck, text):
+    """docs/star-map.md, "Scoring a position": the example position laid and
+    scored by the rules above, against the answer the doc prints."""
+    if "## Scoring a position" not in text:
+        return
+    sect = text[text.index("## Scoring a position"):]
+    pos = json.loads(doc_block(sect, "```json\n", "\n```"))
+    answer = doc_block(sect, "```text\n", "\n```")
+
+    def board(layout):
+        g = StarMap({"map": {"layout": _map_layout_words(layout)}}, 2)
+        g.setup(bytes(32))
+        g.covered, g.placed = {}, 0
+        start = pos["start"]
+        g.discs = list(g.discs) + [("corner", tuple(None if c == "." else c for c in start["fields"]))]
+        rot = start.get("rotation", 0)
+        for q, f in zip(g.squares_of(len(g.discs) - 1, MAP_START_ELBOW[rot], rot), g.discs[-1][1]):
+            g.covered[q] = (len(g.discs) - 1, f)
+        return g
+
+    def lay(g, p):
+        g.discs.append((p["shape"], tuple(None if c == "." else c for c in p["fields"])))
+        return _map_lay(g, len(g.discs) - 1, p["at"], p.get("rotation", 0))
+
+    g = board(pos["map"])
+    names = dict(g.stars)
+    m = re.search(r"\(the bonus squares near the centre of this map: ([\w, ]+?), (\d) point each\)", " ".join(sect.split()))
+    if m:
+        sqs = re.split(r", (?:and )?| and ", m.group(1))
+        ck.eq("star-map position example: its bonus squares", [g.squares[12 * map_square(q)[1] + map_square(q)[0]] for q in sqs],
+              [("bonus", int(m.group(2)))] * len(sqs))
+    got, total = [], 0
+    for i, p in enumerate(pos["placements"]):
+        r = lay(g, p)
+        if isinstance(r[0], str):
+            got.append(f"refused: {r[0]}")
+            break
+        pts, groups, bonuses = r
+        total += pts
+        lines = [f"{i + 1}. {pts or 'nothing'} total {total}"]
+        lines += [f"{names[f]} {len(q.split())}: {q}" for f, q in groups if len(q.split()) >= 3]
+        lines += [f"bonus {k} on {sq}: {'earned' if e else 'lost'}" for sq, k, e in bonuses]
+        got.append(lines)
+    want = []
+    for ln in answer.splitlines():
+        m = re.match(r"\s*(\d+)\. .*: (?:(\d+) points|(nothing)), total (\d+)$", ln)
+        if m:
+            want.append([f"{m.group(1)}. {m.group(2) and int(m.group(2)) or 'nothing'} total {m.group(4)}"])
+        elif ln.startswith("      ") and want:
+            want[-1].append(ln.strip())
+    ck.eq("star-map position example: each placement's points, groups and bonuses", got, want)
+    m = re.search(r"Total: (\d+) points from (\d+) placements", sect)
+    ck.eq("star-map position example: total", (total, len(pos["placements"])), (int(m.group(1)), int(m.group(2))) if m else None)
+    m = re.search(r"with the same parts on their symbol side \(`([^`]*)`, where (\w+) is a meteorite\), after a (\w+) one on (\w+):", " ".join(sect.split()))
+    e = re.search(r"placement 2 \(one `(\w)` on (\w+)\): .*\(rule: (\w+)\)", sect)
+    if m and e:
+        lay_words = " ".join(f"{i}s" for i in range(1, 17))
+        g = board(lay_words)
+        first = lay(g, {"shape": "one", "fields": {v: c for c, v in g.stars}[m.group(3)], "at": m.group(4)})
+        second = lay(g, {"shape": "one", "fields": e.group(1), "at": e.group(2)})
+        ck.eq("star-map position example: the symbol sides refuse the second placement",
+              (m.group(1) == "1s 2s … 16s", isinstance(first[0], int), second[0], g.squares[12 * map_square(m.group(2))[1] + map_square(m.group(2))[0]]),
+              (True, True, e.group(3), ("meteorite",)))
+    else:
+        ck.eq("star-map position example: the refused placement found", False, True)
+
+def check_star_map_referee(ck, referee):
+    """docs/referee.md, "A Star Map example": the input replayed with the seeds
+    it gives, against the states it prints and the prose around them."""
+    sect = referee[referee.index("## A Star Map example"):]
+    sect = sect[:sect.index("\n## ", 4)]
+    inp = json.loads(doc_block(sect, "```json\n", "\n```"))
+    want = [json.loads(ln.replace('"view":{…}', '"view":null')) for ln in doc_block(sect, "```text\n", "\n```").splitlines() if ln.strip()]
+    flat = " ".join(sect.split())
+
+    def fresh():
+        g = StarMap(inp["options"], inp["seats"])
+        g.setup(bytes.fromhex(inp["setup"]))
+        return g
+
+    g = fresh()
+    m = re.search(r"The seed `01…01` lays out `([^`]*)`, puts the start disc `([^`]*)` on (\w+), (\w+) and (\w+) \(r(\d+)\)", flat)
+    d, rot, sqs = g.start
+    ck.eq("star-map referee.md example: layout and start disc", (g.layout_text(), g.fields_text(d), sorted(map(map_name, sqs)), rot),
+          (m.group(1), m.group(2), sorted(m.groups()[2:5]), int(m.group(6))) if m else None)
+    for seat_txt in re.findall(r"deals seat 0 (.*?), seat 1 (.*?), among others", flat):
+        for s, part in enumerate(seat_txt):
+            for fields, disc in re.findall(r"`([^`]*)` \(disc (\d+)\)", part):
+                ck.eq(f"star-map referee.md example: seat {s} is dealt disc {disc}", (int(disc) in g.hands[s], g.fields_text(int(disc))), (True, fields))
+
+    def state():
+        return ({"kind": "move", "seat": g.turn[1]} if g.turn else {"kind": "over"},
+                [{"event": g.pending["event"], "causer": g.pending["causer"]}] if g.pending else [],
+                {"kind": g.over} if g.over else None,
+                [{"seat": s, "rank": r, "score": x} for r, s, x in g.standings()])
+
+    def describe(act):
+        p = act["place"]
+        disc = p["disc"]
+        pts, groups, bonuses = g.last_score
+        names = dict(g.stars)
+        parts = [f"{names[f]} {len(q)}" for f, q in groups if len(q) >= 3]
+        parts += [f"+{k} {sq}" + ("" if earned else " lost") for sq, k, earned in bonuses]
+        return f"{g.discs[disc][0]} {g.fields_text(disc)} on {p['at']} r{p['rotation']}, {pts} points" + (f" ({', '.join(parts)})" if parts else "")
+
+    got = [(state(), "setup")]
+    for i, a in enumerate(inp["actions"]):
+        try:
+            for dr in a.get("draws") or []:
+                if g.pending and g.pending["event"] == dr["event"]:
+                    g.resolve(a["seat"], None, bytes.fromhex(dr["seed"]))
+            g.move(a["seat"], a.get("entry", 5 + i), None, None, a["move"], [], [], [])
+        except GameError as e:
+            got.append((e.fault, e.detail))
+            break
+        got.append((state(), describe(a["move"])))
+    ck.eq("star-map referee.md example: states", got,
+          [((w["turn"], w["pending"], w["ending"], w["standings"]), w["describe"]) for w in want])
+    # the three variations of action 1
+    g = fresh()
+    g.move(0, 5, None, None, inp["actions"][0]["move"], [], [], [])
+    # (the referee checks the turn first, as protocol.md 8's S9 does in a log)
+    ck.eq("star-map referee.md example: seat 0 takes action 1's turn", "out-of-turn" if g.turn != ("move", 0) else "accepted",
+          "out-of-turn" if "refused as out of turn (19)" in flat else "?")
+    m = re.search(r"put action 1's two on (\w+) \(rotation (\d+)\), .*? and it is an illegal move \(20, rule `(\w+)`\)", flat)
+    try:
+        g.resolve(1, None, b"\x02" * 32)
+        g.move(1, 6, None, None, {"place": {"at": m.group(1), "disc": inp["actions"][1]["move"]["place"]["disc"], "rotation": int(m.group(2))}}, [], [], [])
+        ck.eq("star-map referee.md example: action 1 on h5", "accepted", m.group(3))
+    except GameError as e:
+        ck.eq("star-map referee.md example: action 1 on h5", (e.fault, e.detail.split(":")[0]), ("illegal-move", f"rule {m.group(3)}"))
+
 def cmd_doc(ck):
     with open(os.path.join(ROOT, "docs/protocol.md"), encoding="utf-8") as f:
         text = f.read()
@@ -2090,6 +3121,12 @@ def cmd_doc(ck):
     with open(os.path.join(ROOT, "docs/starry-night.md"), encoding="utf-8") as f, \
             open(os.path.join(ROOT, "docs/referee.md"), encoding="utf-8") as f2:
         check_starry_night_examples(ck, f.read(), f2.read())
+    with open(os.path.join(ROOT, "docs/star-map.md"), encoding="utf-8") as f, \
+            open(os.path.join(ROOT, "docs/referee.md"), encoding="utf-8") as f2:
+        text = f.read()
+        check_star_map_examples(ck, text)
+        check_star_map_position(ck, text)
+        check_star_map_referee(ck, f2.read())
     print(f"doc values: {'all match' if ck.failed == before else str(ck.failed - before) + ' mismatches'} ({ck.passed} checks passed)")
 
 
@@ -2142,6 +3179,48 @@ def check_night_example(ck, base, r, readme):
         print(f"    {ln}")
 
 
+def check_map_example(ck, base, r, readme):
+    """A Star Map example game: what its name and its row of
+    examples/games/README.md say, and the claims of docs/star-map.md that the
+    replay can see (a pass only right after a placement that requested a
+    draw, the length bound, partners sharing their score and rank)."""
+    g = r.game
+    ck.eq(f"example {base}: game", type(g).__name__, "StarMap")
+    if not isinstance(g, StarMap):
+        return
+    ck.eq(f"example {base}: the doc's claims hold after every move", g.anomalies, [])
+    ck.eq(f"example {base}: at most 2 × (discs − 1) moves", g.moves <= StarMap.bound(len(g.discs)), True)
+    rows = r.standings()
+    if g.teams:
+        by = {s: (rank, x) for rank, s, x in rows}
+        ck.eq(f"example {base}: partners share score and rank", [by[s] == by[(s + 2) % 4] for s in range(4)], [True] * 4)
+    m = re.match(r"star-map-(\d)-players((?:-[\w]+)*)\.jsonl", base)
+    if m:
+        ck.eq(f"example {base}: seats", r.n, int(m.group(1)))
+        for w in m.group(2).split("-")[1:]:
+            if w in MAP_KEYWORDS:
+                ck.eq(f"example {base}: map", g.map_kind, w)
+            if w in ("easy", "hard"):
+                ck.eq(f"example {base}: every side", {side for _, side in g.layout}, {"bonus" if w == "easy" else "symbols"})
+            if w == "teams":
+                ck.eq(f"example {base}: teams", (r.n, g.teams), (4, True))
+    row = re.search(r"^\| `" + re.escape(base) + r"` \| (\d+) \| ([^|]*) \| ([^|]*) \|", readme, re.M)
+    if row:  # the parts of the row this program can read; other wording is not judged
+        players, variants, state = int(row.group(1)), row.group(2), row.group(3)
+        ck.eq(f"example {base}: players (README)", r.n, players)
+        mm = re.search(r"map=(\w+)", variants)
+        if mm:
+            ck.eq(f"example {base}: map (README)", g.map_kind, mm.group(1))
+        if state.startswith("finished"):
+            ck.eq(f"example {base}: finished (README)", r.ended, "finished")
+        if "countersigned by all" in state or "countersigned by both" in state:
+            ck.eq(f"example {base}: countersigned (README)", sorted(r.countersigned), list(range(r.n)))
+    else:
+        ck.eq(f"example {base}: a row in examples/games/README.md", "none", "a row")
+    print(f"  {base}: standings (rank seat {g.unit}) {standings_text(r)}; countersigned by {sorted(r.countersigned)}")
+    for ln in g.summary(over=bool(r.ended)):
+        print(f"    {ln}")
+
 def cmd_vectors():
     ck = Checker()
     cmd_doc(ck)
@@ -2193,6 +3272,9 @@ def cmd_vectors():
         ck.eq(f"example {base}", describe(r, fault), "ok")
         if not fault and base.startswith("starry-night-"):
             check_night_example(ck, base, r, readme)
+            continue
+        if not fault and base.startswith("star-map-"):
+            check_map_example(ck, base, r, readme)
             continue
         m = re.match(r"(finished|in-progress)-(\d)p(?:-(\w+)-(\w+))?\.jsonl", base)
         if fault or not m:

@@ -256,6 +256,29 @@ pub struct PartFile {
     pub parts: Vec<PartEntry>,
 }
 
+impl PartFile {
+    /// The same parts with each row written `a b c`: what the genesis keeps,
+    /// so that stray blanks in a user's file do not bloat the log.
+    pub fn canonical(&self) -> PartFile {
+        let rows = |rows: &[String]| {
+            rows.iter()
+                .map(|r| r.split_whitespace().collect::<Vec<_>>().join(" "))
+                .collect()
+        };
+        PartFile {
+            parts: self
+                .parts
+                .iter()
+                .map(|p| PartEntry {
+                    id: p.id,
+                    bonus: rows(&p.bonus),
+                    symbols: rows(&p.symbols),
+                })
+                .collect(),
+        }
+    }
+}
+
 /// A disc, validated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Disc {
@@ -288,7 +311,15 @@ impl Set {
 
     pub fn field_name(&self, field: Field) -> String {
         match field {
-            Some(s) => format!("a {} star", self.star_name(s)),
+            Some(s) => {
+                let name = self.star_name(s);
+                let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                    "an"
+                } else {
+                    "a"
+                };
+                format!("{article} {name} star")
+            }
             None => "an empty field".into(),
         }
     }
@@ -347,9 +378,10 @@ pub fn validate(discs: &DiscFile, parts: &PartFile) -> Result<Set, RuleError> {
         let chars: Vec<char> = d.fields.chars().collect();
         if chars.len() != d.shape.fields() {
             return Err(bad(format!(
-                "the disc file: disc {n} is a {} and has {} fields, but `{}` gives {}",
+                "the disc file: disc {n} is a {} and has {} field{}, but `{}` gives {}",
                 d.shape,
                 d.shape.fields(),
+                if d.shape.fields() == 1 { "" } else { "s" },
                 crate::text::excerpt(&d.fields),
                 chars.len()
             )));

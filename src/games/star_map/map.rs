@@ -69,8 +69,15 @@ impl Sq {
         if !('a'..='l').contains(&col) {
             return None;
         }
-        let row: usize = chars.as_str().parse().ok()?;
-        if !(1..=SIZE).contains(&row) || chars.as_str().starts_with('0') {
+        let digits = chars.as_str();
+        if digits.is_empty()
+            || digits.starts_with('0')
+            || !digits.bytes().all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        let row: usize = digits.parse().ok()?;
+        if !(1..=SIZE).contains(&row) {
             return None;
         }
         Sq::new(col as usize - 'a' as usize, row - 1)
@@ -92,15 +99,14 @@ impl Serialize for Sq {
 impl<'de> Deserialize<'de> for Sq {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Sq, D::Error> {
         let text = String::deserialize(d)?;
-        // The canonical form only, so that a log line re-encodes to itself.
-        Sq::parse(&text)
-            .filter(|sq| sq.to_string() == text)
-            .ok_or_else(|| {
-                serde::de::Error::custom(format!(
-                    "`{}` is not a square; squares are a1 to l12, in lower case",
-                    crate::text::excerpt(&text)
-                ))
-            })
+        // Any spelling of a square reads (`F7`); the protocol then refuses a
+        // line that does not re-encode to itself as non-canonical.
+        Sq::parse(&text).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "`{}` is not a square; squares are a1 to l12",
+                crate::text::excerpt(&text)
+            ))
+        })
     }
 }
 
@@ -211,14 +217,14 @@ impl Refusal {
             } => format!(
                 "the first disc must touch the start disc (in the centre, f6-g7) along an edge{}",
                 diagonal.map_or(String::new(), |d| format!(
-                    "; at {d} it touches it only at a corner"
+                    "; it only touches the corner of {d}"
                 ))
             ),
             Refusal::NoContact {
                 first: false,
                 diagonal: Some(d),
             } => format!(
-                "the disc touches the map's discs only at a corner ({d}); it must touch one along \
+                "the disc only touches the corner of {d}; it must touch a disc on the map along \
                  an edge"
             ),
             Refusal::NoContact { .. } => {
@@ -236,13 +242,12 @@ impl Refusal {
                 set.field_name(Some(*other))
             ),
             Refusal::OnlyStar { at, star, field } => format!(
-                "{at} takes only a {} star, not {}",
-                set.star_name(*star),
+                "{at} takes only {}, not {}",
+                set.field_name(Some(*star)),
                 set.field_name(*field)
             ),
             Refusal::NotStar { at, star } => format!(
-                "{at} shows a crossed-out {} star: no {} star may go there",
-                set.star_name(*star),
+                "{at} shows a crossed-out {0} star: no {0} star may go there",
                 set.star_name(*star)
             ),
             Refusal::Meteorite { at, field } => format!(
@@ -434,44 +439,77 @@ impl Map {
     /// rotation and square. Only squares next to a placed disc can be
     /// touched, so only anchors that put some field there are tried.
     pub fn legal(&self, set: &Set, discs: &[DiscId]) -> Vec<Placement> {
-        let frontier: Vec<Sq> = (0..SQUARES)
-            .map(|i| Sq(i as u8))
-            .filter(|s| self.cells[s.index()].is_none())
-            .filter(|s| s.neighbours().any(|n| self.cells[n.index()].is_some()))
-            .collect();
         let mut out = Vec::new();
+        self.each_legal(set, discs, |p| {
+            out.push(p);
+            true
+        });
+        out
+    }
+
+    /// Whether any of these discs can be placed: stops at the first.
+    pub fn any_legal(&self, set: &Set, discs: &[DiscId]) -> bool {
+        let mut any = false;
+        self.each_legal(set, discs, |_| {
+            any = true;
+            false
+        });
+        any
+    }
+
+    /// Calls `f` with each legal placement in [`Map::legal`]'s order while
+    /// it returns true. Allocation-free but for the frontier: this is the
+    /// inner loop of every turn.
+    fn each_legal(&self, set: &Set, discs: &[DiscId], mut f: impl FnMut(Placement) -> bool) {
+        let mut frontier = [Sq(0); SQUARES];
+        let mut n = 0;
+        for i in 0..SQUARES {
+            let s = Sq(i as u8);
+            if self.cells[i].is_none() && s.neighbours().any(|x| self.cells[x.index()].is_some()) {
+                frontier[n] = s;
+                n += 1;
+            }
+        }
+        let frontier = &frontier[..n];
         for &disc in discs {
             let d = &set.discs[disc as usize];
+            let offsets = d.shape.offsets();
             for &rotation in d.shape.rotations() {
+                let turned: Vec<(i8, i8)> = offsets.iter().map(|&o| rotation.apply(o)).collect();
+                // Anchors to try, as a bitmap: found in any order, listed
+                // in square order.
                 let mut tried = [false; SQUARES];
-                let mut found = Vec::new();
-                for &(dx, dy) in d.shape.offsets() {
-                    let (rx, ry) = rotation.apply((dx, dy));
-                    for &f in &frontier {
-                        let Some(at) = f.offset((-rx, -ry)) else {
+                let mut fits = [false; SQUARES];
+                for &(rx, ry) in &turned {
+                    for &fr in frontier {
+                        let Some(at) = fr.offset((-rx, -ry)) else {
                             continue;
                         };
                         if std::mem::replace(&mut tried[at.index()], true) {
                             continue;
                         }
-                        if let Some(squares) = Self::squares_of(d.shape, at, rotation)
-                            && self.fits(&d.fields, &squares)
-                        {
-                            found.push(at);
+                        let mut squares = [Sq(0); 3];
+                        let mut on_map = true;
+                        for (k, &o) in turned.iter().enumerate() {
+                            match at.offset(o) {
+                                Some(sq) => squares[k] = sq,
+                                None => on_map = false,
+                            }
                         }
+                        fits[at.index()] = on_map && self.fits(&d.fields, &squares[..turned.len()]);
                     }
                 }
-                found.sort();
-                out.extend(found.into_iter().map(|at| Placement { disc, at, rotation }));
+                for (i, _) in fits.iter().enumerate().filter(|(_, ok)| **ok) {
+                    if !f(Placement {
+                        disc,
+                        at: Sq(i as u8),
+                        rotation,
+                    }) {
+                        return;
+                    }
+                }
             }
         }
-        out
-    }
-
-    /// Whether any of these discs can be placed.
-    pub fn any_legal(&self, set: &Set, discs: &[DiscId]) -> bool {
-        // Rare enough (once per turn) that listing them all is fine.
-        !self.legal(set, discs).is_empty()
     }
 
     /// Lays fields on squares without any check (the start disc, and a

@@ -10,6 +10,7 @@
 
 pub mod data;
 pub mod map;
+pub mod referee;
 pub mod view;
 
 #[cfg(test)]
@@ -356,6 +357,17 @@ impl State {
                 ),
             ));
         }
+        if disc.shape == Shape::One && p.rotation != Rotation::R0 {
+            // Every turn of a single field is the same placement; one way
+            // to log it keeps the log canonical.
+            return Err(RuleError::illegal(
+                "rotation",
+                format!(
+                    "a one-field disc is not turned: its rotation is 0, not {}",
+                    p.rotation.degrees()
+                ),
+            ));
+        }
         let squares = self
             .map
             .check(disc.shape, &disc.fields, p.at, p.rotation)
@@ -422,17 +434,17 @@ impl State {
     fn check_pass(&self, seat: Seat) -> Result<(), RuleError> {
         self.check_turn(seat)?;
         if let Some(p) = self.placements(seat).first() {
-            let name = self
+            let (shape, k) = self
                 .name_of(seat, p.disc)
-                .map_or(String::new(), |(s, k)| format!("{s}{k}"));
+                .expect("placements are of discs in the hand");
             return Err(RuleError::illegal(
                 "pass",
                 format!(
-                    "seat {} can place a disc (e.g. {name} {} {}); a player passes only with no \
-                     legal placement",
+                    "seat {} can place a disc (e.g. {shape}{k} {}{}); a player passes only with \
+                     no legal placement",
                     seat + 1,
                     p.at,
-                    p.rotation
+                    view::rotation_text(shape, p.rotation)
                 ),
             ));
         }
@@ -540,7 +552,10 @@ impl Game for StarMap {
             }
             match key.as_str() {
                 "map" => options.map = parse_map(value)?,
-                "parts" => options.parts = Some(data::parse_file(value, "the part file")?),
+                "parts" => {
+                    let file: PartFile = data::parse_file(value, "the part file")?;
+                    options.parts = Some(file.canonical());
+                }
                 "discs" => options.discs = Some(data::parse_file(value, "the disc file")?),
                 other => {
                     return Err(RuleError::bad_setup(
@@ -832,7 +847,7 @@ impl Game for StarMap {
                 ));
             }
         }
-        if state.is_over() && state.withdrawn.is_none() {
+        if state.is_over() {
             for seat in 0..state.seats() {
                 let minus = state.hand_fields(seat);
                 if minus > 0 {
@@ -863,6 +878,14 @@ impl Game for StarMap {
         let mut rows = crate::games::rank_by_score(&scores);
         for r in &mut rows {
             r.team = state.team_of(r.seat);
+            if r.team.is_some() {
+                // Teams rank as teams: the losing pair is second, not third.
+                r.rank = if scores[1 - r.seat % 2] > r.score {
+                    2
+                } else {
+                    1
+                };
+            }
         }
         rows
     }
@@ -995,10 +1018,12 @@ fn parse_map(value: &str) -> Result<MapChoice, RuleError> {
     let mut parts = Vec::new();
     for t in &tokens {
         let lower = t.to_ascii_lowercase();
-        let (num, side) = lower.split_at(lower.len().saturating_sub(1));
-        let side = match side {
-            "b" => Side::Bonus,
-            "s" => Side::Symbols,
+        let mut chars = lower.chars();
+        let last = chars.next_back();
+        let num = chars.as_str();
+        let side = match last {
+            Some('b') => Side::Bonus,
+            Some('s') => Side::Symbols,
             _ => {
                 return Err(bad(format!(
                     "`{}` does not end in its side, b or s",
@@ -1015,7 +1040,7 @@ fn parse_map(value: &str) -> Result<MapChoice, RuleError> {
         parts.push(PlacedPart { part, side });
     }
     let layout = Layout(parts);
-    check_layout(&layout)?;
+    check_layout(&layout).map_err(|e| bad(e.detail))?;
     Ok(MapChoice::Layout(layout))
 }
 
@@ -1097,6 +1122,12 @@ fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
             })?,
     };
     let (disc, name) = name;
+    // A single field is the same at every turn: say r90 or nothing.
+    let rotation = if name.0 == Shape::One {
+        Rotation::R0
+    } else {
+        rotation
+    };
     Ok(Intent::Place {
         name,
         placement: Placement { disc, at, rotation },

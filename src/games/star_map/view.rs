@@ -278,7 +278,7 @@ pub fn build(state: &State, viewer: Option<Seat>) -> View {
 }
 
 /// What a placement scored, for the move list and mails:
-/// `, scores 7 (red 4, blue 3; bonus 2 on f9)` or `, scores nothing`.
+/// `, 10 points (red 4, blue 3, +3 f9, +2 g9 lost)` or `, 0 points`.
 pub fn scored_text(set: &Set, scored: &Scored) -> String {
     let mut parts: Vec<String> = scored
         .groups
@@ -286,22 +286,24 @@ pub fn scored_text(set: &Set, scored: &Scored) -> String {
         .map(|g| format!("{} {}", set.star_name(g.star), g.squares.len()))
         .collect();
     for b in &scored.bonuses {
-        parts.push(if b.earned {
-            format!("bonus {} on {}", b.points, b.square)
-        } else {
-            format!("bonus {} on {} lost", b.points, b.square)
-        });
+        parts.push(format!(
+            "+{} {}{}",
+            b.points,
+            b.square,
+            if b.earned { "" } else { " lost" }
+        ));
     }
     let detail = if parts.is_empty() {
         String::new()
     } else {
         format!(" ({})", parts.join(", "))
     };
-    if scored.points == 0 {
-        format!(", scores nothing{detail}")
+    let unit = if scored.points == 1 {
+        "point"
     } else {
-        format!(", scores {}{detail}", scored.points)
-    }
+        "points"
+    };
+    format!(", {} {unit}{detail}", scored.points)
 }
 
 fn name_of(names: &[String], seat: Seat) -> String {
@@ -349,8 +351,24 @@ fn disc_rows(shape: Shape, fields: &str) -> Vec<String> {
     }
 }
 
-/// Renders a view for a terminal, in at most 80 columns.
+/// Renders a view for a terminal, in at most 80 columns: the map and the
+/// hands are narrower, and longer lines of prose are wrapped.
 pub fn render(v: &View, names: &[String]) -> String {
+    render_wide(v, names)
+        .lines()
+        .map(|line| {
+            if line.chars().count() > 80 {
+                crate::text::wrap(line, 80, "  ")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+fn render_wide(v: &View, names: &[String]) -> String {
     let mut out = String::new();
     let last_squares: Vec<Sq> = match &v.last {
         Some(LastMove::Place { squares, .. }) => squares.clone(),
@@ -391,8 +409,8 @@ pub fn render(v: &View, names: &[String]) -> String {
             .join(", "),
     );
     out.push_str(
-        ".\nOn the map: [R] a placed field, [ ] an empty field, (R) the last disc; \
-         +2 a bonus,\n=R only that star, !R not that star, # a meteorite (only an empty field).\n",
+        ".\nOn the map: [R] a placed field, [ ] an empty field, (R) the last disc, +2 a\n\
+         bonus, =R only that star, !R not that star, # a meteorite (only an empty field).\n",
     );
     out.push_str(&format!("Parts: {}.\n", v.layout));
 
