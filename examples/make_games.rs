@@ -1045,6 +1045,23 @@ fn map_vectors(v: &mut Vectors, tmp: &Path) {
         "Star Map: a finished 2-player game on the symbol sides, with a pass and a draw chosen \
          from another stack, countersigned by both",
     );
+    // Ready entries come from seat 1, then seat 0: seat 0 resigns instead.
+    let b = append_to::<StarMap>(
+        &join_lines(&lines_of(&done)[..4]),
+        &ps,
+        0,
+        Kind::Resign,
+        json!({"reveals": []}),
+    );
+    v.add(
+        "star-map-resigned-before-setup",
+        &b,
+        "ok",
+        None,
+        "Star Map: the last to write ready resigns instead: the game ends with no map yet",
+    );
+    v.endings
+        .push(json!({"file": "star-map-resigned-before-setup.jsonl", "ending": "resigned"}));
     let positions = map_positions(&done, &ps);
     // Each vector: the first position where `make` finds its entry (the
     // author and the move's data); the audit must give `expect` at that
@@ -1714,7 +1731,18 @@ fn append(
     kind: Kind,
     data: Value,
 ) -> Vec<u8> {
-    let r = Replay::<StarrySky>::from_bytes(bytes).unwrap();
+    append_to::<StarrySky>(bytes, ps, seat, kind, data)
+}
+
+/// [`append`] to a log of game `G`.
+fn append_to<G: Game>(
+    bytes: &[u8],
+    ps: &[(PathBuf, Identity)],
+    seat: usize,
+    kind: Kind,
+    data: Value,
+) -> Vec<u8> {
+    let r = Replay::<G>::from_bytes(bytes).unwrap();
     let id = &ps[seat].1;
     let link = (kind != Kind::Join).then(|| {
         let secret = r.game_secret(id, seat).unwrap();

@@ -834,6 +834,12 @@ fn new_refuses_other_games_flags_bad_layouts_and_bad_data_files() {
         ),
         (
             "star-map",
+            vec!["--variant".into(), "discs=discs.json".into()],
+            2,
+            "--variant discs=…: give the disc file with --discs FILE".into(),
+        ),
+        (
+            "star-map",
             vec!["--random-stars".into(), "9".into()],
             2,
             "--random-stars sets Starry Night's sky".into(),

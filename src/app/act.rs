@@ -121,6 +121,14 @@ pub fn new_game(a: &NewArgs) -> Result<Output> {
         .map(|p| parse_seat(p))
         .collect::<Result<Vec<_>>>()?;
     let mut pairs = parse_variants(&a.variants)?;
+    // Data files come by path, with their own flags; a variant's value is
+    // never read as a file.
+    if let Some((key, _)) = pairs.iter().find(|(k, _)| k == "parts" || k == "discs") {
+        return Err(Error::Usage(format!(
+            "--variant {key}=…: give the {} file with --{key} FILE",
+            if key == "parts" { "part" } else { "disc" }
+        )));
+    }
     // Each game's own flags; another game's are refused by name.
     let flags: [(&str, bool, &str); 8] = [
         (

@@ -112,7 +112,8 @@ pub fn run(cli: Cli) -> Result<Output> {
                 (false, Some(m)) if m.trim().is_empty() => {
                     return Err(Error::Usage(
                         "the move is empty; give a move, e.g. `starry play game.jsonl \"10 leo:3\"` \
-                         (Starry Sky) or `A-C` (Starry Night), or --auto for a random legal one"
+                         (Starry Sky), `A-C` (Starry Night) or `\"corner1 f8 r90\"` (Star Map), or \
+                         --auto for a random legal one"
                             .into(),
                     ));
                 }
@@ -120,8 +121,9 @@ pub fn run(cli: Cli) -> Result<Output> {
                 (false, None) => {
                     return Err(Error::Usage(
                         "give a move, e.g. `starry play game.jsonl \"10 leo:3\"` (Starry Sky: token, then \
-                         star as labelled in `starry view`) or `A-C` (Starry Night: an edge), or \
-                         --auto for whatever you must do next"
+                         star as labelled in `starry view`), `A-C` (Starry Night: an edge) or \
+                         `\"corner1 f8 r90\"` (Star Map: disc, square, rotation), or --auto for \
+                         whatever you must do next"
                             .into(),
                     ));
                 }
@@ -375,11 +377,14 @@ pub fn status_text(s: &StatusReport) -> String {
             s.action.as_str(),
             inline(&s.waiting_since)
         ));
-        if s.pending_events > 0 {
-            out.push_str(&format!(
-                "{} random event(s) pending: they resolve with the next entry written by another player.\n",
-                s.pending_events
-            ));
+        match s.pending_events {
+            0 => {}
+            1 => out.push_str(
+                "A random draw is pending: the next entry by another player resolves it.\n",
+            ),
+            n => out.push_str(&format!(
+                "{n} random draws are pending: the next entry by another player resolves them.\n"
+            )),
         }
         if let Some(c) = &s.claims {
             let by: Vec<String> =
@@ -395,7 +400,21 @@ pub fn status_text(s: &StatusReport) -> String {
             ));
         }
     }
-    out
+    wrap_lines(&out)
+}
+
+/// Wraps every line longer than 80 columns (long names make them so),
+/// continuing it indented.
+fn wrap_lines(text: &str) -> String {
+    text.split_inclusive('\n')
+        .map(|line| {
+            if line.trim_end().chars().count() > 80 {
+                crate::text::wrap(line, 80, "    ")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect()
 }
 
 /// The game's notes (takebacks, the choice of the first player), one per

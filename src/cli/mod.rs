@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 #[command(
     name = "starry",
     version,
-    about = "Play Starry Sky and Starry Night by e-mail or git with a signed, append-only move log that anyone can audit",
+    about = "Play Starry Sky, Starry Night and Star Map by e-mail or git with a signed, append-only move log that anyone can audit",
     long_about = None,
     after_help = "Identities live in $STARRY_HOME (default: the platform's config directory, e.g. ~/.config/starry);\n\
                   games received by mail in $STARRY_HOME/games/. A FILE argument may also be the id of such a game\n\
@@ -209,6 +209,8 @@ pub struct PlayArgs {
     pub file: PathBuf,
     /// The move. Starry Sky: `10 leo:3`, `bh virgo:1`, `ds pisces:7` (token, then star).
     /// Starry Night: an edge `A-C` or `3,4-7,1`, `first 1`/`first 2`, `takeback`, `accept`, `decline`.
+    /// Star Map: a disc of your hand, the square of its first field and a rotation, `corner1 f8 r90`
+    /// (add `draw two` when that shape's stack is empty), or `pass`.
     pub r#move: Option<String>,
     /// Do whatever you must do next: join, ready, reveal, or a uniformly random legal move.
     #[arg(long, conflicts_with = "move")]

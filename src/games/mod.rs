@@ -401,6 +401,49 @@ pub fn reveal_own<G: Game>(
     G::reveal(state, &ctx)
 }
 
+/// For a game that hides nothing (`title`: its name in prose): a move
+/// carrying a commitment is illegal, one opening something is a wrong
+/// reveal — as in Starry Sky, where a move's commitments and openings are
+/// exactly what its rules ask.
+pub fn nothing_hidden_in_move(title: &str, ctx: &Context<Nothing>) -> Result<(), RuleError> {
+    if ctx.commitments != 0 {
+        return Err(RuleError::illegal(
+            "commitments",
+            format!(
+                "{title} has nothing hidden: a move needs no commitment; the entry has {}",
+                ctx.commitments
+            ),
+        ));
+    }
+    if !ctx.reveals.is_empty() {
+        return Err(RuleError::wrong_reveals(
+            "nothing-hidden",
+            format!("{title} has nothing hidden: a move opens nothing"),
+        ));
+    }
+    Ok(())
+}
+
+/// For a game that hides nothing: a reveal entry is never asked for.
+pub fn nothing_to_reveal(title: &str) -> RuleError {
+    RuleError::wrong_reveals(
+        "nothing-hidden",
+        format!("{title} has nothing hidden; there is nothing to reveal"),
+    )
+}
+
+/// For a game that hides nothing: a resignation opens nothing.
+pub fn nothing_hidden_in_resignation(title: &str, ctx: &Context<Nothing>) -> Result<(), RuleError> {
+    if ctx.reveals.is_empty() {
+        Ok(())
+    } else {
+        Err(RuleError::wrong_reveals(
+            "nothing-hidden",
+            format!("{title} has nothing hidden; a resignation opens nothing"),
+        ))
+    }
+}
+
 /// Removes the values of `refs` from `own`, in order.
 fn take_own<H>(own: &mut Own<H>, refs: &[HiddenRef]) -> Result<Vec<(HiddenRef, H)>, RuleError> {
     refs.iter()

@@ -1828,7 +1828,8 @@ class StarMap:
 
     def summary(self, over=False):
         """What `status`/`audit` show: the layout, the start disc, the teams, passes, discs left."""
-        out = [f"layout {self.layout_text()}"]
+        # A game that ended before its setup has no map yet.
+        out = [f"layout {self.layout_text()}"] if self.layout else []
         if self.start:
             d, rot, sqs = self.start
             out.append(f"start disc {d} {self.fields_text(d)} at r{rot} on {' '.join(map_name(s) for s in sqs)}")

@@ -738,21 +738,7 @@ impl Game for StarMap {
     }
 
     fn play(state: &mut State, ctx: &Context<Nothing>, action: &Action) -> Result<(), RuleError> {
-        if ctx.commitments != 0 {
-            return Err(RuleError::illegal(
-                "commitments",
-                format!(
-                    "Star Map has nothing hidden: a move needs no commitment; the entry has {}",
-                    ctx.commitments
-                ),
-            ));
-        }
-        if !ctx.reveals.is_empty() {
-            return Err(RuleError::wrong_reveals(
-                "nothing-hidden",
-                "Star Map has nothing hidden: a move opens nothing",
-            ));
-        }
+        crate::games::nothing_hidden_in_move("Star Map", ctx)?;
         if let Some(p) = state.pending {
             // The protocol resolves another seat's draw before the entry's
             // action; only the causer's own could still be pending, and the
@@ -772,26 +758,18 @@ impl Game for StarMap {
     }
 
     fn reveal(_state: &mut State, _ctx: &Context<Nothing>) -> Result<(), RuleError> {
-        Err(RuleError::wrong_reveals(
-            "nothing-hidden",
-            "Star Map has nothing hidden; there is nothing to reveal",
-        ))
+        Err(crate::games::nothing_to_reveal("Star Map"))
     }
 
     fn resign(_state: &mut State, ctx: &Context<Nothing>) -> Result<(), RuleError> {
-        if ctx.reveals.is_empty() {
-            Ok(())
-        } else {
-            Err(RuleError::wrong_reveals(
-                "nothing-hidden",
-                "Star Map has nothing hidden; a resignation opens nothing",
-            ))
-        }
+        crate::games::nothing_hidden_in_resignation("Star Map", ctx)
     }
 
+    /// A draw still pending is never resolved: its disc stays in the stack.
     fn withdraw(state: &mut State, seat: Seat, how: Withdrawal) {
         state.withdrawn = Some((seat, how));
         state.to_move = None;
+        state.pending = None;
     }
 
     /// Each placement uses a disc (55 besides the start disc), and only the
@@ -1105,12 +1083,10 @@ fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
     })?;
     let rotation = match rot_word {
         None => Rotation::R0,
-        Some(r) => r
-            .strip_prefix('r')
-            .unwrap_or(r)
-            .parse::<u32>()
-            .ok()
-            .and_then(Rotation::from_degrees)
+        Some(r) => ["0", "90", "180", "270"]
+            .iter()
+            .position(|d| *d == r.strip_prefix('r').unwrap_or(r))
+            .map(|i| Rotation::ALL[i])
             .ok_or_else(|| {
                 RuleError::illegal(
                     "notation",
@@ -1178,6 +1154,8 @@ fn parse_disc_name(
                 ),
             ));
         }
+    } else if num.starts_with('0') || !num.bytes().all(|b| b.is_ascii_digit()) {
+        usize::MAX
     } else {
         num.parse::<usize>().unwrap_or(usize::MAX)
     };

@@ -449,6 +449,16 @@ fn score_checked(p: &Position) -> Result<RefereeReport, RuleError> {
             pl.at,
             super::view::rotation_text(pl.shape, pl.rotation)
         );
+        if pl.shape == Shape::One && pl.rotation != Rotation::R0 {
+            // As in a log: one placement, one way to write it.
+            return Err(RuleError::illegal(
+                "rotation",
+                format!(
+                    "{name}: a one-field disc is not turned: its rotation is 0, not {}",
+                    pl.rotation.degrees()
+                ),
+            ));
+        }
         let fields = parse_fields(&set, pl.shape, &pl.fields, &name)?;
         let disc = take_disc(&set, &mut used, pl.shape, &fields)
             .ok_or_else(|| no_such_disc(&set, pl.shape, &fields, &name))?;
@@ -495,7 +505,22 @@ fn score_checked(p: &Position) -> Result<RefereeReport, RuleError> {
 
 /// The report as text: each placement and what it scored, the discs on the
 /// map, and the total.
+/// The report as text; lines longer than 80 columns (long groups, long star
+/// names) are wrapped.
 pub fn render_text(r: &RefereeReport) -> String {
+    render_wide(r)
+        .split_inclusive('\n')
+        .map(|line| {
+            if line.trim_end().chars().count() > 80 {
+                crate::text::wrap(line, 80, "      ")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect()
+}
+
+fn render_wide(r: &RefereeReport) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let _ = writeln!(

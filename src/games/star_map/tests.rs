@@ -1050,6 +1050,12 @@ const NOTATION: &[NotationRow] = &[
     ("corner1",                    Err("notation")),
     ("",                           Err("notation")),
     ("corner1 f7 r90 r180",        Err("notation")),
+    // One way to write a number: no sign, no leading zero.
+    ("corner1 f7 r090",            Err("notation")),
+    ("corner1 f7 +90",             Err("notation")),
+    ("corner01 f7",                Err("hand")),
+    ("corner+1 f7",                Err("notation")),
+    ("corner1 f+7",                Err("notation")),
 ];
 
 #[test]
@@ -1817,4 +1823,19 @@ fn the_text_view_fits_80_columns_with_the_longest_names() {
             }
         }
     }
+}
+
+#[test]
+fn a_draw_pending_when_a_seat_withdraws_stays_in_the_stack() {
+    let options = Options::default();
+    let mut s = G::setup(&options, 2, &mut Draw::new([3; 32])).unwrap();
+    let intent = G::intents(&s, 0, &Own::default()).remove(0);
+    crate::games::play_own::<G>(&mut s, 0, &intent, &mut Own::default(), 5).unwrap();
+    let p = s.pending_draw().expect("a placement draws");
+    let left = s.stack_left(p.shape);
+    G::withdraw(&mut s, 1, crate::games::Withdrawal::Resigned);
+    assert!(G::pending(&s).is_empty());
+    assert_eq!(s.stack_left(p.shape), left + 1, "the promised disc is back");
+    let v = G::view(&s, None, None);
+    assert!(v.pending.is_none() && v.over);
 }

@@ -408,10 +408,12 @@ fn render_wide(v: &View, names: &[String]) -> String {
             .collect::<Vec<_>>()
             .join(", "),
     );
-    out.push_str(
-        ".\nOn the map: [R] a placed field, [ ] an empty field, (R) the last disc, +2 a\n\
-         bonus, =R only that star, !R not that star, # a meteorite (only an empty field).\n",
-    );
+    // The legend's example star is the set's first (R in the shipped set).
+    let c = v.stars.first().map_or('R', |s| s.code);
+    out.push_str(&format!(
+        ".\nOn the map: [{c}] a placed field, [ ] an empty field, ({c}) the last disc, +2 a\n\
+         bonus, ={c} only that star, !{c} not that star, # a meteorite (only an empty field).\n"
+    ));
     out.push_str(&format!("Parts: {}.\n", v.layout));
 
     out.push_str("\nHands (discs drawn unturned, r0: the first field is the top-left one):\n");

@@ -796,23 +796,7 @@ impl Game for StarryNight {
     }
 
     fn play(state: &mut State, ctx: &Context<Nothing>, action: &Action) -> Result<(), RuleError> {
-        // As in Starry Sky: a commitment the move does not need makes the
-        // move illegal, an opening it does not need is a wrong reveal.
-        if ctx.commitments != 0 {
-            return Err(RuleError::illegal(
-                "commitments",
-                format!(
-                    "Starry Night has nothing hidden: a move needs no commitment; the entry has {}",
-                    ctx.commitments
-                ),
-            ));
-        }
-        if !ctx.reveals.is_empty() {
-            return Err(RuleError::wrong_reveals(
-                "nothing-hidden",
-                "Starry Night has nothing hidden: a move opens nothing",
-            ));
-        }
+        crate::games::nothing_hidden_in_move("Starry Night", ctx)?;
         state.check_turn(ctx.seat)?;
         let mut next = state.clone();
         next.apply(ctx.seat, action)?;
@@ -821,21 +805,11 @@ impl Game for StarryNight {
     }
 
     fn reveal(_state: &mut State, _ctx: &Context<Nothing>) -> Result<(), RuleError> {
-        Err(RuleError::wrong_reveals(
-            "nothing-hidden",
-            "Starry Night has nothing hidden; there is nothing to reveal",
-        ))
+        Err(crate::games::nothing_to_reveal("Starry Night"))
     }
 
     fn resign(_state: &mut State, ctx: &Context<Nothing>) -> Result<(), RuleError> {
-        if ctx.reveals.is_empty() {
-            Ok(())
-        } else {
-            Err(RuleError::wrong_reveals(
-                "nothing-hidden",
-                "Starry Night has nothing hidden; a resignation opens nothing",
-            ))
-        }
+        crate::games::nothing_hidden_in_resignation("Starry Night", ctx)
     }
 
     /// The choice of the first player; at most 3N − 6 edges on N ≥ 3 stars
