@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use starry::app::act::{self, Do};
-use starry::app::demo::autoplay;
+use starry::app::demo::{act_as, autoplay};
 use starry::crypto::identity::Identity;
 use starry::crypto::os_random;
 use starry::games::star_map::data::{self, Shape};
@@ -28,7 +28,7 @@ use starry::games::starry_sky::StarrySky;
 use starry::games::{Draw, Game, Own, Turn};
 use starry::log::canonical::{to_bytes, to_value};
 use starry::log::entry::{Body, Genesis, HexHash, Kind, Line, Move, Reveal, SeatInfo};
-use starry::log::file::{self, LockedLog};
+use starry::log::file;
 use starry::log::replay::sign_line;
 use starry::log::{Action, Replay};
 
@@ -173,18 +173,7 @@ fn night_games() {
             (_, Some(s)) => (s, Do::Auto),
             (_, None) => break,
         };
-        let (home, id) = &ps[who];
-        act::act::<StarryNight>(
-            home,
-            &path,
-            LockedLog::open(&path).unwrap(),
-            id,
-            what,
-            false,
-            time(),
-            &mut fresh,
-        )
-        .expect("scripted move");
+        act_as::<StarryNight>(&path, &ps, who, what, time(), &mut fresh).expect("scripted move");
     }
     for (home, _) in &ps {
         let _ = fs::remove_dir_all(home.join("joined"));
@@ -680,17 +669,7 @@ fn night_vectors(v: &mut Vectors, tmp: &Path) {
     let play = |mv: &str, time: &mut dyn FnMut() -> String, fresh: &mut Draw| {
         let r = Replay::<N>::from_bytes(&file::read(&path).unwrap()).unwrap();
         let who = r.expected().1.unwrap();
-        act::act::<N>(
-            &ps[who].0,
-            &path,
-            LockedLog::open(&path).unwrap(),
-            &ps[who].1,
-            Do::Move(mv.into()),
-            false,
-            time(),
-            fresh,
-        )
-        .expect("scripted move");
+        act_as::<N>(&path, &ps, who, Do::Move(mv.into()), time(), fresh).expect("scripted move");
     };
     // Ben chooses Anna; A-B, D-E, A-E; Ben captures A-D-E.
     for mv in ["first 1", "A-B", "D-E", "A-E", "A-D"] {
@@ -706,18 +685,8 @@ fn night_vectors(v: &mut Vectors, tmp: &Path) {
     let over = file::read(&path).unwrap();
     let r = Replay::<N>::from_bytes(&over).unwrap();
     assert!(r.is_over());
-    for (home, id) in &ps {
-        act::act::<N>(
-            home,
-            &path,
-            LockedLog::open(&path).unwrap(),
-            id,
-            Do::Countersign,
-            false,
-            time(),
-            &mut fresh,
-        )
-        .expect("countersign");
+    for seat in 0..ps.len() {
+        act_as::<N>(&path, &ps, seat, Do::Countersign, time(), &mut fresh).expect("countersign");
     }
     let done = file::read(&path).unwrap();
     v.add("starry-night-ok", &done, "ok", None, "Starry Night: a finished game with a takeback accepted and one declined, countersigned by both");
@@ -1638,7 +1607,7 @@ fn bad_reveals(v: &mut Vectors, ps: &[(PathBuf, Identity)], tmp: &Path) {
             fs::write(&path, &b).unwrap();
         } else {
             // Other seats fill the same board.
-            let (home, id) = &ps[who];
+            let id = &ps[who].1;
             let star = star_of(&r, false, true).or_else(|| star_of(&r, true, true));
             let what = match star {
                 Some(star) => {
@@ -1650,17 +1619,7 @@ fn bad_reveals(v: &mut Vectors, ps: &[(PathBuf, Identity)], tmp: &Path) {
                 }
                 None => Do::Auto,
             };
-            act::act::<StarrySky>(
-                home,
-                &path,
-                LockedLog::open(&path).unwrap(),
-                id,
-                what,
-                false,
-                time(),
-                &mut chooser,
-            )
-            .unwrap();
+            act_as::<StarrySky>(&path, ps, who, what, time(), &mut chooser).unwrap();
         }
         let b = file::read(&path).unwrap();
         match Replay::<StarrySky>::from_bytes(&b) {
@@ -1678,18 +1637,7 @@ fn bad_reveals(v: &mut Vectors, ps: &[(PathBuf, Identity)], tmp: &Path) {
         match r.expected() {
             (Action::Reveal, Some(0)) => break,
             (Action::Reveal, Some(w)) => {
-                let (home, id) = &ps[w];
-                act::act::<StarrySky>(
-                    home,
-                    &path,
-                    LockedLog::open(&path).unwrap(),
-                    id,
-                    Do::Reveal,
-                    false,
-                    time(),
-                    &mut chooser,
-                )
-                .unwrap();
+                act_as::<StarrySky>(&path, ps, w, Do::Reveal, time(), &mut chooser).unwrap();
                 r = Replay::<StarrySky>::from_bytes(&file::read(&path).unwrap()).unwrap();
             }
             other => panic!("scripted game reached an unexpected turn: {other:?}"),
@@ -1905,18 +1853,7 @@ fn scripted_resign(
                     );
                 }
                 ((Action::Move | Action::Reveal, Some(w)), _) if w != 0 => {
-                    let (home, id) = &ps[w];
-                    act::act::<StarrySky>(
-                        home,
-                        &path,
-                        LockedLog::open(&path).unwrap(),
-                        id,
-                        Do::Auto,
-                        false,
-                        time(),
-                        &mut chooser,
-                    )
-                    .unwrap();
+                    act_as::<StarrySky>(&path, ps, w, Do::Auto, time(), &mut chooser).unwrap();
                     b = file::read(&path).unwrap();
                     r = Replay::from_bytes(&b).unwrap();
                 }
@@ -2305,13 +2242,11 @@ fn fault_table(
     );
     let path = tmp.join("answer.jsonl");
     fs::write(&path, bytes).unwrap();
-    act::act::<StarrySky>(
-        &ps[s].0,
+    act_as::<StarrySky>(
         &path,
-        LockedLog::open(&path).unwrap(),
-        &ps[s].1,
+        ps,
+        s,
         Do::Auto,
-        false,
         "2026-11-30T12:00:00Z".into(),
         &mut Draw::new(os_random()),
     )

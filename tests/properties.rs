@@ -6,7 +6,6 @@
 use std::path::PathBuf;
 
 use proptest::prelude::*;
-use starry::app::act;
 use starry::app::demo::autoplay;
 use starry::crypto::identity::Identity;
 use starry::games::star_map::StarMap;
@@ -14,7 +13,6 @@ use starry::games::starry_night::StarryNight;
 use starry::games::starry_sky::StarrySky;
 use starry::games::{Draw, Game, Own, Turn};
 use starry::log::Replay;
-use starry::log::entry::SeatInfo;
 
 fn example(name: &str) -> Vec<u8> {
     std::fs::read(
@@ -41,41 +39,22 @@ proptest! {
     }
 }
 
-/// `n` fresh identities (Anna, Ben, …), each in its own home under `dir`.
-fn identities(dir: &std::path::Path, n: usize) -> Vec<(PathBuf, Identity)> {
-    ["Anna", "Ben", "Cleo", "Dan", "Eve"][..n]
-        .iter()
-        .map(|name| {
-            let home = dir.join(name);
-            let email = format!("{}@example.org", name.to_lowercase());
-            (home.clone(), Identity::create(&home, name, &email).unwrap())
-        })
-        .collect()
-}
-
-/// A new game of `G` in `dir/g.jsonl` for `n` fresh identities, created by
-/// the first; returns the players and the log.
+/// A new game of `G` for `n` fresh identities, created by the first;
+/// returns the players and the log.
 fn create<G: starry::games::Game>(
     dir: &std::path::Path,
     n: usize,
     pairs: &[(String, String)],
     seed: u8,
 ) -> (Vec<(PathBuf, Identity)>, PathBuf) {
-    let players = identities(dir, n);
-    let log = dir.join("g.jsonl");
-    let info = players.iter().map(|(_, i)| SeatInfo::of(i)).collect();
-    act::create::<G>(
-        &players[0].0,
-        &players[0].1,
-        info,
+    starry::app::demo::new_table::<G>(
+        dir,
+        n,
         pairs,
-        None,
-        &log,
         "2026-11-20T12:00:00Z".into(),
         &mut Draw::new([seed; 32]),
     )
-    .unwrap();
-    (players, log)
+    .unwrap()
 }
 
 fn play_random_game(seats: usize, variants: &[(&str, &str)], seed: u8) -> Replay<StarrySky> {

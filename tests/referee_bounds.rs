@@ -2,9 +2,12 @@
 //! count and number is bounded, every error is short, safe for a terminal,
 //! exit code 2 (wrong use), and nothing panics or runs out of memory.
 
+mod common;
+
 use std::process::Output;
 
 use assert_cmd::Command;
+use common::assert_refused;
 
 /// Scores `input` given on standard input.
 fn score_stdin(input: impl Into<Vec<u8>>) -> Output {
@@ -15,31 +18,6 @@ fn score_stdin(input: impl Into<Vec<u8>>) -> Output {
         .timeout(std::time::Duration::from_secs(60))
         .output()
         .unwrap()
-}
-
-/// The position is refused as wrong use (exit 2) with one short paragraph
-/// on standard error that mentions each of `mentions`, holds no raw control
-/// or text-direction character, and no panic.
-fn assert_refused(out: &Output, mentions: &[&str]) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert!(out.stdout.is_empty(), "nothing on standard output");
-    assert!(
-        out.stderr.len() < 400,
-        "{} bytes of stderr: {}",
-        out.stderr.len(),
-        starry::text::excerpt_of(&err, 500)
-    );
-    assert!(!err.contains("panicked"), "{err}");
-    let body = err.strip_suffix('\n').unwrap_or(&err);
-    assert!(
-        !body.chars().any(starry::text::is_unsafe),
-        "raw control characters in {body:?}"
-    );
-    assert!(err.starts_with("error: "), "{err}");
-    for m in mentions {
-        assert!(err.contains(m), "`{m}` not mentioned in: {err}");
-    }
 }
 
 #[test]

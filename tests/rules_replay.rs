@@ -951,44 +951,22 @@ fn unknown_games_big_inputs_and_many_actions_are_refused() {
 /// log's replay has it.
 #[test]
 fn random_starry_night_games_replay_to_the_states_of_their_logs() {
-    use starry::app::act::{self, Do};
-    use starry::crypto::identity::Identity;
+    use starry::app::act::Do;
+    use starry::app::demo::{act_as, new_table};
     use starry::games::Draw;
     use starry::games::starry_night::StarryNight;
-    use starry::log::entry::SeatInfo;
-    use starry::log::file::LockedLog;
 
     for (seed, count, grid, takebacks) in [(1u8, 3, 3, false), (2, 12, 10, true), (3, 40, 12, true)]
     {
         let dir = tempfile::tempdir().unwrap();
-        let players: Vec<(PathBuf, Identity)> = ["Anna", "Ben"]
-            .iter()
-            .map(|n| {
-                let home = dir.path().join(n);
-                let id = Identity::create(&home, n, &format!("{}@example.org", n.to_lowercase()))
-                    .unwrap();
-                (home, id)
-            })
-            .collect();
-        let log = dir.path().join("g.jsonl");
         let pairs = vec![
             ("random-stars".to_string(), count.to_string()),
             ("grid".to_string(), format!("{grid}x{grid}")),
         ];
-        let seats = players.iter().map(|(_, i)| SeatInfo::of(i)).collect();
         let mut draw = Draw::new([seed; 32]);
         let time = || "2026-11-20T12:00:00Z".to_string();
-        act::create::<StarryNight>(
-            &players[0].0,
-            &players[0].1,
-            seats,
-            &pairs,
-            None,
-            &log,
-            time(),
-            &mut draw,
-        )
-        .unwrap();
+        let (players, log) =
+            new_table::<StarryNight>(dir.path(), 2, &pairs, time(), &mut draw).unwrap();
         let mut asked = 0;
         loop {
             let r = Replay::<StarryNight>::from_bytes(&std::fs::read(&log).unwrap()).unwrap();
@@ -1009,18 +987,7 @@ fn random_starry_night_games_replay_to_the_states_of_their_logs() {
                 }
                 _ => Do::Auto,
             };
-            let (home, id) = &players[who];
-            act::act::<StarryNight>(
-                home,
-                &log,
-                LockedLog::open(&log).unwrap(),
-                id,
-                what,
-                false,
-                time(),
-                &mut draw,
-            )
-            .unwrap();
+            act_as::<StarryNight>(&log, &players, who, what, time(), &mut draw).unwrap();
         }
         let homes: Vec<PathBuf> = players.iter().map(|(h, _)| h.clone()).collect();
         let (_, got) = check_log(&log, &homes);
@@ -1041,14 +1008,11 @@ fn random_starry_night_games_replay_to_the_states_of_their_logs() {
 /// the log's replay has it.
 #[test]
 fn random_star_map_games_replay_to_the_states_of_their_logs() {
-    use starry::app::act::{self, Do};
-    use starry::crypto::identity::Identity;
+    use starry::app::act::Do;
+    use starry::app::demo::{act_as, new_table};
     use starry::games::Draw;
     use starry::games::star_map::StarMap;
-    use starry::log::entry::SeatInfo;
-    use starry::log::file::LockedLog;
 
-    let names = ["Anna", "Ben", "Cleo", "Dan"];
     for (seed, seats, map, resign_after) in [
         (1u8, 2, "hard", None),
         (2, 3, "mixed", None),
@@ -1061,31 +1025,11 @@ fn random_star_map_games_replay_to_the_states_of_their_logs() {
         ),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        let players: Vec<(PathBuf, Identity)> = names[..seats]
-            .iter()
-            .map(|n| {
-                let home = dir.path().join(n);
-                let id = Identity::create(&home, n, &format!("{}@example.org", n.to_lowercase()))
-                    .unwrap();
-                (home, id)
-            })
-            .collect();
-        let log = dir.path().join("g.jsonl");
         let pairs = vec![("map".to_string(), map.to_string())];
-        let seats_info = players.iter().map(|(_, i)| SeatInfo::of(i)).collect();
         let mut draw = Draw::new([seed; 32]);
         let time = || "2026-11-20T12:00:00Z".to_string();
-        act::create::<StarMap>(
-            &players[0].0,
-            &players[0].1,
-            seats_info,
-            &pairs,
-            None,
-            &log,
-            time(),
-            &mut draw,
-        )
-        .unwrap();
+        let (players, log) =
+            new_table::<StarMap>(dir.path(), seats, &pairs, time(), &mut draw).unwrap();
         let mut resigned = None;
         loop {
             let r = Replay::<StarMap>::from_bytes(&std::fs::read(&log).unwrap()).unwrap();
@@ -1099,18 +1043,7 @@ fn random_star_map_games_replay_to_the_states_of_their_logs() {
                 }
                 _ => Do::Auto,
             };
-            let (home, id) = &players[who];
-            act::act::<StarMap>(
-                home,
-                &log,
-                LockedLog::open(&log).unwrap(),
-                id,
-                what,
-                false,
-                time(),
-                &mut draw,
-            )
-            .unwrap();
+            act_as::<StarMap>(&log, &players, who, what, time(), &mut draw).unwrap();
         }
         let homes: Vec<PathBuf> = players.iter().map(|(h, _)| h.clone()).collect();
         let (c, got) = check_log(&log, &homes);

@@ -4,20 +4,14 @@
 //! has no legal placement — and carries the drawing of the map; each is
 //! ingested by its recipient, and all copies end equal and audit.
 
+mod common;
 mod players;
 
 use std::collections::BTreeSet;
 
+use common::validator;
 use players::*;
 use serde_json::Value;
-
-fn validator(name: &str) -> jsonschema::Validator {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("schemas")
-        .join(name);
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    jsonschema::validator_for(&schema).unwrap()
-}
 
 /// Plays a game made by `new GAME --players (everyone) EXTRA --mail` to its
 /// end by mail: each mail is ingested by its recipient and checked; the

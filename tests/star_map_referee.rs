@@ -4,9 +4,12 @@
 //! have, malformed and hostile input refused with a short excerpt, input
 //! over the size limit, and the JSON report checked against its schema.
 
+mod common;
+
 use std::process::Output;
 
 use assert_cmd::Command;
+use common::{assert_refused, validator};
 use serde_json::{Value, json};
 
 /// The easy map: parts 1 to 16 in order, all on their bonus side. Near the
@@ -54,39 +57,6 @@ fn report(input: &str) -> Value {
     r
 }
 
-fn validator(name: &str) -> jsonschema::Validator {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("schemas")
-        .join(name);
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    jsonschema::validator_for(&schema).unwrap()
-}
-
-/// The input is refused as wrong use (exit 2), with one short paragraph on
-/// standard error, safe for a terminal, that mentions each of `mentions`.
-fn assert_refused(out: &Output, mentions: &[&str]) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert!(out.stdout.is_empty(), "nothing on standard output");
-    assert!(
-        out.stderr.len() < 400,
-        "{} bytes of stderr: {}",
-        out.stderr.len(),
-        starry::text::excerpt_of(&err, 500)
-    );
-    assert!(!err.contains("panicked"), "{err}");
-    let body = err.strip_suffix('\n').unwrap_or(&err);
-    assert!(
-        !body.chars().any(starry::text::is_unsafe),
-        "raw control characters in {body:?}"
-    );
-    assert!(err.starts_with("error: standard input: "), "{err}");
-    for m in mentions {
-        assert!(err.contains(m), "`{m}` not mentioned in: {err}");
-    }
-    err
-}
-
 /// The start disc RRW unturned lies red on f6 and g6, white on f7:
 ///
 /// ```text
@@ -115,6 +85,13 @@ fn easy_game() -> Value {
         // Yellow on e9, an empty field on e8 (a bonus): lost, nothing.
         {"shape": "two", "fields": "Y.", "at": "e9", "rotation": 270},
     ])
+}
+
+/// [`assert_refused`], for input read from standard input.
+fn refused_on_stdin(out: &Output, mentions: &[&str]) -> String {
+    let err = assert_refused(out, mentions);
+    assert!(err.starts_with("error: standard input: "), "{err}");
+    err
 }
 
 #[test]
@@ -277,7 +254,7 @@ fn every_placement_rule_is_refused_with_its_name_and_number() {
     ];
     for (placements, rule, says) in cases {
         let out = score(position(HARD, placements.clone()), &[]);
-        assert_refused(&out, &[&format!("(rule: {rule})"), says]);
+        refused_on_stdin(&out, &[&format!("(rule: {rule})"), says]);
     }
     // With --json, the error is an object with the exit code.
     let out = score(position(HARD, cases[1].0.clone()), &["--json"]);
@@ -327,17 +304,17 @@ fn discs_the_set_does_not_have_are_refused() {
         ),
     ] {
         let out = score(position("plain", placements), &[]);
-        assert_refused(&out, &["(rule: position-disc)", says]);
+        refused_on_stdin(&out, &["(rule: position-disc)", says]);
     }
     let out = score(
         r#"{"map":"plain","start":{"fields":"RR"},"placements":[]}"#,
         &[],
     );
-    assert_refused(&out, &["the start disc: a corner has 3 fields"]);
+    refused_on_stdin(&out, &["the start disc: a corner has 3 fields"]);
     // More placements than the set has discs.
     let many = vec![json!({"shape": "one", "fields": "R", "at": "h6"}); 56];
     let out = score(position("plain", Value::Array(many)), &[]);
-    assert_refused(&out, &["placements has 56 entries", "55 discs"]);
+    refused_on_stdin(&out, &["placements has 56 entries", "55 discs"]);
 }
 
 #[test]
@@ -372,13 +349,13 @@ fn a_custom_disc_set_names_its_own_stars() {
     let mut input = input;
     input["start"]["fields"] = json!("RRW");
     let out = score(input.to_string(), &[]);
-    assert_refused(&out, &["`R` is not a star code of the set (C, O,"]);
+    refused_on_stdin(&out, &["`R` is not a star code of the set (C, O,"]);
     // A broken set is refused as the game refuses it.
     let out = score(
         r#"{"map":"plain","discs":{"stars":[],"discs":[]},"start":{"fields":"RRW"},"placements":[]}"#,
         &[],
     );
-    assert_refused(&out, &["names 0 star symbols", "(rule: data)"]);
+    refused_on_stdin(&out, &["names 0 star symbols", "(rule: data)"]);
 }
 
 #[test]
@@ -457,10 +434,10 @@ fn malformed_input_is_refused_with_a_short_excerpt() {
         (String::new(), vec!["it is empty"]),
     ] {
         let out = score(input, &[]);
-        assert_refused(&out, &mentions);
+        refused_on_stdin(&out, &mentions);
     }
     let out = score(b"{\"map\":\"\xff\xfe\x1b[2J\"}".to_vec(), &[]);
-    assert_refused(&out, &["not UTF-8"]);
+    refused_on_stdin(&out, &["not UTF-8"]);
     // Control characters take several characters each once escaped: the
     // quotes are cut by their escaped length (found by fuzzing).
     let others = "OYGBVW"
@@ -493,7 +470,7 @@ fn malformed_input_is_refused_with_a_short_excerpt() {
             "(rule: data)",
         ),
     ] {
-        assert_refused(&score(input, &[]), &[mention, "bytes in all"]);
+        refused_on_stdin(&score(input, &[]), &[mention, "bytes in all"]);
     }
 }
 
@@ -501,7 +478,7 @@ fn malformed_input_is_refused_with_a_short_excerpt() {
 fn input_over_one_mebibyte_is_refused() {
     let mut input = position("plain", json!([])).into_bytes();
     input.resize(2 * 1024 * 1024, b' ');
-    assert_refused(&score(input.clone(), &[]), &["1048576 bytes (1 MiB)"]);
+    refused_on_stdin(&score(input.clone(), &[]), &["1048576 bytes (1 MiB)"]);
     // Exactly at the limit is still read.
     input.truncate(1024 * 1024);
     let out = score(input, &[]);

@@ -36,14 +36,6 @@ fn view(t: &Table, at: Option<usize>) -> Value {
     t.json(None, &args)["view"].clone()
 }
 
-fn validator(name: &str) -> jsonschema::Validator {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("schemas")
-        .join(name);
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    jsonschema::validator_for(&schema).unwrap()
-}
-
 #[test]
 fn a_game_by_hand_with_a_dry_run_takebacks_and_history() {
     let t = table();
@@ -111,19 +103,7 @@ fn a_game_by_hand_with_a_dry_run_takebacks_and_history() {
     assert!(text.contains("ben declined."), "{text}");
     // Every position validates against the view schema, and a player's view
     // is the spectator's: nothing is hidden in Starry Night.
-    let schema = validator("starry-night-view.json");
-    let entries = std::fs::read_to_string(&t.log).unwrap().lines().count();
-    for n in 1..=entries {
-        let full = t.json(None, &["view", log, "--json", "--at", &n.to_string()]);
-        assert!(
-            schema.validate(&full).is_ok(),
-            "entry {n}: {:?}",
-            schema
-                .iter_errors(&full)
-                .map(|e| e.to_string())
-                .collect::<Vec<_>>()
-        );
-    }
+    t.assert_every_view_valid("starry-night-view.json");
     let mine = t.json(Some(0), &["view", log, "--json"]);
     assert_eq!(mine["view"]["edges"], view(&t, None)["edges"]);
     // No secret of either player anywhere in the log or the views.
@@ -302,7 +282,8 @@ fn a_random_sky_appears_when_everyone_is_ready_and_auto_play_finishes() {
     let text = String::from_utf8_lossy(&demo.stdout);
     assert!(demo.status.success(), "{text}");
     assert!(text.contains("Audit: valid"), "{text}");
-    assert!(text.contains(" seas "), "{text}");
+    // "1 sea" or "N seas": a random game may end with one sea each.
+    assert!(text.contains(" sea ") || text.contains(" seas "), "{text}");
 }
 
 #[test]

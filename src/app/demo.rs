@@ -94,33 +94,14 @@ fn play_demo<G: Game>(
     pairs: &[(String, String)],
     out: &mut Vec<String>,
 ) -> Result<(DemoReport, String)> {
-    let homes: Vec<PathBuf> = NAMES[..players]
-        .iter()
-        .map(|n| dir.join(n.to_lowercase()))
-        .collect();
-    let ids: Vec<Identity> = NAMES[..players]
-        .iter()
-        .zip(&homes)
-        .map(|(n, h)| Identity::create(h, n, &format!("{}@example.org", n.to_lowercase())))
-        .collect::<std::result::Result<_, _>>()?;
-    let log = dir.join(format!("{}.jsonl", G::NAME));
-    let seats = ids.iter().map(SeatInfo::of).collect();
+    // One stream of fresh randomness for the nonces and `--auto`'s choices.
     let mut fresh = Draw::new(os_random());
-    act::create::<G>(
-        &homes[0],
-        &ids[0],
-        seats,
-        pairs,
-        None,
-        &log,
-        now(),
-        &mut fresh,
-    )?;
+    let (players, log) = new_table::<G>(dir, players, pairs, now(), &mut fresh)?;
     out.push(format!(
         "{} created {} and joined; seats: {}",
-        ids[0].name,
+        players[0].1.name,
         log.display(),
-        NAMES[..players].join(", ")
+        NAMES[..players.len()].join(", ")
     ));
     out.push(format!(
         "entry  who   kind        what{}",
@@ -130,7 +111,6 @@ fn play_demo<G: Game>(
             " (face-down tokens stay hidden until their board is scored)"
         }
     ));
-    let players: Vec<(PathBuf, Identity)> = homes.into_iter().zip(ids).collect();
     let mut moves = 0u64;
     let last = autoplay::<G>(
         &log,
@@ -173,6 +153,63 @@ fn play_demo<G: Game>(
     ))
 }
 
+/// `n` fresh identities (Anna, Ben, …), each with its home in `dir`, and a
+/// new game of `G` for them in `dir/GAME.jsonl`, created by the first;
+/// `fresh` gives the creator's nonces. For self-play (the demo, tests).
+pub fn new_table<G: Game>(
+    dir: &Path,
+    n: usize,
+    pairs: &[(String, String)],
+    time: String,
+    fresh: &mut Draw,
+) -> Result<(Vec<(PathBuf, Identity)>, PathBuf)> {
+    let players = NAMES[..n]
+        .iter()
+        .map(|name| {
+            let home = dir.join(name.to_lowercase());
+            let email = format!("{}@example.org", name.to_lowercase());
+            Identity::create(&home, name, &email).map(|id| (home, id))
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let log = dir.join(format!("{}.jsonl", G::NAME));
+    let seats = players.iter().map(|(_, id)| SeatInfo::of(id)).collect();
+    act::create::<G>(
+        &players[0].0,
+        &players[0].1,
+        seats,
+        pairs,
+        None,
+        &log,
+        time,
+        fresh,
+    )?;
+    Ok((players, log))
+}
+
+/// Writes `what` for seat `seat` of `players` on `log` the way that
+/// player's own program does (under the lock, checked, replaced
+/// atomically): self-play for the demo, the example games and tests.
+pub fn act_as<G: Game>(
+    log: &Path,
+    players: &[(PathBuf, Identity)],
+    seat: usize,
+    what: Do,
+    time: String,
+    chooser: &mut Draw,
+) -> Result<Output> {
+    let (home, id) = &players[seat];
+    act::act::<G>(
+        home,
+        log,
+        LockedLog::open(log)?,
+        id,
+        what,
+        false,
+        time,
+        chooser,
+    )
+}
+
 /// Plays `log` with every seat's identity on this machine: whoever must act
 /// does so with `play --auto` semantics (after the end, everyone
 /// countersigns), until `stop` says so. `each` sees the replay after every
@@ -201,17 +238,7 @@ pub fn autoplay<G: Game>(
             (_, Some(s)) => s,
             (_, None) => return Ok(r),
         };
-        let (home, id) = &players[who];
-        act::act::<G>(
-            home,
-            log,
-            LockedLog::open(log)?,
-            id,
-            Do::Auto,
-            false,
-            clock(),
-            chooser,
-        )?;
+        act_as::<G>(log, players, who, Do::Auto, clock(), chooser)?;
         let after = Replay::<G>::from_bytes(&file::read(log)?).map_err(|fault| Error::Log {
             path: log.into(),
             fault,

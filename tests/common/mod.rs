@@ -156,3 +156,56 @@ impl Table {
         }
     }
 }
+
+/// The validator of a checked-in schema, `schemas/NAME`.
+pub fn validator(name: &str) -> jsonschema::Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("schemas")
+        .join(name);
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+/// The input is refused as wrong use (exit 2), with one short paragraph on
+/// standard error — no panic, no raw control or text-direction character —
+/// that mentions each of `mentions`; returns that paragraph.
+pub fn assert_refused(out: &Output, mentions: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(out.stdout.is_empty(), "nothing on standard output");
+    assert!(
+        out.stderr.len() < 400,
+        "{} bytes of stderr: {}",
+        out.stderr.len(),
+        starry::text::excerpt_of(&err, 500)
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    let body = err.strip_suffix('\n').unwrap_or(&err);
+    assert!(
+        !body.chars().any(starry::text::is_unsafe),
+        "raw control characters in {body:?}"
+    );
+    assert!(err.starts_with("error: "), "{err}");
+    for m in mentions {
+        assert!(err.contains(m), "`{m}` not mentioned in: {err}");
+    }
+    err
+}
+
+impl Table {
+    /// `view --json --at N` for every entry N of the log validates against
+    /// `schemas/SCHEMA`; returns that schema's validator.
+    pub fn assert_every_view_valid(&self, schema: &str) -> jsonschema::Validator {
+        let v = validator(schema);
+        let entries = std::fs::read_to_string(&self.log).unwrap().lines().count();
+        for n in 1..=entries {
+            let full = self.json(
+                None,
+                &["view", self.log_str(), "--json", "--at", &n.to_string()],
+            );
+            let errors: Vec<String> = v.iter_errors(&full).map(|e| e.to_string()).collect();
+            assert!(errors.is_empty(), "{schema}, entry {n}: {errors:?}");
+        }
+        v
+    }
+}
