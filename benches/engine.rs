@@ -4,7 +4,8 @@
 //! Starry Night whole random games and the listing of legal edges
 //! (incremental against from scratch); for Star Map whole random games and
 //! the listing of a full hand's legal placements on a crowded map (the
-//! engine's anchors next to placed discs against every square).
+//! engine's anchors next to placed discs against every square); and
+//! drawing each game's picture, as SVG and as the PNG a turn mail carries.
 
 use starry::games::star_map::map::{Placement, SQUARES, Sq};
 use starry::games::star_map::{self as star_map, StarMap};
@@ -319,4 +320,55 @@ fn star_map_legal_placements_full_hand_brute_force(b: divan::Bencher) {
         .sum();
     b.counter(divan::counter::ItemsCount::new(checks))
         .bench(|| map_legal_brute_force(divan::black_box(&state), seat));
+}
+
+/// The spectator view of an example game's last position, as a mail draws
+/// it.
+fn example_view<G: Game>(log: &str) -> (G::View, Vec<String>) {
+    let r = Replay::<G>::from_bytes(log.as_bytes()).unwrap();
+    let view = G::view(r.state.as_ref().unwrap(), None, None);
+    (view, r.names())
+}
+
+const SKY_4P: &str = include_str!("../examples/games/in-progress-4p.jsonl");
+const NIGHT: &str = include_str!("../examples/games/starry-night-finished-area.jsonl");
+const MAP_4P: &str = include_str!("../examples/games/star-map-4-players-teams.jsonl");
+
+/// Drawing a picture: the SVG of a view, then its PNG (what every turn
+/// mail carries), for each game.
+#[divan::bench(args = ["starry-sky", "starry-night", "star-map"])]
+fn picture_svg(b: divan::Bencher, game: &str) {
+    match game {
+        "starry-sky" => {
+            let (v, n) = example_view::<StarrySky>(SKY_4P);
+            b.bench(|| StarrySky::render_svg(divan::black_box(&v), &n));
+        }
+        "starry-night" => {
+            let (v, n) = example_view::<StarryNight>(NIGHT);
+            b.bench(|| StarryNight::render_svg(divan::black_box(&v), &n));
+        }
+        _ => {
+            let (v, n) = example_view::<StarMap>(MAP_4P);
+            b.bench(|| StarMap::render_svg(divan::black_box(&v), &n));
+        }
+    }
+}
+
+#[divan::bench(args = ["starry-sky", "starry-night", "star-map"], sample_count = 10)]
+fn picture_png(b: divan::Bencher, game: &str) {
+    let svg = match game {
+        "starry-sky" => {
+            let (v, n) = example_view::<StarrySky>(SKY_4P);
+            StarrySky::render_svg(&v, &n)
+        }
+        "starry-night" => {
+            let (v, n) = example_view::<StarryNight>(NIGHT);
+            StarryNight::render_svg(&v, &n)
+        }
+        _ => {
+            let (v, n) = example_view::<StarMap>(MAP_4P);
+            StarMap::render_svg(&v, &n)
+        }
+    };
+    b.bench(|| starry::picture::png::render(divan::black_box(&svg)).unwrap());
 }

@@ -599,6 +599,7 @@ fn vectors() {
     fault_table(&mut v, &ps, tmp.path(), &bytes, &base_r, &done_bytes);
     night_vectors(&mut v, tmp.path());
     map_vectors(&mut v, tmp.path());
+    notify_vectors(&mut v, tmp.path());
 
     let manifest = serde_json::to_string_pretty(&json!({
         "about": "Protocol test vectors made by `cargo run --example make_games -- vectors` from the example identities; tests/vectors.rs audits each with the real binary.",
@@ -651,6 +652,45 @@ fn vectors_only(prefix: &str, make: fn(&mut Vectors, &Path)) {
     )
     .unwrap();
     println!("wrote the {prefix}* vectors to {}", dir.display());
+}
+
+/// A join that asks for turn mails only (`"notify":"turn"`), and the two
+/// ways to get it wrong: `"all"` written out (not canonical: `all` is the
+/// default and is written by leaving the key out) and a value that is not
+/// one. Each is Ben's join re-signed by Ben, the last entry of its log.
+fn notify_vectors(v: &mut Vectors, tmp: &Path) {
+    let ps = players(3);
+    let path = tmp.join("notify.jsonl");
+    make(&path, 3, &[], |r| r.len() >= 3);
+    let lines = lines_of(&file::read(&path).unwrap());
+    for (name, value, expect, what) in [
+        (
+            "join-notify-turn",
+            "turn",
+            "ok",
+            "Ben joins asking for turn mails only: valid, and it changes no rule",
+        ),
+        (
+            "join-notify-all",
+            "all",
+            "non-canonical",
+            "a join that writes out the default \"notify\":\"all\"",
+        ),
+        (
+            "join-notify-unknown",
+            "sometimes",
+            "malformed",
+            "a join whose notify is neither turn nor absent",
+        ),
+    ] {
+        let mut line = parse(&lines[2]);
+        assert_eq!(line.body.kind, Kind::Join);
+        line.body.data["notify"] = Value::String(value.into());
+        let mut l = lines[..2].to_vec();
+        l.push(resign_body(&ps[1].1, line.body));
+        let at = (expect != "ok").then_some(2);
+        v.add(name, &join_lines(&l), expect, at, what);
+    }
 }
 
 /// Starry Night's vectors: a valid game with a takeback, and each way a
@@ -2365,15 +2405,18 @@ fn main() {
             None => vectors(),
             Some("starry-night") => vectors_only("starry-night-", night_vectors),
             Some("star-map") => vectors_only("star-map-", map_vectors),
+            Some("join-notify") => vectors_only("join-notify-", notify_vectors),
             Some(other) => {
-                eprintln!("no vectors for `{other}`: give nothing (all), starry-night or star-map");
+                eprintln!(
+                    "no vectors for `{other}`: give nothing (all), starry-night, star-map or join-notify"
+                );
                 std::process::exit(2);
             }
         },
         _ => {
             eprintln!(
                 "usage: cargo run --example make_games -- games [starry-sky|starry-night|star-map] | \
-                 vectors [starry-night|star-map]"
+                 vectors [starry-night|star-map|join-notify]"
             );
             std::process::exit(2);
         }

@@ -2,7 +2,7 @@
 //! Exit codes are part of the scriptable surface and are listed in the
 //! README; `Fault` variants map one to one onto the bad-input classes.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::crypto::identity::IdentityError;
 use crate::games::{RuleError, RuleErrorKind};
@@ -79,7 +79,11 @@ impl Fault {
 
     pub fn from_rule(kind: RuleErrorKind) -> Fault {
         match kind {
-            RuleErrorKind::Illegal | RuleErrorKind::BadSetup => Fault::IllegalMove,
+            // Notation is never a log's fault (only typed moves are read
+            // from notation); should one reach a log, it is an illegal move.
+            RuleErrorKind::Illegal | RuleErrorKind::BadSetup | RuleErrorKind::Notation => {
+                Fault::IllegalMove
+            }
             RuleErrorKind::OutOfTurn => Fault::OutOfTurn,
             RuleErrorKind::ImpossibleReveal => Fault::ImpossibleToken,
             RuleErrorKind::WrongReveals => Fault::BadReveal,
@@ -102,7 +106,7 @@ pub struct LogFault {
 /// Every way a command can fail.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("{path}: {fault}")]
+    #[error("{}: {fault}", shown_path(path))]
     Log { path: PathBuf, fault: LogFault },
     #[error("{0}")]
     Rule(RuleError, Fault),
@@ -154,3 +158,66 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The game id of a copy kept in the games directory, named
+/// `<64 hex digits>.jsonl` (`starry ingest`, `starry new` without `--out`):
+/// its first 16 digits, the short id people type.
+pub fn game_copy_id(path: &Path) -> Option<&str> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name.strip_suffix(".jsonl")?;
+    (stem.len() == 64 && stem.bytes().all(|b| b.is_ascii_hexdigit())).then(|| &stem[..16])
+}
+
+/// A log as messages name it: a copy in the games directory as "your copy
+/// of game 1a2b3c4d5e6f7a8b", which is what the player typed (or can type)
+/// instead of its 64-digit file name; any other file by the path given.
+pub fn shown_path(path: &Path) -> String {
+    match game_copy_id(path) {
+        Some(id) => format!("your copy of game {id}"),
+        None => path.display().to_string(),
+    }
+}
+
+/// [`shown_path`], naming the game too: "your copy of game 1a2b3c4d5e6f7a8b
+/// (starry-sky)".
+pub fn shown_log(path: &Path, game: &str) -> String {
+    match game_copy_id(path) {
+        Some(_) => format!("{} ({game})", shown_path(path)),
+        None => path.display().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_in_the_games_directory_is_named_by_its_short_id() {
+        let id = "1a2b3c4d5e6f7a8b".to_string() + &"0".repeat(48);
+        let copy = Path::new("/home/anna/.config/starry/games").join(format!("{id}.jsonl"));
+        assert_eq!(shown_path(&copy), "your copy of game 1a2b3c4d5e6f7a8b");
+        assert_eq!(
+            shown_log(&copy, "starry-sky"),
+            "your copy of game 1a2b3c4d5e6f7a8b (starry-sky)"
+        );
+        // Any other file by the name given.
+        for other in ["game.jsonl", "dir/1a2b3c4d.jsonl", &format!("{id}.txt")] {
+            assert_eq!(shown_path(Path::new(other)), other);
+            assert_eq!(shown_log(Path::new(other), "star-map"), other);
+        }
+        let e = Error::Log {
+            path: copy,
+            fault: LogFault {
+                entry: 3,
+                fault: Fault::BrokenChain,
+                author: None,
+                detail: "x".into(),
+            },
+        };
+        assert!(
+            e.to_string()
+                .starts_with("your copy of game 1a2b3c4d5e6f7a8b: entry 3"),
+            "{e}"
+        );
+    }
+}

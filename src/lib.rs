@@ -9,5 +9,6 @@ pub mod error;
 pub mod games;
 pub mod log;
 pub mod mail;
+pub mod picture;
 pub mod schemas;
 pub mod text;

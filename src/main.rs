@@ -26,6 +26,22 @@ fn main() {
     let cli = starry::cli::Cli::parse();
     let json = cli.json;
     let (mut code, stdout, stderr) = match starry::app::run(cli) {
+        Ok(out) if !json && out.bytes.is_some() => {
+            // A picture, as it is; nothing in it is text for a terminal
+            // (PNG is refused on a terminal before this).
+            let bytes = out.bytes.unwrap_or_default();
+            let mut w = io::stdout().lock();
+            if let Err(e) = w.write_all(&bytes).and_then(|()| w.flush())
+                && e.kind() != io::ErrorKind::BrokenPipe
+            {
+                let _ = print(
+                    &mut io::stderr().lock(),
+                    &format!("error: cannot write the output: {e}"),
+                );
+                std::process::exit(OUTPUT_FAILED);
+            }
+            (out.code, None, None)
+        }
         Ok(out) => {
             let stdout = if json {
                 Some(json_text(&out.json))

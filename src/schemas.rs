@@ -36,6 +36,11 @@ pub fn all() -> Vec<(&'static str, Value)> {
         ("mail.json", schema::<MailReport>()),
         ("mail-retry.json", schema::<RetryReport>()),
         (
+            "history.json",
+            schema::<crate::app::history::HistoryReport>(),
+        ),
+        ("games.json", schema::<crate::app::games::GamesReport>()),
+        (
             "starry-sky-options.json",
             schema::<<StarrySky as Game>::Options>(),
         ),

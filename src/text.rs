@@ -262,6 +262,80 @@ pub fn wrap(text: &str, width: usize, indent: &str) -> String {
     out
 }
 
+/// `n` and the noun, singular for exactly one: `count(1, "coin", "coins")`
+/// is `1 coin`, `count(0, …)` is `0 coins`.
+pub fn count(n: impl std::fmt::Display, one: &str, many: &str) -> String {
+    let s = n.to_string();
+    let unit = if s == "1" || s == "+1" || s == "-1" {
+        one
+    } else {
+        many
+    };
+    format!("{s} {unit}")
+}
+
+/// The edit distance between two words: the fewest insertions, deletions,
+/// substitutions and swaps of two neighbouring characters that turn one into
+/// the other (optimal string alignment), so `frist` is one slip from `first`.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    // d[i][j]: the distance between the first i of a and the first j of b.
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// The one candidate closest to `word`, if it is close (at most one edit
+/// in a short word, two in one of six characters or more, case ignored) and
+/// no other candidate is as close: the "did you mean …?" of an error
+/// message.
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    // A long word is no slip of the keyboard (and would be slow to compare).
+    if word.len() > 64 {
+        return None;
+    }
+    let word = word.to_lowercase();
+    let most = if word.chars().count() >= 6 { 2 } else { 1 };
+    let mut best: Option<(usize, &str)> = None;
+    let mut tied = false;
+    for c in candidates {
+        let d = edit_distance(&word, &c.to_lowercase());
+        if d == 0 || d > most {
+            continue;
+        }
+        match best {
+            Some((b, x)) if d == b && x != c => tied = true,
+            Some((b, _)) if d >= b => {}
+            _ => {
+                best = Some((d, c));
+                tied = false;
+            }
+        }
+    }
+    best.filter(|_| !tied).map(|(_, c)| c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,5 +431,35 @@ mod tests {
         }
         let long = format!("{}@x.org", "a".repeat(300));
         assert!(check_email(&long).unwrap_err().len() < 200);
+    }
+
+    #[test]
+    fn counts_are_singular_for_one() {
+        assert_eq!(count(1, "coin", "coins"), "1 coin");
+        assert_eq!(count(0, "coin", "coins"), "0 coins");
+        assert_eq!(count(2, "point", "points"), "2 points");
+        assert_eq!(count("+1", "coin", "coins"), "+1 coin");
+        assert_eq!(count(-1, "point", "points"), "-1 point");
+        assert_eq!(count(11, "sea", "seas"), "11 seas");
+    }
+
+    #[test]
+    fn near_misses_are_suggested_only_when_one_is_closest() {
+        assert_eq!(edit_distance("lep", "leo"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("frist", "first"), 1);
+        let boards = ["aries", "taurus", "gemini", "leo", "libra"];
+        assert_eq!(did_you_mean("lep", boards), Some("leo"));
+        assert_eq!(did_you_mean("Tauros", boards), Some("taurus"));
+        assert_eq!(did_you_mean("xyz", boards), None);
+        // Exact matches are not near misses.
+        assert_eq!(did_you_mean("leo", boards), None);
+        // Two as close: no guess.
+        assert_eq!(did_you_mean("11", ["1", "10", "3"]), None);
+        assert_eq!(
+            did_you_mean("cornr1", ["corner1", "three1", "two1"]),
+            Some("corner1")
+        );
     }
 }

@@ -132,7 +132,7 @@ fn the_referee_scores_a_position_without_keys() {
     let out = t.starry(None, &["rules", "score", pos.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("P1 paid P3 2") && text.contains("P1 paid P4 1"),
+        text.contains("seat 1 paid seat 3 2") && text.contains("seat 1 paid seat 4 1"),
         "{text}"
     );
     // From standard input too.
@@ -183,10 +183,19 @@ fn demo_plays_a_whole_game_and_audits_it() {
     assert_eq!(r["audit"]["over"], true);
     assert_eq!(r["audit"]["standings"].as_array().unwrap().len(), 4);
     assert_eq!(r["audit"]["countersigned"], json!([1, 2, 3, 4]));
+    // The directory is kept, with the picture and the page of the end.
+    let dir = std::path::Path::new(r["dir"].as_str().unwrap());
+    let png = std::fs::read(r["picture"].as_str().unwrap()).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let page = std::fs::read_to_string(r["page"].as_str().unwrap()).unwrap();
+    assert!(page.contains("<svg") && page.contains("id=\"history\""));
     assert!(
-        !std::path::Path::new(r["dir"].as_str().unwrap()).exists(),
-        "the temporary directory is removed"
+        r["picture"]
+            .as_str()
+            .unwrap()
+            .starts_with(dir.to_str().unwrap())
     );
+    std::fs::remove_dir_all(dir).unwrap();
     let keep = t.dir.path().join("kept");
     let out = t.starry(None, &["demo", "--keep", keep.to_str().unwrap()]);
     assert!(out.status.success());
@@ -220,4 +229,130 @@ fn audit_of_many_files_reports_each_and_fails_on_any() {
     assert_eq!(r["valid"], false);
     assert_eq!(r["files"][0]["valid"], true);
     assert_eq!(r["files"][1]["valid"], false);
+}
+
+/// `starry ARGS…` with no identity, requiring success; standard output.
+fn stdout_of(args: &[&str]) -> String {
+    let home = tempfile::tempdir().unwrap();
+    let out = starry_in(home.path(), args);
+    assert!(
+        out.status.success(),
+        "starry {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The words of an example command line as a shell splits them, up to a
+/// redirection, a pipe, `&&` or a comment in parentheses; double quotes
+/// group.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    let mut any = false;
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                any = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if any {
+                    if matches!(word.as_str(), ">" | "<" | "|" | "&&") || word.starts_with('(') {
+                        return words;
+                    }
+                    words.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            c => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    if any && !word.starts_with('(') {
+        words.push(word);
+    }
+    words
+}
+
+#[test]
+fn every_command_s_help_shows_examples() {
+    use clap::{CommandFactory, Parser};
+    let cli = starry::cli::Cli::command();
+    let mut seen = 0;
+    for sub in cli.get_subcommands() {
+        let name = sub.get_name();
+        if name == "help" {
+            continue;
+        }
+        // The command's own subcommands too (`id new`, `rules score`).
+        let mut paths = vec![vec![name]];
+        paths.extend(sub.get_subcommands().map(|s| vec![name, s.get_name()]));
+        for path in paths {
+            for flag in ["--help", "-h"] {
+                let mut args = path.clone();
+                args.push(flag);
+                let help = stdout_of(&args);
+                let examples = help
+                    .split_once("Examples:")
+                    .unwrap_or_else(|| panic!("starry {args:?} shows no Examples:\n{help}"))
+                    .1;
+                let first = path.join(" ");
+                assert!(
+                    examples.contains(&format!("starry {first}")),
+                    "the examples of `starry {first}` run it:\n{help}"
+                );
+                // Each example is a command line the program accepts.
+                for line in examples.lines().map(str::trim) {
+                    let Some(at) = line.find("starry ") else {
+                        continue;
+                    };
+                    let words = shell_words(&line[at..]);
+                    if let Err(e) = starry::cli::Cli::try_parse_from(&words) {
+                        panic!("`{line}` ({words:?}) does not parse: {e}");
+                    }
+                }
+            }
+            seen += 1;
+        }
+    }
+    assert!(seen >= 20, "{seen} commands");
+    // What a command said after its options before is still said.
+    assert!(stdout_of(&["mail", "--help"]).contains("A password is never read from mail.toml"));
+    assert!(stdout_of(&["new", "--help"]).contains("Starry Night's sky: --stars"));
+    assert!(stdout_of(&["rules", "replay", "--help"]).contains("Exit codes: 0 every action"));
+    assert!(stdout_of(&["--help"]).contains("Exit codes: 0 ok"));
+}
+
+#[test]
+fn completions_and_the_manual_page_are_printed() {
+    for shell in ["bash", "zsh", "fish"] {
+        let script = stdout_of(&["completions", shell]);
+        assert!(script.len() > 1000, "{shell}: {} bytes", script.len());
+        assert!(script.contains("starry"), "{shell}");
+        // Every command can be completed.
+        for command in ["play", "resign", "countersign", "completions"] {
+            assert!(script.contains(command), "{shell}: {command}");
+        }
+    }
+    let out = starry_in(
+        tempfile::tempdir().unwrap().path(),
+        &["completions", "tcsh"],
+    );
+    assert_eq!(out.status.code(), Some(2), "an unknown shell is wrong use");
+
+    let man = stdout_of(&["man"]);
+    assert!(
+        man.starts_with(".ie") || man.starts_with(".TH"),
+        "roff: {}",
+        &man[..man.len().min(200)]
+    );
+    assert!(man.contains(".TH starry"), "{}", &man[..man.len().min(400)]);
+    assert!(man.contains("starry"));
+    for command in ["play", "resign", "audit"] {
+        assert!(man.contains(command), "the page lists {command}");
+    }
 }

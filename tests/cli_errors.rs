@@ -57,7 +57,12 @@ fn illegal_and_out_of_turn_moves_are_refused_and_change_nothing() {
     assert!(stderr(&out).contains("turn"), "{}", stderr(&out));
 
     let out = t.starry(Some(mover), &["play", t.log_str(), "eleven leo:1"]);
-    assert_eq!(out.status.code(), Some(20), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "notation: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("TOKEN BOARD:STAR"),
+        "{}",
+        stderr(&out)
+    );
 
     let out = t.starry(Some(mover), &["play", t.log_str(), "--dry-run", "--auto"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -75,7 +80,7 @@ fn resigning_ends_the_game_with_the_resigner_last_and_countersigning_follows() {
     let t = table_in_play();
     let s = t.status();
     let mover = t.seat_of(s["to_act"].as_str().unwrap());
-    let out = t.starry(Some(mover), &["resign", t.log_str()]);
+    let out = t.starry(Some(mover), &["resign", t.log_str(), "--yes"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let s = t.status();
     assert_eq!(s["over"], true);
@@ -117,7 +122,7 @@ fn refused_commands_leave_the_log_byte_identical() {
         ),
         (other, vec!["play", t.log_str(), "--auto"], 19),
         (other, vec!["reveal", t.log_str()], 19),
-        (other, vec!["resign", t.log_str()], 19),
+        (other, vec!["resign", t.log_str(), "--yes"], 19),
         (mover, vec!["countersign", t.log_str()], 19),
         (mover, vec!["join", t.log_str()], 2),
         (mover, vec!["ready", t.log_str()], 19),
@@ -459,4 +464,207 @@ fn a_failed_write_leaves_the_log_and_no_stray_file() {
     assert!(stderr(&out).contains("disk full"), "{}", stderr(&out));
     assert_eq!(std::fs::read(&t.log).unwrap(), before);
     assert_eq!(listing(t.dir.path()), files_before);
+}
+
+/// The move the text view suggests to `seat` (its turn line ends with
+/// "(e.g. `ds aquarius:1`)").
+fn suggested_move(t: &Table, seat: usize) -> String {
+    let view = t.ok(seat, &["view", t.log_str()]);
+    let line = view
+        .lines()
+        .find(|l| l.starts_with("Turn:") && l.contains("e.g. `"))
+        .unwrap_or_else(|| panic!("no suggested move in:\n{view}"));
+    let from = line.find("e.g. `").unwrap() + "e.g. `".len();
+    line[from..].split('`').next().unwrap().to_string()
+}
+
+/// `play TEXT` (and its dry run) as `seat` is wrong use (exit 2) on one
+/// line naming each of `says`, and leaves the log byte for byte as it was.
+fn notation_refused(t: &Table, seat: usize, text: &str, says: &[&str]) -> String {
+    let before = std::fs::read(&t.log).unwrap();
+    let mut last = String::new();
+    for dry in [false, true] {
+        let mut args = vec!["play", t.log_str(), text];
+        if dry {
+            args.push("--dry-run");
+        }
+        let out = t.starry(Some(seat), &args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{text:?}: {err}");
+        assert!(out.stdout.is_empty(), "{text:?}");
+        assert!(
+            err.starts_with("error: ") && err.trim_end().lines().count() == 1,
+            "one paragraph: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+        for s in says {
+            assert!(err.contains(s), "{text:?}: `{s}` not in: {err}");
+        }
+        assert_eq!(
+            std::fs::read(&t.log).unwrap(),
+            before,
+            "{text:?} changed the log"
+        );
+        last = err;
+    }
+    last
+}
+
+#[test]
+fn starry_sky_notation_forgives_case_and_spacing_and_a_typo_is_wrong_use() {
+    let t = table_in_play();
+    let mover = t.seat_of(t.status()["to_act"].as_str().unwrap());
+    let mv = suggested_move(&t, mover);
+    let (token, star) = mv.split_once(' ').unwrap();
+    let (board, number) = star.split_once(':').unwrap();
+    let before = std::fs::read(&t.log).unwrap();
+    let up = |s: &str| s.to_uppercase();
+    for text in [
+        mv.clone(),
+        up(&mv),
+        format!(" {token}  {board} : {number} "),
+        format!("{}\t{}:{number}", up(token), up(board)),
+        format!("{token} {board}: {number}"),
+        format!("{token} {board} {number}"),
+    ] {
+        let out = t.ok(mover, &["play", t.log_str(), &text, "--dry-run"]);
+        assert!(
+            out.contains(&format!("placed {token} on {star}"))
+                || out.contains(&format!("placed a face-down token on {star}")),
+            "{text:?} is {mv}: {out}"
+        );
+    }
+    assert_eq!(std::fs::read(&t.log).unwrap(), before);
+
+    let form = "A move now is `TOKEN BOARD:STAR`: TOKEN is 1 3 5 6 7 10";
+    let other_board = if board == "leo" { "virgo" } else { "leo" };
+    let typo = format!("{}x", &other_board[..other_board.len() - 1]);
+    for (text, says) in [
+        ("hello".to_string(), vec!["`hello` is not a move", form]),
+        (
+            format!("11 {star}"),
+            vec![
+                "`11` is not a token; tokens are 1, 3, 5, 6, 7, 10, bh, ds",
+                form,
+            ],
+        ),
+        (
+            format!("{token} {typo}:1"),
+            vec![
+                &format!("there is no board `{typo}`") as &str,
+                &format!("did you mean `{other_board}:1`?"),
+                form,
+            ],
+        ),
+        (
+            format!("{star} {token}"),
+            vec![&format!("did you mean `{token} {star}`?") as &str, form],
+        ),
+        (
+            format!("{token} {board}:99"),
+            vec!["there is no star 99", form],
+        ),
+        (format!("{mv} {mv}"), vec!["is not a move", form]),
+    ] {
+        notation_refused(&t, mover, &text, &says);
+    }
+    // No guess when nothing is near.
+    let err = notation_refused(&t, mover, "10 xyzzy:1", &["there is no board `xyzzy`"]);
+    assert!(!err.contains("did you mean"), "{err}");
+    // An empty move is wrong use too, before anything is read.
+    for empty in ["", "   "] {
+        notation_refused(&t, mover, empty, &["the move is empty"]);
+    }
+    // A move that reads but breaks a rule stays a rule error, exit 20.
+    let (occupied, _) = occupied_and_free(&t);
+    let out = t.starry(
+        Some(mover),
+        &["play", t.log_str(), &format!("1 {}", up(&occupied))],
+    );
+    assert_eq!(out.status.code(), Some(20), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&t.log).unwrap(), before);
+}
+
+#[test]
+fn resigning_without_a_terminal_needs_yes_and_writes_nothing() {
+    let t = table_in_play();
+    let mover = t.seat_of(t.status()["to_act"].as_str().unwrap());
+    let other = (mover + 1) % 3;
+    let before = std::fs::read(&t.log).unwrap();
+    // No terminal (standard input is not one here): no question can be
+    // asked, so nothing is written without --yes.
+    let out = t.starry(Some(mover), &["resign", t.log_str()]);
+    assert_refused(
+        &out,
+        &[
+            "cannot be undone",
+            &format!("starry resign {} --yes", t.log_str()),
+        ],
+    );
+    assert_eq!(std::fs::read(&t.log).unwrap(), before, "nothing written");
+    // What would refuse the resignation anyway is said first.
+    let out = t.starry(Some(other), &["resign", t.log_str()]);
+    assert_eq!(out.status.code(), Some(19), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("--yes"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&t.log).unwrap(), before, "nothing written");
+    // -y confirms.
+    t.ok(mover, &["resign", t.log_str(), "-y"]);
+    assert_eq!(t.status()["ending"]["how"], "resigned");
+}
+
+#[test]
+fn a_game_in_the_games_directory_is_named_by_its_short_id_in_errors() {
+    let t = Table::new(3);
+    let players = t.emails.join(",");
+    let created = t.json(
+        Some(0),
+        &["new", "starry-sky", "--players", &players, "--json"],
+    );
+    let file = std::path::PathBuf::from(created["file"].as_str().unwrap());
+    let game_id = created["status"]["game_id"].as_str().unwrap().to_string();
+    let id16 = &game_id[..16];
+    assert!(file.ends_with(format!("games/{game_id}.jsonl")), "{file:?}");
+    // A refusal of an entry: the game by its short id and its name.
+    let out = t.starry(Some(0), &["ready", id16]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(19), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "error: your copy of game {id16} (starry-sky): cannot write entry 2"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains(&game_id), "no 64-digit file name: {err}");
+    let out = t.starry(Some(0), &["play", id16, "--auto"]);
+    assert!(stderr(&out).contains(&format!("your copy of game {id16} (starry-sky)")));
+    // A fault in the log itself.
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes.extend_from_slice(b"{\"not\": \"an entry\"}\n");
+    std::fs::write(&file, &bytes).unwrap();
+    let out = t.starry(Some(0), &["join", id16]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(10), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "error: your copy of game {id16}: entry 2 (line 3)"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains(&game_id), "{err}");
+    // Given by its path, the copy is named the same way; a file of another
+    // name, by that name.
+    let out = t.starry(Some(0), &["join", file.to_str().unwrap()]);
+    assert!(
+        stderr(&out).starts_with(&format!("error: your copy of game {id16}: entry 2")),
+        "{}",
+        stderr(&out)
+    );
+    let other = t.dir.path().join("mine.jsonl");
+    std::fs::copy(&file, &other).unwrap();
+    let out = t.starry(Some(0), &["join", other.to_str().unwrap()]);
+    assert!(
+        stderr(&out).starts_with(&format!("error: {}: entry 2", other.display())),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -140,8 +140,14 @@ fn games_directory_lookup_ignores_temporary_files() {
     let id = s["game_id"].as_str().unwrap().to_string();
     let home = &t.homes[0];
     let games = home.join("games");
-    std::fs::create_dir_all(&games).unwrap();
-    std::fs::copy(&t.log, games.join(format!("{id}.jsonl"))).unwrap();
+    // `new --out` linked the game into the games directory already.
+    let link = games.join(format!("{id}.jsonl"));
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     std::fs::write(
         games.join(format!(".starry-{id}.jsonl.AbCdEf1234.tmp")),
         b"{",

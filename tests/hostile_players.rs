@@ -100,7 +100,7 @@ fn resigning_opens_every_face_down_token() {
         }
     });
     let seat = s["to_act_seat"].as_u64().unwrap() as usize - 1;
-    let out = t.starry(Some(seat), &["resign", t.log_str()]);
+    let out = t.starry(Some(seat), &["resign", t.log_str(), "--yes"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let last = lines(&t.log).pop().unwrap();
     assert_eq!(last["body"]["kind"], "resign");
@@ -111,6 +111,15 @@ fn resigning_opens_every_face_down_token() {
             .is_empty(),
         "the resignation opens the face-down tokens: {last}"
     );
+    // Said with the count, singular for one.
+    let n = last["body"]["data"]["reveals"].as_array().unwrap().len();
+    let said = String::from_utf8_lossy(&out.stdout);
+    let opening = if n == 1 {
+        "resigned, opening 1 hidden value.".to_string()
+    } else {
+        format!("resigned, opening {n} hidden values.")
+    };
+    assert!(said.contains(&opening), "{opening} in: {said}");
     let audit = t.json(None, &["audit", t.log_str(), "--json"]);
     assert_eq!(audit["valid"], true);
     assert_eq!(audit["files"][0]["ending"]["how"], "resigned");
@@ -137,6 +146,15 @@ fn a_silent_player_can_be_left_behind_and_a_late_entry_wins() {
     assert_eq!(status["claims"]["awaited"], n);
     assert_eq!(status["claims"]["missing"], 1);
     assert_eq!(status["over"], false);
+    let text =
+        String::from_utf8_lossy(&t.starry(None, &["status", t.log_str()]).stdout).into_owned();
+    assert!(
+        text.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains("1 more claim ends the game with"),
+        "one claim, singular: {text}"
+    );
     // A second claim by the same player is refused.
     let out = t.starry(Some(others[0]), &["abandon", t.log_str()]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -296,7 +314,7 @@ fn a_file_that_is_not_a_log_is_never_overwritten() {
         for args in [
             vec!["join", f.to_str().unwrap()],
             vec!["play", f.to_str().unwrap(), "--auto"],
-            vec!["resign", f.to_str().unwrap()],
+            vec!["resign", f.to_str().unwrap(), "--yes"],
             vec!["abandon", f.to_str().unwrap()],
             vec!["countersign", f.to_str().unwrap()],
             vec!["ingest", t.log_str(), "--into", f.to_str().unwrap()],

@@ -37,7 +37,7 @@ fn a_join_interrupted_at_any_step_is_finished_with_the_same_entry() {
             &t.log,
             LockedLog::open(&t.log).unwrap(),
             &id,
-            Do::Join,
+            Do::Join(starry::log::entry::Notify::All),
             false,
             "2026-11-23T10:00:00Z".into(),
             &mut Draw::new(os_random()),

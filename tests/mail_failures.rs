@@ -5,8 +5,8 @@
 //! folder, `starry mail --retry` sending it once the server is back — and
 //! the password nowhere (output, files, the server's log).
 //!
-//! Skips loudly when python3 with aiosmtpd is missing, unless
-//! STARRY_REQUIRE_SMTP_TESTS=1.
+//! Fails when python3 with aiosmtpd is missing, unless
+//! STARRY_SKIP_SMTP_TESTS=1 (a loud skip).
 
 mod players;
 mod smtp_server;
@@ -18,7 +18,9 @@ use serde_json::Value;
 use smtp_server::*;
 
 /// A game in `dir/game.jsonl`, shared by the three players (no mail yet):
-/// created by Anna, waiting for Ben to join.
+/// created by Anna, waiting for Ben to join. Anna asks for turn mails only,
+/// so that each entry makes exactly one mail (to the next player), which is
+/// what these failure tests count.
 fn game(players: &Players) -> std::path::PathBuf {
     let log = players.dir.path().join("game.jsonl");
     let out = players.p[0].run(&[
@@ -28,6 +30,8 @@ fn game(players: &Players) -> std::path::PathBuf {
         &players.emails(),
         "--out",
         log.to_str().unwrap(),
+        "--notify",
+        "turn",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     log
@@ -336,7 +340,8 @@ fn without_settings_the_mail_goes_to_the_outbox() {
         vec![std::fs::read(&log).unwrap()]
     );
     // When the one to act next is the writer again (Cleo joins last and
-    // then gives the first ready), nothing is mailed and the output says so.
+    // then gives the first ready), no turn mail goes out and the output
+    // says so; Ben, who wants every report, hears of the join.
     let cleo = &players.p[2];
     let out = cleo.run(&["join", log.to_str().unwrap(), "--mail"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -345,7 +350,11 @@ fn without_settings_the_mail_goes_to_the_outbox() {
         "{}",
         stdout(&out)
     );
-    assert!(cleo.outbox().is_empty());
+    let outbox = cleo.outbox();
+    assert_eq!(outbox.len(), 1, "one report, no turn mail");
+    let (to, subject, _) = mail_headers(&std::fs::read(&outbox[0]).unwrap());
+    assert_eq!(to, "ben@example.org");
+    assert!(subject.starts_with("Re: [starry] Starry Sky "), "{subject}");
     // `starry mail` with neither a file nor --retry is a usage error.
     let out = cleo.run(&["mail"]);
     assert_eq!(out.status.code(), Some(2));

@@ -5,22 +5,28 @@
 //!
 //! Once over STARTTLS with AUTH (a throw-away certificate that is not a CA,
 //! trusted through STARRY_SMTP_CA_FILE), once over a plain connection. Every
-//! mail is checked: sent to the one who must act, subject, the log attached
-//! and armored, the public view exactly, and no secret of any player in any
-//! encoding. Both games end with every player's copy identical and a valid
-//! audit.
+//! mail is checked as it arrives: the turn mail to the one who must act and
+//! a report (`Re: `) to every other player; the MIME structure (text, HTML
+//! with the board as an inline PNG it refers to by `cid:`, the log
+//! attached); the threading headers; the attachment carrying exactly the
+//! entries its recipient lacks, and no armored copy; what happened since the
+//! recipient's last entry, in words; the exact commands; the public view;
+//! and no secret of any player in any part. Both games end with every
+//! player's copy identical and a valid audit.
 //!
-//! Skips loudly when python3 with aiosmtpd is missing, unless
-//! STARRY_REQUIRE_SMTP_TESTS=1 (see tests/smtp_server/mod.rs).
+//! Needs python3 with aiosmtpd: tests/smtp_server/mod.rs says what happens
+//! without it.
 
 mod players;
 mod smtp_server;
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 use players::*;
 use serde_json::Value;
 use smtp_server::*;
+use starry::games::starry_sky::StarrySky;
+use starry::log::Replay;
 
 /// How a recipient hands the mail to `starry ingest`.
 #[derive(Clone, Copy, Debug)]
@@ -29,8 +35,34 @@ enum Delivery {
     Eml,
     /// One mbox message: a `From ` line, LF line ends.
     Mbox,
-    /// Only the armored block, pasted on standard input.
-    PastedArmor,
+    /// Only the attached log, saved as a file (often a partial log: the
+    /// entries since the recipient's last one).
+    SavedAttachment,
+}
+
+/// What the mails about one entry are checked against.
+struct Known {
+    /// `starry history --json`.
+    history: Value,
+    /// What the game waits for (`status`'s `action`).
+    action: String,
+    /// The spectator view from its `P1 = ` line on, once there is a board.
+    public: Option<String>,
+    /// Every player's secrets.
+    secrets: Vec<(usize, Vec<u8>)>,
+    /// (seat, star label) of each face-down token, as its owner sees it.
+    face_down: Vec<(usize, String)>,
+}
+
+/// What a mail asks of its recipient.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// Must act next: the turn mail.
+    Act,
+    /// Another player: a report.
+    Info,
+    /// The game is over.
+    Over,
 }
 
 struct Game<'a> {
@@ -39,8 +71,14 @@ struct Game<'a> {
     game_id: String,
     seen: HashSet<String>,
     mails: usize,
+    partial: usize,
     face_down_checked: usize,
     vary_delivery: bool,
+    /// Every Message-ID seen, with (entry, recipient seat).
+    message_ids: HashSet<String>,
+    /// Every subject seen, by role.
+    subjects: BTreeSet<(String, String)>,
+    with_board: usize,
 }
 
 impl Game<'_> {
@@ -48,128 +86,296 @@ impl Game<'_> {
         &self.game_id[..16]
     }
 
-    /// Reads every new message from the maildir, checks it and has its
-    /// recipient ingest it. `log` is the sender's copy. Returns the seats
-    /// that received a mail.
-    fn deliver(&mut self, sender: usize, log: &[u8], expect_over: bool) -> Vec<usize> {
-        let new: Vec<(String, Vec<u8>)> = self
-            .server
+    /// New messages on the server, oldest name first, marked seen.
+    fn new_messages(&mut self) -> Vec<Vec<u8>> {
+        self.server
             .messages_by_name()
             .into_iter()
             .filter(|(n, _)| self.seen.insert(n.clone()))
-            .collect();
+            .map(|(_, m)| m)
+            .collect()
+    }
+
+    /// Reads every new message from the maildir, checks it and has its
+    /// recipient ingest it. `log` is the sender's copy. Returns the seats
+    /// that received a mail.
+    fn deliver(&mut self, sender: usize, log: &[u8]) -> Vec<usize> {
+        let r = Replay::<StarrySky>::from_bytes(log).unwrap();
+        let (_, who) = r.expected();
+        let new = self.new_messages();
+        if new.is_empty() {
+            return Vec::new();
+        }
+        let known = self.known(log);
         let mut got = Vec::new();
-        for (_, eml) in new {
+        for eml in new {
             self.mails += 1;
-            let (to, subject, from) = mail_headers(&eml);
-            let seat = self.players.seat_of(&to);
-            assert_eq!(from, self.players.p[sender].email, "From is the sender");
+            let mail = parse_mail(&eml);
+            let seat = self.players.seat_of(&mail.to);
+            assert_eq!(
+                mail.from, self.players.p[sender].email,
+                "From is the sender"
+            );
             assert_ne!(seat, sender, "nobody mails themselves");
-            self.check_mail(&eml, log, seat, &subject, expect_over);
+            let role = if r.is_over() {
+                Role::Over
+            } else if who == Some(seat) {
+                Role::Act
+            } else {
+                Role::Info
+            };
+            self.check_mail(&mail, log, &r, seat, role, &known);
             let delivery = if !self.vary_delivery {
                 Delivery::Eml
             } else {
                 match self.mails % 3 {
                     0 => Delivery::Eml,
                     1 => Delivery::Mbox,
-                    _ => Delivery::PastedArmor,
+                    _ => Delivery::SavedAttachment,
                 }
             };
-            self.ingest(seat, &eml, log, delivery, expect_over);
+            self.ingest(seat, &mail, log, delivery, role);
             got.push(seat);
         }
+        got.sort();
         got
     }
 
-    fn check_mail(&mut self, eml: &[u8], log: &[u8], seat: usize, subject: &str, over: bool) {
+    #[allow(clippy::too_many_arguments)]
+    fn check_mail(
+        &mut self,
+        mail: &Mail,
+        log: &[u8],
+        r: &Replay<StarrySky>,
+        seat: usize,
+        role: Role,
+        known: &Known,
+    ) {
         let p = self.players;
-        let entries = log.iter().filter(|&&b| b == b'\n').count();
-        let raw = String::from_utf8_lossy(eml).to_string();
-        let text = mail_text(eml).replace("\r\n", "\n");
+        let entry = entries_in(log) - 1;
         let name = &p.p[seat].name;
+        let id16 = self.id16().to_string();
+        let id8 = &id16[..8];
+        let text = &mail.text;
+        let flat_text = mail.flat_text();
 
-        // Subject: the game, the entry number, what is asked.
-        let prefix = format!(
-            "[starry] starry-sky {}: entry {} — ",
-            &self.game_id[..8],
-            entries - 1
+        // Subject: the same for every mail of the game, a reply for all but
+        // the turn mail.
+        let turn = turn_subject("starry-sky", &self.game_id);
+        let subject = match role {
+            Role::Act => turn.clone(),
+            Role::Info | Role::Over => format!("Re: {turn}"),
+        };
+        assert_eq!(mail.subject, subject, "{role:?}");
+        self.subjects
+            .insert((format!("{role:?}"), mail.subject.clone()));
+
+        // Threading: one Message-ID per entry and recipient, all referring
+        // to the game's root, in reply to the mail about the entry before.
+        let root = format!("starry.{id16}@example.org");
+        assert_eq!(
+            mail.message_id,
+            format!("starry.{id16}.{entry}.{}@example.org", seat + 1)
         );
-        assert!(subject.starts_with(&prefix), "{subject}");
-        if over {
-            assert!(subject.contains("game is over"), "{subject}");
+        assert!(
+            self.message_ids.insert(mail.message_id.clone()),
+            "Message-ID {} seen twice",
+            mail.message_id
+        );
+        let mut refs = vec![root.clone()];
+        if entry > 1 {
+            refs.push(format!(
+                "starry.{id16}.{}.{}@example.org",
+                entry - 1,
+                seat + 1
+            ));
+        }
+        assert_eq!(mail.references, refs);
+        assert_eq!(mail.in_reply_to, vec![refs.last().unwrap().clone()]);
+
+        // The structure: text and HTML alternatives, the board inline in
+        // the HTML once the setup is done, the log attached.
+        let board = r.state.is_some();
+        if board {
+            assert_eq!(mail.tree, TREE_WITH_BOARD);
+            let (png, cid) = mail.png.as_ref().unwrap();
+            let (w, h) = png_size(png);
+            assert!(w > 0 && h > 0);
+            assert!(
+                mail.html
+                    .as_ref()
+                    .unwrap()
+                    .contains(&format!("<img src=\"cid:{cid}\"")),
+                "the HTML shows the picture {cid}"
+            );
+            self.with_board += 1;
         } else {
-            assert!(subject.contains(&format!("{name}, ")), "{subject}");
+            assert_eq!(mail.tree, TREE_WITHOUT_BOARD);
+        }
+        let html = mail.html.as_ref().unwrap();
+        assert!(html.contains(&format!("<p>Hello {name},</p>")), "{html}");
+
+        // The log, once, as the attachment: the entries the recipient lacks
+        // (everything after their own last entry), byte for byte.
+        let from = expected_from(log, seat);
+        let carried = entries_from(log, from);
+        if from > 0 {
+            self.partial += 1;
+        }
+        let log_name = expected_log_name(&self.game_id, log, from);
+        assert_eq!(mail.log_name(), log_name);
+        assert_eq!(mail.log(), carried.as_slice());
+        assert_eq!(
+            starry::mail::extract_logs(&mail.raw, 1 << 24).unwrap(),
+            vec![carried.clone()]
+        );
+        assert!(
+            starry::mail::dearmor_all(text).unwrap().is_empty(),
+            "no armored copy in the text"
+        );
+        let raw = String::from_utf8_lossy(&mail.raw);
+        assert!(
+            !raw.contains("BEGIN STARRY LOG"),
+            "no armored copy anywhere"
+        );
+        assert!(raw.contains("Content-Type: application/x-ndjson"), "{raw}");
+        if from == 0 {
+            assert!(
+                flat_text.contains(&format!(
+                    "The attached {log_name} is the whole log (entries 0 to {entry})."
+                )),
+                "{text}"
+            );
+        } else {
+            assert!(
+                flat_text.contains(&format!(
+                    "The attached {log_name} holds entries {from} to {entry}"
+                )),
+                "{text}"
+            );
+            assert!(flat_text.contains("--full"), "{text}");
         }
 
-        // The log, attached and armored, byte for byte.
-        assert_eq!(
-            starry::mail::extract_logs(eml, 1 << 24).unwrap(),
-            vec![log.to_vec()]
-        );
-        assert_eq!(
-            starry::mail::dearmor_all(&text).unwrap(),
-            vec![log.to_vec()],
-            "the armored block in the text"
-        );
-        assert!(raw.contains(&format!("filename=\"{}.jsonl\"", self.id16())));
-        assert!(raw.contains("Content-Type: application/x-ndjson"), "{raw}");
-        let begin = text.find("-----BEGIN STARRY LOG-----\n").unwrap();
-        let end = begin + text[begin..].find("-----END STARRY LOG-----").unwrap();
-        let armor_lines: Vec<&str> = text[begin..end].lines().skip(1).collect();
-        let (last, full) = armor_lines.split_last().unwrap();
-        assert!(full.iter().all(|l| l.len() == 64), "armor wrapped at 64");
-        assert!(!last.is_empty() && last.len() <= 64);
+        // Hello, what is asked, and what happened since the recipient's
+        // last entry, in words (as `starry history` tells it).
+        assert!(text.starts_with(&format!("Hello {name},\n")), "{text}");
+        let expected_headline = match role {
+            Role::Act => format!("It is your turn in Starry Sky {id8}: "),
+            Role::Info => format!(
+                "Nothing to do for you now in Starry Sky {id8}: {} must ",
+                p.p[r.expected().1.unwrap()].name
+            ),
+            Role::Over => format!("Starry Sky {id8} is over."),
+        };
+        assert!(flat_text.contains(&expected_headline), "{text}");
+        let events: Vec<&Value> = known.history["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["entry"].as_u64().unwrap() as usize >= from)
+            .collect();
+        assert!(!events.is_empty());
+        assert!(text.contains("Since your last entry:\n"), "{text}");
+        for e in events.iter().rev().take(12) {
+            let told = format!("{}. {}", e["entry"], flat(e["text"].as_str().unwrap()));
+            assert!(flat_text.contains(&told), "no `{told}` in:\n{text}");
+            assert!(
+                html.contains(&format!("<li value=\"{}\">", e["entry"])),
+                "{html}"
+            );
+        }
+        if events.len() > 12 {
+            assert!(
+                text.contains(&format!(
+                    "({} earlier entries: `starry history {id16}` tells them all)",
+                    events.len() - 12
+                )),
+                "{text}"
+            );
+        }
 
         // What to do now, with the exact commands.
-        assert!(text.contains(&format!("Hello {name},")), "{text}");
         assert!(text.contains("What to do now"), "{text}");
-        assert!(text.contains("starry ingest turn.eml"), "{text}");
-        if !over {
-            let status: Value = p.p[seat].json(&["status", &self.log_path_of(log), "--json"]);
-            let cmd = match status["action"].as_str().unwrap() {
-                "join" => format!("starry join {} --mail", self.id16()),
-                "ready" => format!("starry ready {} --mail", self.id16()),
-                "move" => format!("starry play {} \"TOKEN BOARD:STAR\" --mail", self.id16()),
-                "reveal" => format!("starry reveal {} --mail", self.id16()),
-                other => panic!("{other}"),
-            };
-            assert!(text.contains(&cmd), "no `{cmd}` in:\n{text}");
-        } else {
-            assert!(text.contains(&format!("starry countersign {} --mail", self.id16())));
+        assert!(
+            text.contains(&format!("starry ingest {log_name}")),
+            "{text}"
+        );
+        match role {
+            Role::Act => {
+                let cmd = match known.action.as_str() {
+                    "join" => format!("starry join {id16} --mail"),
+                    "ready" => format!("starry ready {id16} --mail"),
+                    "move" => format!("starry play {id16} \"TOKEN BOARD:STAR\" --mail"),
+                    "reveal" => format!("starry reveal {id16} --mail"),
+                    other => panic!("{other}"),
+                };
+                assert!(text.contains(&cmd), "no `{cmd}` in:\n{text}");
+                assert!(text.contains(&format!("starry view {id16}\n")), "{text}");
+            }
+            Role::Info => {
+                assert!(!text.contains(&format!("starry play {id16}")), "{text}");
+            }
+            Role::Over => {
+                assert!(text.contains(&format!("starry countersign {id16} --mail")));
+            }
         }
 
         // The public view, exactly as `starry view --spectator` shows it.
-        let spectator = stdout(&p.p[0].run(&["view", &self.log_path_of(log), "--spectator"]));
-        if let Some(i) = spectator.find("P1 = ") {
-            let public = spectator[i..].trim_end();
+        if let Some(public) = &known.public {
+            assert!(board);
             assert!(
-                text.contains(public),
+                text.contains(public.as_str()),
                 "the mail's view is not the public view:\n{public}\n---\n{text}"
             );
         }
 
-        // No secret of anyone, in any encoding, in the mail as sent or decoded.
-        for (s, pl) in p.p.iter().enumerate() {
-            for secret in secrets_of(&pl.home, log, s) {
-                for enc in encodings(&secret) {
-                    assert!(!raw.contains(&enc), "a secret of seat {s} is in a mail");
-                    assert!(!text.contains(&enc), "a secret of seat {s} is in a mail");
-                }
-            }
-            // Every face-down token, the recipient's own included, is shown
-            // face down.
-            let view = pl.json(&["view", &self.log_path_of(log), "--json"]);
-            for label in own_face_down(&view) {
-                let line = text
-                    .lines()
-                    .find(|l| l.trim_start().starts_with(&format!("{label} ")))
-                    .unwrap_or_else(|| panic!("no line for {label} in the mail"));
-                assert!(
-                    line.contains("face down"),
-                    "seat {s}'s face-down token on {label} is shown in a mail: {line}"
-                );
-                self.face_down_checked += 1;
-            }
+        // No secret of anyone, in any encoding, in any part of the mail.
+        assert_no_secret(mail, &known.secrets);
+        // Every face-down token, the recipient's own included, is shown
+        // face down.
+        for (s, label) in &known.face_down {
+            let line = text
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{label} ")))
+                .unwrap_or_else(|| panic!("no line for {label} in the mail"));
+            assert!(
+                line.contains("face down"),
+                "seat {s}'s face-down token on {label} is shown in a mail: {line}"
+            );
+            self.face_down_checked += 1;
+        }
+    }
+
+    /// What the checks of the mails about `log` compare with, found out
+    /// once per entry.
+    fn known(&self, log: &[u8]) -> Known {
+        let p = &self.players.p;
+        let path = self.log_path_of(log);
+        let spectator = stdout(&p[0].run(&["view", &path, "--spectator"]));
+        let r = Replay::<StarrySky>::from_bytes(log).unwrap();
+        Known {
+            history: p[0].json(&["history", &path, "--json"]),
+            action: r.expected().0.as_str().to_string(),
+            public: spectator
+                .find("P1 = ")
+                .map(|i| spectator[i..].trim_end().to_string()),
+            secrets: p
+                .iter()
+                .enumerate()
+                .flat_map(|(s, pl)| {
+                    secrets_of(&pl.home, log, s)
+                        .into_iter()
+                        .map(move |x| (s, x))
+                })
+                .collect(),
+            face_down: p
+                .iter()
+                .enumerate()
+                .flat_map(|(s, pl)| {
+                    let view = pl.json(&["view", &path, "--json"]);
+                    own_face_down(&view).into_iter().map(move |l| (s, l))
+                })
+                .collect(),
         }
     }
 
@@ -182,30 +388,28 @@ impl Game<'_> {
         path.display().to_string()
     }
 
-    fn ingest(&self, seat: usize, eml: &[u8], log: &[u8], how: Delivery, over: bool) {
+    fn ingest(&self, seat: usize, mail: &Mail, log: &[u8], how: Delivery, role: Role) {
         let pl = &self.players.p[seat];
         let file = pl.home.join("turn.eml");
         let out = match how {
             Delivery::Eml => {
-                std::fs::write(&file, eml).unwrap();
+                std::fs::write(&file, &mail.raw).unwrap();
                 pl.run(&["ingest", file.to_str().unwrap(), "--json"])
             }
             Delivery::Mbox => {
                 let mut mbox = b"From starry@example.org Sat Nov 21 10:00:00 2026\n".to_vec();
                 mbox.extend_from_slice(
-                    &String::from_utf8_lossy(eml)
+                    &String::from_utf8_lossy(&mail.raw)
                         .replace("\r\n", "\n")
                         .into_bytes(),
                 );
                 std::fs::write(&file, &mbox).unwrap();
                 pl.run(&["ingest", file.to_str().unwrap(), "--json"])
             }
-            Delivery::PastedArmor => {
-                let text = mail_text(eml).replace("\r\n", "\n");
-                let start = text.find("-----BEGIN STARRY LOG-----\n").unwrap();
-                let end = start + text[start..].find("-----END STARRY LOG-----").unwrap() + 24;
-                let pasted = format!("here it is:\n{}\n", &text[start..end]);
-                pl.run_stdin(pasted.as_bytes(), &["ingest", "-", "--json"])
+            Delivery::SavedAttachment => {
+                let saved = pl.home.join(mail.log_name());
+                std::fs::write(&saved, mail.log()).unwrap();
+                pl.run(&["ingest", saved.to_str().unwrap(), "--json"])
             }
         };
         assert!(
@@ -227,12 +431,59 @@ impl Game<'_> {
             pl.name
         );
         assert_eq!(r["file"], pl.copy_of(&self.game_id).display().to_string());
-        if over {
-            assert_eq!(r["your_turn"], false);
-        } else {
-            assert_eq!(r["your_turn"], true, "{r}");
-            assert!(r["next_command"].as_str().unwrap().contains(self.id16()));
+        match role {
+            Role::Act => {
+                assert_eq!(r["your_turn"], true, "{r}");
+                assert!(r["next_command"].as_str().unwrap().contains(self.id16()));
+            }
+            Role::Info | Role::Over => assert_eq!(r["your_turn"], false, "{r}"),
         }
+    }
+
+    /// `starry remind` by `by`: one mail, to the awaited player `who` only,
+    /// a reminder with a Message-ID of its own in the same thread.
+    fn remind(&mut self, by: usize, who: usize, log: &[u8]) {
+        let p = &self.players.p;
+        let rep = p[by].json(&["remind", self.id16(), "--json"]);
+        let sent = rep["sent"].as_array().unwrap();
+        assert_eq!(sent.len(), 1, "{rep}");
+        assert_eq!(sent[0]["to"], p[who].email.as_str());
+        let new = self.new_messages();
+        assert_eq!(new.len(), 1, "one reminder");
+        let mail = parse_mail(&new[0]);
+        assert_eq!(mail.to, p[who].email);
+        assert_eq!(mail.subject, turn_subject("starry-sky", &self.game_id));
+        let entry = entries_in(log) - 1;
+        let id16 = self.id16().to_string();
+        let prefix = format!("starry.{id16}.{entry}.{}.reminder-", who + 1);
+        assert!(
+            mail.message_id.starts_with(&prefix) && mail.message_id.ends_with("@example.org"),
+            "{}",
+            mail.message_id
+        );
+        assert!(
+            self.message_ids.insert(mail.message_id.clone()),
+            "the reminder has a Message-ID of its own"
+        );
+        assert!(
+            mail.flat_text()
+                .contains("A reminder: the game has waited for you since"),
+            "{}",
+            mail.text
+        );
+        assert!(
+            mail.html
+                .as_ref()
+                .unwrap()
+                .contains("A reminder: the game has waited for you since"),
+        );
+        assert_eq!(mail.references[0], format!("starry.{id16}@example.org"));
+        assert_eq!(mail.tree, TREE_WITH_BOARD);
+        let f = p[who].home.join("reminder.eml");
+        std::fs::write(&f, &mail.raw).unwrap();
+        let v = p[who].json(&["ingest", f.to_str().unwrap(), "--json"]);
+        assert_eq!(v["outcome"], "unchanged");
+        assert_eq!(v["your_turn"], true);
     }
 }
 
@@ -251,6 +502,7 @@ fn play_by_mail(players: &Players, server: &Server, vary_delivery: bool) -> Stri
     let rep: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rep["mail"]["sent"][0]["to"], ps[1].email.as_str());
     assert_eq!(rep["mail"]["sent"][0]["via"], "smtp");
+    assert_eq!(rep["mail"]["sent"][0]["entries_from"], 0);
     let game_id = rep["status"]["game_id"].as_str().unwrap().to_string();
     let mut g = Game {
         players,
@@ -258,32 +510,42 @@ fn play_by_mail(players: &Players, server: &Server, vary_delivery: bool) -> Stri
         game_id: game_id.clone(),
         seen: HashSet::new(),
         mails: 0,
+        partial: 0,
         face_down_checked: 0,
         vary_delivery,
+        message_ids: HashSet::new(),
+        subjects: BTreeSet::new(),
+        with_board: 0,
     };
     let mut writer = 0;
     let mut turns = 0;
+    let mut reminded = false;
     loop {
         let log = std::fs::read(ps[writer].copy_of(&game_id)).unwrap();
         let status = ps[writer].json(&["status", g.id16(), "--json"]);
         let over = status["over"] == true;
-        let got = g.deliver(writer, &log, over);
+        let got = g.deliver(writer, &log);
+        let r = Replay::<StarrySky>::from_bytes(&log).unwrap();
+        let joined: Vec<usize> = (0..3)
+            .filter(|&s| s != writer && r.seats[s].key.is_some())
+            .collect();
         if over {
-            let mut others: Vec<usize> = (0..3).filter(|&s| s != writer).collect();
-            let mut got = got;
-            got.sort();
-            others.sort();
+            let others: Vec<usize> = (0..3).filter(|&s| s != writer).collect();
             assert_eq!(got, others, "at the end every other player gets a mail");
             break;
         }
         let who = players.seat_of(status["to_act"].as_str().unwrap());
-        if who == writer {
-            assert!(
-                got.is_empty(),
-                "nobody is mailed when the writer acts again"
-            );
-        } else {
-            assert_eq!(got, vec![who], "one mail, to the one who must act");
+        // The one who must act gets the turn mail, every other player who
+        // has joined a report; the writer nothing.
+        let mut expected: Vec<usize> = joined;
+        if who != writer && !expected.contains(&who) {
+            expected.push(who);
+        }
+        expected.sort();
+        assert_eq!(got, expected, "entry {}", entries_in(&log) - 1);
+        if !reminded && turns > 12 && who != writer && status["action"] == "move" {
+            g.remind(writer, who, &log);
+            reminded = true;
         }
         let out = ps[who].run(&["play", g.id16(), "--auto", "--mail", "--json"]);
         assert_eq!(
@@ -295,19 +557,35 @@ fn play_by_mail(players: &Players, server: &Server, vary_delivery: bool) -> Stri
         );
         let rep: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert!(rep["mail"]["failed"].as_array().unwrap().is_empty());
+        for s in rep["mail"]["sent"].as_array().unwrap() {
+            let to = players.seat_of(s["to"].as_str().unwrap());
+            let log = std::fs::read(ps[who].copy_of(&game_id)).unwrap();
+            assert_eq!(
+                s["entries_from"].as_u64().unwrap() as usize,
+                expected_from(&log, to)
+            );
+            assert!(s["bytes"].as_u64().unwrap() > 1000);
+        }
         writer = who;
         turns += 1;
         assert!(turns < 2000, "the game does not end");
     }
+    assert!(reminded, "a reminder was sent");
     assert!(
         g.face_down_checked > 20,
         "the game had face-down tokens to check ({})",
         g.face_down_checked
     );
+    assert!(g.partial > g.mails / 2, "most mails carry a partial log");
+    assert!(g.with_board > g.mails / 2, "most mails show the board");
+    // One subject for the turn mails, one for the replies.
+    let subjects: BTreeSet<&String> = g.subjects.iter().map(|(_, s)| s).collect();
+    assert_eq!(subjects.len(), 2, "{:?}", g.subjects);
     eprintln!(
-        "game {}: {turns} turns, {} mails, {} face-down tokens checked",
+        "game {}: {turns} turns, {} mails ({} with a partial log), {} face-down tokens checked",
         &game_id[..16],
         g.mails,
+        g.partial,
         g.face_down_checked
     );
     game_id
@@ -351,19 +629,22 @@ fn a_whole_game_by_mail_over_starttls_with_auth() {
     assert!(!server.output().contains("refused"));
 
     // Countersigning by mail, one player at a time: each countersign mail
-    // goes to the two others, who ingest it.
+    // goes to the two others (a reply in the thread, carrying the entries
+    // each lacks), who ingest it.
     let id16 = &game_id[..16];
     let mut seen: HashSet<String> = server
         .messages_by_name()
         .into_iter()
         .map(|(n, _)| n)
         .collect();
+    let subject = format!("Re: {}", turn_subject("starry-sky", &game_id));
     for s in 0..3 {
         let out = players.p[s].run(&["countersign", id16, "--mail", "--json"]);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let rep: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(rep["mail"]["sent"].as_array().unwrap().len(), 2);
         let log = std::fs::read(players.p[s].copy_of(&game_id)).unwrap();
+        let entry = entries_in(&log) - 1;
         let new: Vec<Vec<u8>> = server
             .messages_by_name()
             .into_iter()
@@ -372,9 +653,15 @@ fn a_whole_game_by_mail_over_starttls_with_auth() {
             .collect();
         assert_eq!(new.len(), 2);
         for eml in new {
-            let (to, subject, _) = mail_headers(&eml);
-            assert!(subject.contains("game is over"), "{subject}");
-            let r = players.seat_of(&to);
+            let mail = parse_mail(&eml);
+            assert_eq!(mail.subject, subject);
+            assert!(mail.flat_text().contains("is over."), "{}", mail.text);
+            let r = players.seat_of(&mail.to);
+            assert_eq!(
+                mail.message_id,
+                format!("starry.{id16}.{entry}.{}@example.org", r + 1)
+            );
+            assert_eq!(mail.log(), entries_from(&log, expected_from(&log, r)));
             let f = players.p[r].home.join("turn.eml");
             std::fs::write(&f, &eml).unwrap();
             let rep = players.p[r].json(&["ingest", f.to_str().unwrap(), "--json"]);
@@ -397,7 +684,7 @@ fn a_whole_game_by_mail_over_starttls_with_auth() {
 }
 
 #[test]
-fn a_whole_game_by_mail_over_plain_smtp_received_as_eml_mbox_and_pasted_armor() {
+fn a_whole_game_by_mail_over_plain_smtp_received_as_eml_mbox_and_saved_attachment() {
     let Some(py) = python_or_skip() else {
         return;
     };
@@ -413,16 +700,19 @@ fn a_whole_game_by_mail_over_plain_smtp_received_as_eml_mbox_and_pasted_armor() 
     let game_id = play_by_mail(&players, &server, true);
     audit_all(&players, &game_id);
 
-    // `starry mail --to-all` once more: the others get the same log again,
-    // and ingesting it changes nothing.
+    // `starry mail --to-all --full` once more: the others get the whole log
+    // again, and ingesting it changes nothing.
     let before = server.messages().len();
-    let out = players.p[0].run(&["mail", &game_id[..16], "--to-all", "--json"]);
+    let out = players.p[0].run(&["mail", &game_id[..16], "--to-all", "--full", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let msgs = server.messages();
     assert_eq!(msgs.len(), before + 2);
+    let log = std::fs::read(players.p[0].copy_of(&game_id)).unwrap();
     for eml in &msgs[before..] {
-        let (to, _, _) = mail_headers(eml);
-        let r = players.seat_of(&to);
+        let mail = parse_mail(eml);
+        assert_eq!(mail.log(), log.as_slice(), "--full carries the whole log");
+        assert_eq!(mail.log_name(), format!("{}.jsonl", &game_id[..16]));
+        let r = players.seat_of(&mail.to);
         let f = players.p[r].home.join("again.eml");
         std::fs::write(&f, eml).unwrap();
         let rep = players.p[r].json(&["ingest", f.to_str().unwrap(), "--json"]);

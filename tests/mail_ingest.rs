@@ -1,12 +1,16 @@
 //! `starry ingest` through the real binary, with mails made by the real
-//! binary (the outbox transport, which needs no server): what it accepts,
-//! and everything it must refuse — damaged armor, bad base64, two different
-//! logs, another game, a huge input, non-UTF-8 bodies, forks, rewritten
-//! history, tampered entries — each with a clear error, the documented exit
-//! code, and every file left exactly as it was. Then a property: any
-//! one-byte change to a mailed log (anywhere in the .eml, in the
-//! attachment's base64, in the armored block) is refused, or yields exactly
-//! the log that was sent — never a different log.
+//! binary (the outbox transport, which needs no server) — which carry the
+//! log once, as an attachment, often only the entries the recipient lacks —
+//! and with mails of the older form (the log attached and armored in the
+//! text, made with `compose` and `body_with_armor`), which ingest still
+//! reads: what it accepts, and everything it must refuse — damaged armor,
+//! bad base64, two different logs, another game, a huge input, non-UTF-8
+//! bodies, forks, rewritten history, tampered entries — each with a clear
+//! error, the documented exit code, and every file left exactly as it was.
+//! Then a property: any one-byte change to a mailed log (anywhere in a new
+//! mail or in its attachment's base64, anywhere in an old one or in its
+//! armored block) is refused, or yields exactly the log that was sent —
+//! never a different log.
 
 mod players;
 
@@ -18,17 +22,24 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 /// A game played through the outbox: every mail written, in order, with the
-/// log it carries.
+/// sender's log when it was sent.
 struct Played {
     players: Players,
     game_id: String,
-    /// (sender, recipient, .eml, log carried)
+    /// (sender, recipient, .eml, the sender's log)
     mails: Vec<(usize, usize, Vec<u8>, Vec<u8>)>,
+    /// The last turn mail (to the player who must act), an index in `mails`.
+    turn: usize,
 }
 
 impl Played {
     fn id16(&self) -> &str {
         &self.game_id[..16]
+    }
+
+    /// The last turn mail: (sender, recipient, .eml, the sender's log).
+    fn turn_mail(&self) -> (usize, usize, Vec<u8>, Vec<u8>) {
+        self.mails[self.turn].clone()
     }
 }
 
@@ -46,12 +57,12 @@ fn prefix(log: &[u8], n: usize) -> Vec<u8> {
 }
 
 /// Plays by mail (outbox transport) until the log has at least `entries`
-/// entries and the last one is a move; each mail is ingested by its
-/// recipient.
+/// entries, the last one is a move, and its mails include a turn mail (to
+/// another player); each mail is ingested by its recipient.
 fn play_outbox(entries: usize) -> Played {
     let players = Players::new(3);
     let ps = &players.p;
-    let v = ps[0].json(&[
+    let mut report = ps[0].json(&[
         "new",
         "starry-sky",
         "--players",
@@ -59,45 +70,48 @@ fn play_outbox(entries: usize) -> Played {
         "--mail",
         "--json",
     ]);
-    let game_id = v["status"]["game_id"].as_str().unwrap().to_string();
+    let game_id = report["status"]["game_id"].as_str().unwrap().to_string();
     let mut played = Played {
         players,
         game_id,
         mails: Vec::new(),
+        turn: 0,
     };
     let mut writer = 0;
-    let mut outboxes = [0usize; 3];
     loop {
         let ps = &played.players.p;
         let log = std::fs::read(ps[writer].copy_of(&played.game_id)).unwrap();
+        let status = ps[writer].json(&["status", &played.game_id[..16], "--json"]);
+        let to_act = status["to_act"].as_str().map(|e| played.players.seat_of(e));
         // The writer's new mails, delivered.
-        let files = ps[writer].outbox();
-        for f in &files[outboxes[writer]..] {
+        let mut turn = None;
+        for f in sent_paths(&report) {
             let eml = std::fs::read(f).unwrap();
             let (to, _, _) = mail_headers(&eml);
             let r = played.players.seat_of(&to);
             let file = ps[r].home.join("turn.eml");
             std::fs::write(&file, &eml).unwrap();
             ps[r].json(&["ingest", file.to_str().unwrap(), "--json"]);
+            if to_act == Some(r) {
+                turn = Some(played.mails.len());
+            }
             played.mails.push((writer, r, eml, log.clone()));
         }
-        outboxes[writer] = files.len();
-        let status = ps[writer].json(&["status", &played.game_id[..16], "--json"]);
         let last_kind = String::from_utf8_lossy(&log)
             .lines()
             .last()
             .map(|l| serde_json::from_str::<Value>(l).unwrap()["body"]["kind"].clone())
             .unwrap();
-        if lines(&log) >= entries && last_kind == "move" && !played.mails.is_empty() {
-            let (_, _, _, last) = played.mails.last().unwrap();
-            if *last == log {
-                return played;
-            }
+        if lines(&log) >= entries
+            && last_kind == "move"
+            && let Some(t) = turn
+        {
+            played.turn = t;
+            return played;
         }
         assert_ne!(status["over"], true, "the game ended too early");
-        let who = played.players.seat_of(status["to_act"].as_str().unwrap());
-        let out = ps[who].run(&["play", &played.game_id[..16], "--auto", "--mail"]);
-        assert!(out.status.success(), "{}", stderr(&out));
+        let who = to_act.unwrap();
+        report = ps[who].json(&["play", &played.game_id[..16], "--auto", "--mail", "--json"]);
         writer = who;
     }
 }
@@ -105,6 +119,37 @@ fn play_outbox(entries: usize) -> Played {
 /// The decoded text part of a mail, LF line ends.
 fn text_of(eml: &[u8]) -> String {
     mail_text(eml).replace("\r\n", "\n")
+}
+
+/// A mail of the older form, as `starry mail` made them before: the same
+/// headers and text as `eml`, and the whole `log` both attached and armored
+/// at the end of the text.
+fn old_style(eml: &[u8], log: &[u8]) -> Vec<u8> {
+    let m = parse_mail(eml);
+    let name = |field: &str| {
+        let parsed = mail_parser::MessageParser::default().parse(eml).unwrap();
+        let a = match field {
+            "from" => parsed.from(),
+            _ => parsed.to(),
+        };
+        a.and_then(|a| a.first())
+            .and_then(|a| a.name())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mail = starry::mail::compose(&starry::mail::TurnMail {
+        from_name: name("from"),
+        from_email: m.from.clone(),
+        to_name: name("to"),
+        to_email: m.to.clone(),
+        subject: m.subject.clone(),
+        body_text: starry::mail::body_with_armor(&m.text, log),
+        log_file_name: "game.jsonl".into(),
+        log: log.to_vec(),
+        ..Default::default()
+    })
+    .unwrap();
+    starry::mail::to_eml(&mail)
 }
 
 /// The armored block of a mail's text (BEGIN to END line, with newline).
@@ -149,7 +194,7 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 #[test]
 fn older_and_repeated_mails_are_nothing_new() {
     let g = play_outbox(12);
-    let (_, r, eml, log) = g.mails.last().unwrap().clone();
+    let (w, r, eml, log) = g.turn_mail();
     let p = &g.players.p[r];
     let copy = p.copy_of(&g.game_id);
     assert_eq!(std::fs::read(&copy).unwrap(), log);
@@ -186,7 +231,9 @@ fn older_and_repeated_mails_are_nothing_new() {
     assert!(stdout(&out).contains("your copy"), "{}", stdout(&out));
     assert!(stdout(&out).contains("is ahead"), "{}", stdout(&out));
 
-    // Somebody without a seat (no identity) can keep a copy too.
+    // Somebody without a seat (no identity) can keep a copy too: not from
+    // a mail that carries only the entries its recipient lacks (refused,
+    // naming `--full`), but from the whole log that `--full` sends.
     let nobody = Player {
         name: "Nobody".into(),
         email: "nobody@example.org".into(),
@@ -194,13 +241,32 @@ fn older_and_repeated_mails_are_nothing_new() {
         env: Vec::new(),
     };
     let into = g.players.dir.path().join("spectator-copy.jsonl");
-    let v = nobody.json(&[
+    let latest = g.players.dir.path().join("latest.eml");
+    assert!(lines(parse_mail(&eml).log()) < lines(&log), "a partial log");
+    let out = nobody.run(&[
         "ingest",
-        g.players.dir.path().join("latest.eml").to_str().unwrap(),
+        latest.to_str().unwrap(),
         "--into",
         into.to_str().unwrap(),
-        "--json",
     ]);
+    assert_eq!(out.status.code(), Some(7), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("`starry mail {} --full`", g.id16())),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!into.exists());
+    let v = g.players.p[w].json(&["mail", g.id16(), "--full", "--json"]);
+    let full = v["sent"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["to"] == p.email.as_str())
+        .unwrap()["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let v = nobody.json(&["ingest", &full, "--into", into.to_str().unwrap(), "--json"]);
     assert_eq!(v["outcome"], "created");
     assert_eq!(v["seat"], Value::Null);
     assert_eq!(std::fs::read(&into).unwrap(), log);
@@ -210,13 +276,14 @@ fn older_and_repeated_mails_are_nothing_new() {
 fn damaged_or_strange_input_is_refused_and_changes_nothing() {
     let g = play_outbox(8);
     let dir = g.players.dir.path();
-    let (_, r, eml, log) = g.mails.last().unwrap().clone();
+    let (_, r, eml, log) = g.turn_mail();
     let p = &g.players.p[r];
-    // The player's copy is one mail behind, so that an accepted input would
-    // change it.
-    let older = &g.mails[g.mails.len() - 2].3;
-    std::fs::write(p.copy_of(&g.game_id), older).unwrap();
-    let armor = armor_of(&eml);
+    // The player's copy lacks the last entry, so that an accepted input
+    // would change it.
+    let older = prefix(&log, lines(&log) - 1);
+    std::fs::write(p.copy_of(&g.game_id), &older).unwrap();
+    // The armored block of a mail of the older form.
+    let armor = armor_of(&old_style(&eml, &log));
 
     // Truncated armor: the END line and the last lines are missing.
     let cut: String = armor.lines().take(5).map(|l| format!("{l}\n")).collect();
@@ -259,7 +326,7 @@ fn damaged_or_strange_input_is_refused_and_changes_nothing() {
     // Two different logs: this game attached, another game armored in the
     // text (a mail made with the library, the way `starry mail` makes them).
     let other = play_outbox(3);
-    let other_log = other.mails.last().unwrap().3.clone();
+    let other_log = other.turn_mail().3;
     let two = starry::mail::compose(&starry::mail::TurnMail {
         from_name: "Anna".into(),
         from_email: "anna@example.org".into(),
@@ -269,6 +336,7 @@ fn damaged_or_strange_input_is_refused_and_changes_nothing() {
         body_text: starry::mail::body_with_armor("Two games in one mail.", &other_log),
         log_file_name: "game.jsonl".into(),
         log: log.clone(),
+        ..Default::default()
     })
     .unwrap();
     let f = write(dir, "two.eml", &starry::mail::to_eml(&two));
@@ -281,7 +349,7 @@ fn damaged_or_strange_input_is_refused_and_changes_nothing() {
     );
 
     // Two armored blocks of different games, pasted.
-    let both = format!("{armor}\n{}", armor_of(&other.mails.last().unwrap().2));
+    let both = format!("{armor}\n{}", starry::mail::armor(&other_log));
     refused(
         p,
         &["ingest", "-"],
@@ -290,8 +358,10 @@ fn damaged_or_strange_input_is_refused_and_changes_nothing() {
         &["2 different"],
     );
 
-    // A log of another game, into this game's copy.
-    let (_, _, other_eml, _) = other.mails.last().unwrap().clone();
+    // A log of another game, into this game's copy: the whole log (the
+    // first mail of that game, to a player who had written nothing)...
+    let (_, _, other_eml, _) = other.mails[0].clone();
+    assert_eq!(parse_mail(&other_eml).log()[..40], other_log[..40]);
     let f = write(dir, "other.eml", &other_eml);
     let copy = p.copy_of(&g.game_id);
     refused(
@@ -306,6 +376,28 @@ fn damaged_or_strange_input_is_refused_and_changes_nothing() {
         14,
         &["game", &other.game_id[..16], &g.game_id[..16]],
     );
+    // ...and the entries another game's player lacked: refused too, naming
+    // that game.
+    let (_, _, other_eml, _) = other.turn_mail();
+    assert!(lines(parse_mail(&other_eml).log()) < lines(&other_log));
+    let f = write(dir, "other-partial.eml", &other_eml);
+    let out = p.run(&[
+        "ingest",
+        f.to_str().unwrap(),
+        "--into",
+        copy.to_str().unwrap(),
+    ]);
+    assert!(
+        [7, 14].contains(&out.status.code().unwrap()),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains(&other.game_id[..16]),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&copy).unwrap(), older);
 
     // A huge input: refused without reading it all, the limit named.
     let mut huge = eml.clone();
@@ -331,6 +423,7 @@ fn damaged_or_strange_input_is_refused_and_changes_nothing() {
         body_text: "see attachment".into(),
         log_file_name: "game.jsonl".into(),
         log: big_log,
+        ..Default::default()
     })
     .unwrap();
     let f = write(dir, "big.eml", &starry::mail::to_eml(&big));
@@ -393,6 +486,7 @@ fn damaged_or_strange_input_is_refused_and_changes_nothing() {
         body_text: starry::mail::body_with_armor("tampered", &tampered),
         log_file_name: "game.jsonl".into(),
         log: tampered,
+        ..Default::default()
     })
     .unwrap();
     let f = write(dir, "tampered.eml", &starry::mail::to_eml(&mail));
@@ -405,18 +499,56 @@ fn damaged_or_strange_input_is_refused_and_changes_nothing() {
     );
     assert!(e.contains("signature"), "{e}");
 
-    // After all that, the real mail still goes in.
+    // A partial log whose first line is damaged is no log at all; one
+    // whose last entry is damaged names that entry.
+    let part = parse_mail(&eml).log().to_vec();
+    let mut cut = part.clone();
+    cut[5] = b'#';
+    let f = write(dir, "damaged-first.jsonl", &cut);
+    let out = p.run(&["ingest", f.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert_eq!(std::fs::read(p.copy_of(&g.game_id)).unwrap(), older);
+    let mut bad = part.clone();
+    let at = bad.len() - 40;
+    bad[at] = if bad[at] == b'A' { b'B' } else { b'A' };
+    let f = write(dir, "damaged-last.jsonl", &bad);
+    refused(
+        p,
+        &["ingest", f.to_str().unwrap()],
+        None,
+        15,
+        &[&format!("entry {n}")],
+    );
+
+    // After all that, the real mail still goes in, and so does a mail of
+    // the older form.
     let f = write(dir, "good.eml", &eml);
     let v = p.json(&["ingest", f.to_str().unwrap(), "--json"]);
     assert_eq!(v["outcome"], "fast-forwarded");
     assert_eq!(std::fs::read(p.copy_of(&g.game_id)).unwrap(), log);
+    std::fs::write(p.copy_of(&g.game_id), &older).unwrap();
+    let f = write(dir, "old.eml", &old_style(&eml, &log));
+    let v = p.json(&["ingest", f.to_str().unwrap(), "--json"]);
+    assert_eq!(v["outcome"], "fast-forwarded");
+    assert_eq!(std::fs::read(p.copy_of(&g.game_id)).unwrap(), log);
+    // Only the armored block of it, pasted.
+    std::fs::write(p.copy_of(&g.game_id), &older).unwrap();
+    let v: Value = serde_json::from_slice(
+        &p.run_stdin(
+            format!("here:\n{armor}").as_bytes(),
+            &["ingest", "-", "--json"],
+        )
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(v["outcome"], "fast-forwarded");
+    assert_eq!(std::fs::read(p.copy_of(&g.game_id)).unwrap(), log);
 }
 
-/// The index (in `mails`) of the last mail that carried a move, with the
-/// entry number of that move.
+/// The index (in `mails`) of the last turn mail, which carried a move,
+/// with the entry number of that move.
 fn last_move(g: &Played) -> (usize, usize) {
-    let i = g.mails.len() - 1;
-    (i, lines(&g.mails[i].3) - 1)
+    (g.turn, lines(&g.mails[g.turn].3) - 1)
 }
 
 /// A copy of `log` cut before entry `k`, where `seat` writes entry k again,
@@ -458,10 +590,18 @@ fn forks_and_rewritten_history_are_refused_naming_the_entry() {
     assert_eq!(lines(&forked), lines(&log));
     let w = &g.players.p[writer];
     let ff = write(g.players.dir.path(), "forked.jsonl", &forked);
-    let before = w.outbox().len();
-    let out = w.run(&["mail", ff.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let fork_eml = std::fs::read(&w.outbox()[before]).unwrap();
+    let v = w.json(&["mail", ff.to_str().unwrap(), "--json"]);
+    let sent = v["sent"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["to"] == p.email.as_str())
+        .unwrap();
+    // The mail carries only what the recipient lacks, the forked entry
+    // among it; their copy supplies the rest, and the fork shows.
+    assert!(sent["entries_from"].as_u64().unwrap() > 0);
+    let fork_eml = std::fs::read(sent["path"].as_str().unwrap()).unwrap();
+    assert!(lines(parse_mail(&fork_eml).log()) < lines(&forked));
     let f = write(g.players.dir.path(), "fork.eml", &fork_eml);
     let e = refused(
         p,
@@ -513,37 +653,56 @@ struct Fixture {
     players: Players,
     /// Who ingests.
     seat: usize,
+    /// A turn mail as the binary makes it: the log once, attached, holding
+    /// the entries its recipient lacks.
     eml: Vec<u8>,
+    /// The same mail in the older form: the whole log attached and armored.
+    old: Vec<u8>,
     log: Vec<u8>,
     /// The log without its last entry: the local copy before the mail.
     before: Vec<u8>,
-    /// Byte ranges of the .eml: the attachment's base64, the armored block.
+    /// Byte ranges of the attachment's base64 in `eml` and in `old`, and of
+    /// the armored block in `old`.
     attachment: std::ops::Range<usize>,
+    old_attachment: std::ops::Range<usize>,
     armor: std::ops::Range<usize>,
+}
+
+/// The byte range of the base64 of the attached log in a raw mail.
+fn attachment_range(raw: &str) -> std::ops::Range<usize> {
+    let part = raw.find("Content-Type: application/x-ndjson").unwrap();
+    let start = part + raw[part..].find("\r\n\r\n").unwrap() + 4;
+    let end = start + raw[start..].find("\r\n--").unwrap();
+    assert!(
+        raw[part..start].contains("Content-Transfer-Encoding: base64"),
+        "{}",
+        &raw[part..start]
+    );
+    start..end
 }
 
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
         let g = play_outbox(10);
-        let (_, seat, eml, log) = g.mails.last().unwrap().clone();
+        let (_, seat, eml, log) = g.turn_mail();
         let before = prefix(&log, lines(&log) - 1);
+        assert!(lines(parse_mail(&eml).log()) < lines(&log), "a partial log");
+        let old = old_style(&eml, &log);
         let raw = String::from_utf8(eml.clone()).unwrap();
-        let a_start = raw
-            .find("Content-Transfer-Encoding: base64\r\n\r\n")
-            .unwrap()
-            + 37;
-        let a_end = a_start + raw[a_start..].find("\r\n--").unwrap();
-        let b_start = raw.find("-----BEGIN STARRY LOG-----\r\n").unwrap() + 28;
-        let b_end = b_start + raw[b_start..].find("-----END STARRY LOG-----").unwrap();
+        let old_raw = String::from_utf8(old.clone()).unwrap();
+        let b_start = old_raw.find("-----BEGIN STARRY LOG-----\r\n").unwrap() + 28;
+        let b_end = b_start + old_raw[b_start..].find("-----END STARRY LOG-----").unwrap();
         Fixture {
             players: g.players,
             seat,
+            attachment: attachment_range(&raw),
+            old_attachment: attachment_range(&old_raw),
+            armor: b_start..b_end,
             eml,
+            old,
             log,
             before,
-            attachment: a_start..a_end,
-            armor: b_start..b_end,
         }
     })
 }
@@ -557,19 +716,20 @@ proptest! {
 
     #[test]
     fn any_one_byte_change_is_refused_or_harmless(
-        region in 0u8..3,
+        region in 0u8..4,
         pos in any::<prop::sample::Index>(),
         byte in any::<u8>(),
     ) {
         let f = fixture();
-        let range = match region {
-            0 => 0..f.eml.len(),
-            1 => f.attachment.clone(),
-            _ => f.armor.clone(),
+        let (original, range) = match region {
+            0 => (&f.eml, 0..f.eml.len()),
+            1 => (&f.eml, f.attachment.clone()),
+            2 => (&f.old, 0..f.old.len()),
+            _ => (&f.old, f.armor.clone()),
         };
         let i = range.start + pos.index(range.len());
-        prop_assume!(f.eml[i] != byte);
-        let mut eml = f.eml.clone();
+        prop_assume!(original[i] != byte);
+        let mut eml = original.clone();
         eml[i] = byte;
         let dir = tempfile::tempdir().unwrap();
         let mail = dir.path().join("changed.eml");
@@ -606,10 +766,10 @@ proptest! {
 #[test]
 fn a_damaged_attachment_beside_an_intact_armored_block_gives_way_to_it() {
     let f = fixture();
-    // Change one base64 digit in the middle of the attachment: it still
-    // decodes, to a log that no longer verifies.
-    let i = f.attachment.start + f.attachment.len() / 2;
-    let mut eml = f.eml.clone();
+    // Change one base64 digit in the middle of the attachment of a mail of
+    // the older form: it still decodes, to a log that no longer verifies.
+    let i = f.old_attachment.start + f.old_attachment.len() / 2;
+    let mut eml = f.old.clone();
     eml[i] = if eml[i] == b'A' { b'B' } else { b'A' };
     let dir = tempfile::tempdir().unwrap();
     let mail = dir.path().join("damaged.eml");

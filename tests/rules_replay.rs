@@ -325,7 +325,7 @@ fn a_resignation_replays_like_the_log() {
     });
     assert_eq!(s["over"], false, "the game ended before the resignation");
     let who = t.seat_of(s["to_act"].as_str().unwrap());
-    let out = t.starry(Some(who), &["resign", t.log_str()]);
+    let out = t.starry(Some(who), &["resign", t.log_str(), "--yes"]);
     assert!(
         out.status.success(),
         "{}",

@@ -619,39 +619,39 @@ fn refusals_name_the_problem_and_change_nothing() {
         (
             0,
             "blob1 f5".into(),
-            20,
+            2,
             "`blob1` is not a disc of your hand; your hand: corner1, three1, two1, two2, one1, one2",
         ),
-        (0, "corner2 f5 r0".into(), 20, "your hand has no `corner2`"),
-        (0, "one9 f5".into(), 20, "your hand has no `one9`"),
+        (0, "corner2 f5 r0".into(), 2, "your hand has no `corner2`"),
+        (0, "one9 f5".into(), 2, "your hand has no `one9`"),
         (
             0,
             "two f5 r0".into(),
-            20,
+            2,
             "your hand holds 2 two discs; say which",
         ),
         (
             0,
             "one1 m5".into(),
-            20,
+            2,
             "`m5` is not a square; squares are a1 to l12",
         ),
-        (0, "one1 a13".into(), 20, "`a13` is not a square"),
-        (0, "one1 f05".into(), 20, "`f05` is not a square"),
+        (0, "one1 a13".into(), 2, "`a13` is not a square"),
+        (0, "one1 f05".into(), 2, "`f05` is not a square"),
         (
             0,
             "two1 f5 r45".into(),
-            20,
+            2,
             "`r45` is not a rotation; write r0, r90, r180 or r270",
         ),
-        (0, "two1 f5 left".into(), 20, "`left` is not a rotation"),
-        (0, "one1".into(), 20, "`one1` is not a move"),
-        (0, "one1 f5 r0 r90".into(), 20, "is not a move"),
-        (0, "one1 f5 draw".into(), 20, "`draw` takes one shape"),
+        (0, "two1 f5 left".into(), 2, "`left` is not a rotation"),
+        (0, "one1".into(), 2, "`one1` is not a move"),
+        (0, "one1 f5 r0 r90".into(), 2, "is not a move"),
+        (0, "one1 f5 draw".into(), 2, "`draw` takes one shape"),
         (
             0,
             "one1 f5 draw disc".into(),
-            20,
+            2,
             "`draw disc`: the stacks are corner, three, two and one",
         ),
         (0, "pass".into(), 20, "seat 1 can place a disc (e.g. "),
@@ -1194,4 +1194,115 @@ fn the_demo_and_the_rules_list_know_star_map() {
     let games = json["games"].as_array().unwrap();
     let sm = games.iter().find(|g| g["name"] == "star-map").unwrap();
     assert_eq!(sm["variants"][0]["key"], "map");
+}
+
+/// `play TEXT` (and its dry run) as `seat` is wrong use, exit 2, on one
+/// line naming each of `says`; the log stays byte for byte as it was.
+fn notation_refused(t: &Table, seat: usize, text: &str, says: &[&str]) -> String {
+    let before = std::fs::read(&t.log).unwrap();
+    let mut last = String::new();
+    for dry in [false, true] {
+        let mut args = vec!["play", t.log_str(), text];
+        if dry {
+            args.push("--dry-run");
+        }
+        let out = t.starry(Some(seat), &args);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{text:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.trim_end().lines().count() == 1,
+            "one paragraph: {err}"
+        );
+        for s in says {
+            assert!(err.contains(s), "{text:?}: `{s}` not in: {err}");
+        }
+        assert_eq!(std::fs::read(&t.log).unwrap(), before, "{text:?}");
+        last = err;
+    }
+    last
+}
+
+#[test]
+fn notation_forgives_case_and_spacing_and_a_typo_is_wrong_use() {
+    let t = (0..20)
+        .map(|_| table(2, &["--map", HARD]))
+        .find(|t| state(t).to_move() == Some(0))
+        .expect("in 20 deals the first seat can place at least once");
+    let log = t.log_str();
+    let s = state(&t);
+    // A legal placement of a disc that turns (not a one), written every way.
+    let p = *s
+        .placements(0)
+        .iter()
+        .find(|p| s.set().discs[p.disc as usize].shape != Shape::One)
+        .or(s.placements(0).first())
+        .unwrap();
+    let mv = move_text(&s, 0, &p, None);
+    let words: Vec<&str> = mv.split(' ').collect();
+    let [disc, square, rotation] = words.as_slice() else {
+        panic!("{mv}")
+    };
+    let split = |w: &str| {
+        let i = w.find(|c: char| c.is_ascii_digit()).unwrap();
+        format!("{} {}", &w[..i], &w[i..])
+    };
+    let before = std::fs::read(&t.log).unwrap();
+    for text in [
+        mv.clone(),
+        mv.to_uppercase(),
+        format!("  {disc}\t{square}   {rotation} "),
+        format!("{} {} {}", split(disc), split(square), split(rotation)).to_uppercase(),
+    ] {
+        let out = t.ok(0, &["play", log, &text, "--dry-run"]);
+        assert!(out.contains("Dry run, nothing written"), "{text}: {out}");
+        assert!(
+            out.contains(&format!(" on {square}")),
+            "{text} is {mv}: {out}"
+        );
+    }
+    assert_eq!(std::fs::read(&t.log).unwrap(), before);
+
+    let form = "A move now is `DISC SQUARE ROTATION`: DISC is a disc of your hand";
+    // The hand of the deal: corner1, three1, two1, two2, one1, one2.
+    for (text, says) in [
+        (
+            "cornr1 f5 r0",
+            vec![
+                "`cornr1` is not a disc of your hand",
+                "did you mean `corner1`?",
+                form,
+            ],
+        ),
+        ("thre f5", vec!["did you mean `three1`?", form]),
+        (
+            "corner1 f5 r0 draw too",
+            vec!["did you mean `draw two`?", form],
+        ),
+        ("pas", vec!["did you mean `pass`?", form]),
+        (
+            "hello world",
+            vec!["`hello` is not a disc of your hand", form],
+        ),
+        ("one1 m5", vec!["`m5` is not a square", form]),
+        ("two1 f5 r45", vec!["`r45` is not a rotation", form]),
+    ] {
+        notation_refused(&t, 0, text, &says);
+    }
+    let err = notation_refused(&t, 0, "two3 f5", &["your hand has no `two3`"]);
+    assert!(
+        !err.contains("did you mean"),
+        "two1 and two2 are as near: {err}"
+    );
+    notation_refused(&t, 0, " ", &["the move is empty"]);
+    // Moves that read but break a rule stay rule errors (exit 20).
+    for text in ["PASS", "ONE1 A1"] {
+        let out = t.starry(Some(0), &["play", log, text]);
+        assert_eq!(
+            out.status.code(),
+            Some(20),
+            "{text}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(std::fs::read(&t.log).unwrap(), before);
 }

@@ -1,8 +1,11 @@
 //! Star Map by e-mail (the outbox transport, no server): three players, from
 //! `new --mail` to the end. Every turn mail names the exact next command
 //! for the position — join, ready, a placement, or `pass` when the player
-//! has no legal placement — and carries the drawing of the map; each is
-//! ingested by its recipient, and all copies end equal and audit.
+//! has no legal placement — and carries the drawing of the map (in the text,
+//! and as a picture in the HTML); every other player gets a report. Every
+//! mail is threaded, carries the entries its recipient lacks and no
+//! secret; each is ingested by its recipient, and all copies end equal and
+//! audit.
 
 mod common;
 mod players;
@@ -12,6 +15,7 @@ use std::collections::BTreeSet;
 use common::validator;
 use players::*;
 use serde_json::Value;
+use starry::games::star_map::StarMap;
 
 /// Plays a game made by `new GAME --players (everyone) EXTRA --mail` to its
 /// end by mail: each mail is ingested by its recipient and checked; the
@@ -35,18 +39,16 @@ fn play_by_mail(players: &Players, extra: &[&str]) -> BTreeSet<String> {
     let mut over = false;
     for _ in 0..400 {
         // The writer's new mails, delivered and checked.
+        let log = std::fs::read(ps[writer].copy_of(&game_id)).unwrap();
         let files = ps[writer].outbox();
         let mut exact: Option<(usize, String)> = None;
         for f in &files[delivered[writer]..] {
             let eml = std::fs::read(f).unwrap();
-            let (to, subject, from) = mail_headers(&eml);
-            assert_eq!(from, ps[writer].email);
-            let r = players.seat_of(&to);
-            let text = mail_text(&eml).replace("\r\n", "\n");
-            assert!(
-                subject.starts_with(&format!("[starry] star-map {}: entry ", &id16[..8])),
-                "{subject}"
-            );
+            let mail = parse_mail(&eml);
+            assert_eq!(mail.from, ps[writer].email);
+            let r = check_any_mail::<StarMap>(players, &mail, &log, &game_id);
+            let text = mail.text.clone();
+            let subject = mail.subject.clone();
             let file = ps[r].home.join("turn.eml");
             std::fs::write(&file, &eml).unwrap();
             let ingested = ps[r].json(&["ingest", file.to_str().unwrap(), "--json"]);
@@ -59,9 +61,14 @@ fn play_by_mail(players: &Players, extra: &[&str]) -> BTreeSet<String> {
                     .collect::<Vec<_>>()
             );
             let status = ps[r].json(&["status", &id16, "--json"]);
+            assert_eq!(std::fs::read(ps[r].copy_of(&game_id)).unwrap(), log);
             if status["over"] == true {
-                assert!(subject.contains("the game is over"), "{subject}");
-                assert!(text.contains("The game is over"), "{text}");
+                assert!(subject.starts_with("Re: "), "{subject}");
+                assert!(
+                    mail.flat_text()
+                        .contains(&format!("Star Map {} is over.", &id16[..8])),
+                    "{text}"
+                );
                 assert!(
                     text.contains(&format!("starry countersign {id16} --mail")),
                     "{text}"
@@ -73,6 +80,7 @@ fn play_by_mail(players: &Players, extra: &[&str]) -> BTreeSet<String> {
             if status["to_act"] != ps[r].email.as_str() {
                 // Someone else must act: the mail only keeps the copy up to
                 // date.
+                assert!(subject.starts_with("Re: "), "{subject}");
                 assert!(text.contains("Nothing to do for you now"), "{text}");
                 seen.insert("info".to_string());
                 continue;
@@ -96,12 +104,16 @@ fn play_by_mail(players: &Players, extra: &[&str]) -> BTreeSet<String> {
                 }
             };
             assert!(
-                subject.ends_with(match action {
-                    "join" => "please join the game",
-                    "ready" => "please send your ready (setup randomness)",
-                    _ => "your move",
-                }),
-                "{subject}"
+                mail.flat_text().contains(&format!(
+                    "It is your turn in Star Map {}: {}.",
+                    &id16[..8],
+                    match action {
+                        "join" => "please join the game",
+                        "ready" => "please send your ready (setup randomness)",
+                        _ => "your move",
+                    }
+                )),
+                "{text}"
             );
             assert!(text.contains(&cmd), "no `{cmd}` in:\n{text}");
             if whole {

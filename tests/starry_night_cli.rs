@@ -161,7 +161,7 @@ fn refusals_name_the_problem_and_change_nothing() {
     let cases: &[(usize, &str, i32, &str)] = &[
         (0, "first 1", 19, "it is not your turn: seat 2"),
         (1, "A-B", 20, "first choose who moves first"),
-        (1, "first 3", 20, "not a seat"),
+        (1, "first 3", 2, "not a seat"),
     ];
     let check = |cases: &[(usize, &str, i32, &str)]| {
         for &(seat, mv, code, says) in cases {
@@ -184,9 +184,9 @@ fn refusals_name_the_problem_and_change_nothing() {
         (0, "B-C", 19, "it is not your turn: seat 2"),
         (1, "B-C", 20, "would cross the edge A-D"),
         (1, "A-D", 20, "A and D are joined already"),
-        (1, "A-Z", 20, "there is no star `Z`"),
-        (1, "1,1-0,0", 20, "there is no star at 1,1"),
-        (1, "A", 20, "is not a move"),
+        (1, "A-Z", 2, "there is no star `Z`"),
+        (1, "1,1-0,0", 2, "there is no star at 1,1"),
+        (1, "A", 2, "is not a move"),
         (1, "takeback", 20, "you have drawn no edge yet"),
         (1, "accept", 20, "nobody asked for a takeback"),
         (1, "first 2", 20, "chosen already"),
@@ -333,7 +333,7 @@ fn a_resignation_ends_the_game_in_every_view() {
     let log = t.log_str();
     t.ok(1, &["play", log, "first 1"]);
     t.ok(0, &["play", log, "A-B"]);
-    t.ok(1, &["resign", log]);
+    t.ok(1, &["resign", log, "--yes"]);
     let v = view(&t, None);
     assert_eq!(v["turn"]["seat"], Value::Null);
     assert_eq!(v["turn"]["must"], "nothing");
@@ -354,4 +354,94 @@ fn a_resignation_ends_the_game_in_every_view() {
     );
     let audit = t.json(None, &["audit", log, "--json"]);
     assert_eq!(audit["files"][0]["standings"][0]["name"], "Anna");
+}
+
+/// `play TEXT` (and its dry run) as `seat` is wrong use, exit 2, on one
+/// line naming each of `says`; the log stays byte for byte as it was.
+fn notation_refused(t: &Table, seat: usize, text: &str, says: &[&str]) -> String {
+    let before = std::fs::read(&t.log).unwrap();
+    let mut last = String::new();
+    for dry in [false, true] {
+        let mut args = vec!["play", t.log_str(), text];
+        if dry {
+            args.push("--dry-run");
+        }
+        let out = t.starry(Some(seat), &args);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{text:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.trim_end().lines().count() == 1,
+            "one paragraph: {err}"
+        );
+        for s in says {
+            assert!(err.contains(s), "{text:?}: `{s}` not in: {err}");
+        }
+        assert_eq!(std::fs::read(&t.log).unwrap(), before, "{text:?}");
+        last = err;
+    }
+    last
+}
+
+#[test]
+fn notation_forgives_case_and_spacing_and_a_typo_is_wrong_use() {
+    let t = table();
+    let log = t.log_str();
+    let before = std::fs::read(&t.log).unwrap();
+    // Ben chooses who moves first, in any case and spacing.
+    for text in ["First 1", " FIRST  ME ", "1 first"] {
+        let out = t.ok(1, &["play", log, text, "--dry-run"]);
+        assert!(out.contains("Dry run, nothing written"), "{text}: {out}");
+    }
+    let choose = "A move now is `first 1`: Choose who moves first";
+    notation_refused(&t, 1, "frist 1", &["did you mean `first 1`?", choose]);
+    notation_refused(&t, 1, "first 3", &["`3` is not a seat", choose]);
+    notation_refused(&t, 1, "", &["the move is empty"]);
+    assert_eq!(std::fs::read(&t.log).unwrap(), before);
+    t.ok(1, &["play", log, "first 1"]);
+
+    // Anna draws: an edge from A to B written every way.
+    let before = std::fs::read(&t.log).unwrap();
+    for text in [
+        "A-B",
+        "a-b",
+        " a - b ",
+        "A -B",
+        "a b",
+        "0, 0 - 4, 0",
+        "0,0 4,0",
+        "A 4 ,0",
+    ] {
+        let out = t.ok(0, &["play", log, text, "--dry-run"]);
+        assert!(out.contains("edge A-B"), "{text}: {out}");
+    }
+    let edge = "A move now is `EDGE`: EDGE is two stars as labelled in the view";
+    for (text, says) in [
+        (
+            "A-Z",
+            vec!["there is no star `Z`; this sky has stars A to E", edge],
+        ),
+        (
+            "5,0-0,0",
+            vec!["there is no star at 5,0", "did you mean B at 4,0?", edge],
+        ),
+        ("takebak", vec!["did you mean `takeback`?", edge]),
+        ("acept", vec!["did you mean `accept`?"]),
+        ("A-B-C", vec!["`A-B-C` is not a move", edge]),
+        ("3,x-1,1", vec!["`3,x` is not a grid point", edge]),
+    ] {
+        notation_refused(&t, 0, text, &says);
+    }
+    let err = notation_refused(&t, 0, "A-Q", &["there is no star `Q`"]);
+    assert!(!err.contains("did you mean"), "{err}");
+    // Moves that read but break a rule stay rule errors (exit 20).
+    for text in ["takeback", "ACCEPT", "a-a"] {
+        let out = t.starry(Some(0), &["play", log, text]);
+        assert_eq!(
+            out.status.code(),
+            Some(20),
+            "{text}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(std::fs::read(&t.log).unwrap(), before);
 }

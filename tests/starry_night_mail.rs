@@ -1,12 +1,16 @@
 //! Starry Night by e-mail (the outbox transport, no server): every turn mail
 //! names the exact next command for the position — the choice of the first
 //! player, an edge, the answer to a takeback — carries the drawing of the
-//! sky, and is ingested by its recipient; both copies end equal and audit.
+//! sky (in the text, and as a picture in the HTML), and is ingested by its
+//! recipient; when a player moves twice in a row the other gets a report.
+//! Every mail is threaded, carries the entries its recipient lacks and no
+//! secret. Both copies end equal and audit.
 
 mod players;
 
 use players::*;
 use serde_json::Value;
+use starry::games::starry_night::StarryNight;
 
 #[test]
 fn a_whole_starry_night_game_by_mail() {
@@ -30,26 +34,43 @@ fn a_whole_starry_night_game_by_mail() {
     let mut writer = 0;
     let mut seen = std::collections::BTreeSet::new();
     let mut asked = false;
+    let mut reports = 0;
+    let mut pictures = 0;
     for _ in 0..200 {
         // The writer's new mails, delivered and checked.
+        let log = std::fs::read(ps[writer].copy_of(&game_id)).unwrap();
         let files = ps[writer].outbox();
         for f in &files[delivered[writer]..] {
             let eml = std::fs::read(f).unwrap();
-            let (to, subject, _) = mail_headers(&eml);
-            let r = players.seat_of(&to);
-            let text = mail_text(&eml).replace("\r\n", "\n");
-            assert!(subject.contains("starry-night"), "{subject}");
+            let mail = parse_mail(&eml);
+            let r = check_any_mail::<StarryNight>(&players, &mail, &log, &game_id);
+            if mail.png.is_some() {
+                pictures += 1;
+            }
+            let text = &mail.text;
             let file = ps[r].home.join("turn.eml");
             std::fs::write(&file, &eml).unwrap();
             ps[r].json(&["ingest", file.to_str().unwrap(), "--json"]);
+            assert_eq!(std::fs::read(ps[r].copy_of(&game_id)).unwrap(), log);
             let status = ps[r].json(&["status", &id16, "--json"]);
             if status["over"] == true {
+                assert!(mail.flat_text().contains("is over."), "{text}");
                 assert!(
-                    text.contains("final standings")
-                        || text.contains("Final standings")
-                        || text.contains("over"),
+                    text.contains(&format!("starry countersign {id16} --mail")),
                     "{text}"
                 );
+                continue;
+            }
+            if status["to_act"] != ps[r].email.as_str() {
+                // The writer moves again: a report.
+                assert!(
+                    mail.flat_text().contains(&format!(
+                        "Nothing to do for you now in Starry Night {}",
+                        &id16[..8]
+                    )),
+                    "{text}"
+                );
+                reports += 1;
                 continue;
             }
             let view = ps[r].json(&["view", &id16, "--json"]);
@@ -91,6 +112,8 @@ fn a_whole_starry_night_game_by_mail() {
     for m in ["choose-first", "draw-edge", "answer-takeback"] {
         assert!(seen.contains(m), "a mail asked to {m}: {seen:?}");
     }
+    assert!(pictures > 10, "{pictures} mails with a picture");
+    eprintln!("{reports} reports");
     let a = ps[0].copy_of(&game_id);
     let b = ps[1].copy_of(&game_id);
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());

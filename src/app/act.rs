@@ -16,8 +16,8 @@ use crate::error::{Error, Fault, Result};
 use crate::games::{Draw, Game, Seat, Turn};
 use crate::log::canonical::to_value;
 use crate::log::entry::{
-    Abandon, Body, Countersign, Empty, Genesis, HexHash, Join, Kind, Line, Move, Resign, Reveal,
-    SeatInfo,
+    Abandon, Body, Countersign, Empty, Genesis, HexHash, Join, Kind, Line, Move, Notify, Resign,
+    Reveal, SeatInfo,
 };
 use crate::log::file::{self, LockedLog};
 use crate::log::replay::{now, sign_line};
@@ -27,7 +27,8 @@ use crate::with_game;
 /// What the player wants to do.
 #[derive(Clone, Debug)]
 pub enum Do {
-    Join,
+    /// Join, wanting these mails from the others' programs.
+    Join(Notify),
     Ready,
     Move(String),
     Reveal,
@@ -226,7 +227,7 @@ pub fn new_game(a: &NewArgs) -> Result<Output> {
     };
     let home = crate::crypto::identity::home_dir()?;
     let mut fresh = Draw::new(os_random());
-    with_game!(a.game.as_str(), G => create_in::<G>(&home, &id, seats, &pairs, extra.as_deref(), a.out.as_deref(), now(), a.after.mail, &mut fresh))
+    with_game!(a.game.as_str(), G => create_in::<G>(&home, &id, seats, &pairs, extra.as_deref(), a.out.as_deref(), now(), Creating { mailing: a.after.mail, notify: a.notify.into() }, &mut fresh))
 }
 
 /// Reads a board or stars file given to `new`: text, at most 1 MiB.
@@ -259,6 +260,14 @@ fn read_small(path: &Path, cannot: &'static str, what: &str) -> Result<String> {
     })
 }
 
+/// How the creator starts a game: whether it will be mailed at once, and
+/// which mails the creator wants.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Creating {
+    pub mailing: bool,
+    pub notify: Notify,
+}
+
 /// Writes a genesis and the creator's join. Public so examples and tests can
 /// build games with fixed times; `fresh` gives the nonces (OS randomness in
 /// the CLI, a seeded draw for reproducible vectors).
@@ -273,7 +282,17 @@ pub fn create<G: Game>(
     time: String,
     fresh: &mut Draw,
 ) -> Result<Output> {
-    create_in::<G>(home, id, seats, pairs, extra, Some(out), time, false, fresh)
+    create_in::<G>(
+        home,
+        id,
+        seats,
+        pairs,
+        extra,
+        Some(out),
+        time,
+        Creating::default(),
+        fresh,
+    )
 }
 
 /// [`create`], writing to `out` or, without one, to the player's games
@@ -289,9 +308,10 @@ pub fn create_in<G: Game>(
     extra: Option<&str>,
     out: Option<&Path>,
     time: String,
-    mailing: bool,
+    how: Creating,
     fresh: &mut Draw,
 ) -> Result<Output> {
+    let Creating { mailing, notify } = how;
     if seats.is_empty() || !seats[0].email.eq_ignore_ascii_case(&id.email) {
         return Err(Error::Usage(format!(
             "the first player in --players must be you ({}), since you create the game and play in it",
@@ -354,7 +374,7 @@ pub fn create_in<G: Game>(
     };
     let mut bytes = sign_line(id, body);
     let replay = Replay::<G>::from_bytes(&bytes).map_err(refuse_new)?;
-    let (line, _) = join_line(&replay, id, 0, time, fresh)?;
+    let (line, _) = join_line(&replay, id, 0, notify, time, fresh)?;
     bytes.extend_from_slice(&line);
     let replay = Replay::<G>::from_bytes(&bytes).map_err(refuse_new)?;
     let in_games_dir = out.is_none();
@@ -377,6 +397,9 @@ pub fn create_in<G: Game>(
     // it, a later `new` simply makes another game.
     remember_join(home, &replay.game_id, &line)?;
     file::create(out, &bytes)?;
+    if !in_games_dir {
+        super::remember_game(home, &hex::encode(replay.game_id), out);
+    }
     let status = status_of(&replay);
     let report = EntryReport {
         file: out.display().to_string(),
@@ -471,6 +494,7 @@ fn join_line<G: Game>(
     r: &Replay<G>,
     id: &Identity,
     seat: Seat,
+    notify: Notify,
     time: String,
     fresh: &mut Draw,
 ) -> Result<(Vec<u8>, Hash)> {
@@ -480,6 +504,7 @@ fn join_line<G: Game>(
         key: HexHash(id.public_key()),
         nonce: HexHash(nonce),
         tip: HexHash(beacon::tip(&beacon::seed(&secret))),
+        notify,
     };
     Ok((
         r.next_line(id, seat, Kind::Join, to_value(&data), None, time),
@@ -506,7 +531,11 @@ pub fn act_file(path: &Path, what: Do, dry_run: bool) -> Result<Output> {
         path: path.into(),
         fault: f,
     })?;
-    with_game!(genesis.game.as_str(), G => act::<G>(&home, path, locked, &id, what, dry_run, now(), &mut Draw::new(os_random())))
+    let out = with_game!(genesis.game.as_str(), G => act::<G>(&home, path, locked, &id, what, dry_run, now(), &mut Draw::new(os_random())))?;
+    if !dry_run && let Some(game_id) = out.json["status"]["game_id"].as_str() {
+        super::remember_game(&home, game_id, path);
+    }
+    Ok(out)
 }
 
 /// [`act_with`] without failure injection.
@@ -561,12 +590,14 @@ pub fn act_with<G: Game>(
             Error::Rule(mut r, f) => {
                 r.detail = format!(
                     "{}: cannot write entry {entry}: {}",
-                    path.display(),
+                    crate::error::shown_log(path, G::NAME),
                     r.detail
                 );
                 Error::Rule(r, f)
             }
-            Error::Usage(m) => Error::Usage(format!("{}: {m}", path.display())),
+            Error::Usage(m) => {
+                Error::Usage(format!("{}: {m}", crate::error::shown_log(path, G::NAME)))
+            }
             other => other,
         })?;
     let mut after = replay.clone();
@@ -639,7 +670,7 @@ fn build<G: Game>(
     let me = r.seat_of_key(&id.public_key());
     let what = match what {
         Do::Auto => match action {
-            Action::Join => Do::Join,
+            Action::Join => Do::Join(Notify::All),
             Action::Ready => Do::Ready,
             Action::Reveal => Do::Reveal,
             Action::Move => Do::Move(String::new()),
@@ -657,7 +688,7 @@ fn build<G: Game>(
         )
     };
 
-    if let Do::Join = what {
+    if let Do::Join(notify) = what {
         let seat = r.seat_of_email(&id.email).ok_or_else(|| {
             Error::Usage(format!(
                 "you ({}) have no seat in this game; the seats are {}",
@@ -694,7 +725,7 @@ fn build<G: Game>(
         let mark = joined_dir(home).join(hex::encode(r.game_id));
         return match join_record(home, &r.game_id)? {
             Record::None => {
-                let (line, _) = join_line(r, id, seat, time, chooser)?;
+                let (line, _) = join_line(r, id, seat, notify, time, chooser)?;
                 Ok((line, "joined".into()))
             }
             Record::Line(line) => {
@@ -779,7 +810,10 @@ fn build<G: Game>(
             let summary = if reveals.is_empty() {
                 "resigned".to_string()
             } else {
-                format!("resigned, opening {} hidden value(s)", reveals.len())
+                format!(
+                    "resigned, opening {}",
+                    crate::text::count(reveals.len(), "hidden value", "hidden values")
+                )
             };
             Ok((line(Kind::Resign, to_value(&Resign { reveals })), summary))
         }
@@ -847,7 +881,7 @@ fn build<G: Game>(
             let n = reveals.len();
             Ok((
                 line(Kind::Reveal, to_value(&Reveal { reveals })),
-                format!("revealed {n} token(s)"),
+                format!("revealed {}", crate::text::count(n, "token", "tokens")),
             ))
         }
         Do::Move(text) => {
@@ -874,7 +908,8 @@ fn build<G: Game>(
                 let i = chooser.below(all.len());
                 all.swap_remove(i)
             } else {
-                G::parse_intent(&state, &text).map_err(Error::rule)?
+                G::parse_intent(&state, &text)
+                    .map_err(|e| notation_refused::<G>(&state, &text, e))?
             };
             let sealed = G::seal(&state, seat, &intent, &own).map_err(Error::rule)?;
             let commitments = sealed
@@ -896,8 +931,35 @@ fn build<G: Game>(
             // in a commit message or a mail, and a face-down token must not).
             Ok((line(Kind::Move, to_value(&data)), String::new()))
         }
-        Do::Join | Do::Auto => unreachable!("handled above"),
+        Do::Join(_) | Do::Auto => unreachable!("handled above"),
     }
+}
+
+/// A typed move that does not read is wrong use (exit 2), said with the
+/// form a move takes now; one that reads but breaks a rule is the rule's
+/// refusal (exit 20).
+fn notation_refused<G: Game>(state: &G::State, text: &str, e: crate::games::RuleError) -> Error {
+    if e.kind != crate::games::RuleErrorKind::Notation {
+        return Error::rule(e);
+    }
+    let (form, sentence) = G::notation(state);
+    // The sentence is written for a view that follows it; here none does.
+    let sentence = sentence.replace(" The view below ends with an example.", "");
+    let detail = e.detail.trim_end();
+    let stop = if detail.ends_with(['.', '?']) {
+        ""
+    } else {
+        "."
+    };
+    let what = if detail.contains("is not a move") {
+        detail.to_string()
+    } else {
+        format!(
+            "`{}` is not a move here: {detail}",
+            crate::text::excerpt(text.trim())
+        )
+    };
+    Error::Usage(format!("{what}{stop} A move now is `{form}`: {sentence}"))
 }
 
 /// The seat listed with your address was joined by another key.

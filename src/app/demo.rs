@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::act::{self, Do};
 use super::report::DemoReport;
 use super::{Output, inspect, standings_text};
-use crate::cli::DemoArgs;
+use crate::cli::{DemoArgs, Format, ViewArgs};
 use crate::crypto::identity::Identity;
 use crate::crypto::os_random;
 use crate::error::{Error, Result};
@@ -20,7 +20,7 @@ use crate::log::{Action, Kind, Replay};
 const NAMES: [&str; 5] = ["Anna", "Ben", "Cleo", "Dan", "Eve"];
 
 pub fn run(a: &DemoArgs) -> Result<Output> {
-    crate::with_game!(a.game.as_str(), G => run_game::<G>(a))
+    crate::with_game!(a.game.as_deref().unwrap_or(&a.game_arg), G => run_game::<G>(a))
 }
 
 fn run_game<G: Game>(a: &DemoArgs) -> Result<Output> {
@@ -32,8 +32,7 @@ fn run_game<G: Game>(a: &DemoArgs) -> Result<Output> {
             crate::games::seat_range::<G>(),
         )));
     }
-    let tmp;
-    let dir: PathBuf = match &a.keep {
+    let dir: PathBuf = match &a.dir {
         Some(d) => {
             std::fs::create_dir_all(d).map_err(|e| Error::io("cannot create", d, e))?;
             if std::fs::read_dir(d)
@@ -42,22 +41,24 @@ fn run_game<G: Game>(a: &DemoArgs) -> Result<Output> {
                 .is_some()
             {
                 return Err(Error::Usage(format!(
-                    "--keep {}: the directory must be new or empty",
+                    "--dir {}: the directory must be new or empty",
                     d.display()
                 )));
             }
             d.clone()
         }
-        None => {
-            tmp = tempfile::tempdir().map_err(|e| {
+        // Kept, so that the game and its picture can be looked at after.
+        None => tempfile::Builder::new()
+            .prefix(&format!("starry-demo-{}-", G::NAME))
+            .tempdir()
+            .map_err(|e| {
                 Error::io(
                     "cannot create a temporary directory in",
                     std::env::temp_dir(),
                     e,
                 )
-            })?;
-            tmp.path().to_path_buf()
-        }
+            })?
+            .keep(),
     };
     let pairs: Vec<(String, String)> = a
         .variants
@@ -69,7 +70,7 @@ fn run_game<G: Game>(a: &DemoArgs) -> Result<Output> {
         .collect::<Option<_>>()
         .ok_or_else(|| Error::Usage("--variant must look like KEY=VALUE".into()))?;
     let mut lines = Vec::new();
-    let (report, standings) = play_demo::<G>(&dir, players, &pairs, &mut lines)?;
+    let (report, standings, board) = play_demo::<G>(&dir, players, &pairs, &mut lines)?;
     let mut text = lines.join("\n");
     text.push_str(&format!(
         "\n\nAudit: {} — {} entries verified.\nFinal standings:\n{}",
@@ -81,9 +82,14 @@ fn run_game<G: Game>(a: &DemoArgs) -> Result<Output> {
         report.entries,
         standings
     ));
-    if a.keep.is_some() {
-        text.push_str(&format!("The log and identities are in {}.", dir.display()));
-    }
+    text.push_str(&format!(
+        "\n{board}\nThe picture of the end: {}\nThe game as a page (picture, position, history): {}\n\
+         The log and the players' identities are in {}; e.g. `starry history {}`.",
+        report.picture,
+        report.page,
+        dir.display(),
+        dir.join(format!("{}.jsonl", G::NAME)).display()
+    ));
     Ok(Output::new(text, &report))
 }
 
@@ -93,7 +99,7 @@ fn play_demo<G: Game>(
     players: usize,
     pairs: &[(String, String)],
     out: &mut Vec<String>,
-) -> Result<(DemoReport, String)> {
+) -> Result<(DemoReport, String, String)> {
     // One stream of fresh randomness for the nonces and `--auto`'s choices.
     let mut fresh = Draw::new(os_random());
     let (players, log) = new_table::<G>(dir, players, pairs, now(), &mut fresh)?;
@@ -132,9 +138,24 @@ fn play_demo<G: Game>(
             ));
         },
     )?;
-    if let Some(state) = &last.state {
-        out.push(String::new());
-        out.push(G::render_text(&G::view(state, None, None), &last.names()));
+    let board = last
+        .state
+        .as_ref()
+        .map(|state| G::render_text(&G::view(state, None, None), &last.names()))
+        .unwrap_or_default();
+    let picture = dir.join(format!("{}.png", G::NAME));
+    let page = dir.join(format!("{}.html", G::NAME));
+    for (file, format) in [(&picture, Format::Png), (&page, Format::Html)] {
+        inspect::view(
+            &log,
+            &ViewArgs {
+                file: log.clone(),
+                at: None,
+                spectator: true,
+                format,
+                out: Some(file.clone()),
+            },
+        )?;
     }
     let audit = inspect::audit_file(&log);
     let standings = audit
@@ -145,11 +166,14 @@ fn play_demo<G: Game>(
     Ok((
         DemoReport {
             dir: dir.display().to_string(),
+            picture: picture.display().to_string(),
+            page: page.display().to_string(),
             entries: audit.entries,
             moves,
             audit,
         },
         standings,
+        board,
     ))
 }
 

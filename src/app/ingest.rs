@@ -43,9 +43,119 @@ pub fn ingest(input: Option<&Path>, into: Option<&Path>) -> Result<Output> {
         Some(p) => p.display().to_string(),
     };
     let raw = read_input(input, &name)?;
-    let log = pick_log(&raw, &name)?;
+    let mut log = pick_log(&raw, &name)?;
+    if let Some(part) = partial(&log) {
+        log = complete(&home, &name, &log, part, into)?;
+    }
     let (genesis, _) = read_genesis(&log).map_err(|fault| refused(&name, fault))?;
     with_game!(genesis.game.as_str(), G => ingest_game::<G>(&home, &name, &log, into))
+}
+
+/// Where a partial log (a turn mail's entries that its recipient lacks)
+/// starts, and what it continues.
+struct Part {
+    /// The number of its first entry.
+    first: u64,
+    game: crate::crypto::Hash,
+    /// The id of the entry before its first.
+    prev: crate::crypto::Hash,
+}
+
+/// The start of `log` if it is a partial log: its first line is a
+/// well-formed entry other than the genesis. Anything else is left to the
+/// full checks (which name what is wrong).
+fn partial(log: &[u8]) -> Option<Part> {
+    let end = log.iter().position(|&b| b == b'\n').unwrap_or(log.len());
+    let line: crate::log::entry::Line = serde_json::from_slice(&log[..end]).ok()?;
+    let b = line.body;
+    match (b.n, b.game, b.prev) {
+        (1.., Some(game), Some(prev)) => Some(Part {
+            first: b.n,
+            game: game.0,
+            prev: prev.0,
+        }),
+        _ => None,
+    }
+}
+
+/// A partial log made whole from the local copy: its first entries, up to
+/// the one the received entries continue. Refused, with what to do, when
+/// the local copy is missing, too short, or holds another entry there.
+fn complete(
+    home: &Path,
+    input: &str,
+    log: &[u8],
+    part: Part,
+    into: Option<&Path>,
+) -> Result<Vec<u8>> {
+    let target = match into {
+        Some(p) => p.to_path_buf(),
+        None => game_path(home, &part.game),
+    };
+    let last = part.first + log.iter().filter(|&&b| b == b'\n').count() as u64 - 1;
+    let need_full = |why: String| {
+        Error::Input(format!(
+            "{input} carries entries {} to {last} of game {} — the ones written since your last \
+             entry — and {why}. Nothing was changed. Ask the sender for the whole log: \
+             `starry mail {} --full` sends it",
+            part.first,
+            &hex::encode(part.game)[..16],
+            &hex::encode(part.game)[..16],
+        ))
+    };
+    if !target.exists() {
+        return Err(need_full(format!(
+            "there is no copy of that game to continue at {} (if your copy is elsewhere, \
+             give it with `--into FILE`)",
+            target.display()
+        )));
+    }
+    let local = file::read(&target)?;
+    let lines = split_lines(&local).map_err(|fault| Error::Log {
+        path: target.clone(),
+        fault,
+    })?;
+    // The copy must be of the same game: a whole log of another game is
+    // refused as such, and so is a piece of one.
+    if lines.first().map(|g| crate::crypto::sha256(g)) != Some(part.game) {
+        return Err(refused(
+            input,
+            LogFault {
+                entry: part.first,
+                fault: Fault::ForeignEntry,
+                author: None,
+                detail: format!(
+                    "the received entries belong to game {}, and {} is another game",
+                    &hex::encode(part.game)[..16],
+                    target.display()
+                ),
+            },
+        ));
+    }
+    let k = part.first as usize;
+    if lines.len() < k {
+        return Err(need_full(format!(
+            "your copy {} has only {} entries (0 to {}), so entries {} to {} are missing in between",
+            target.display(),
+            lines.len(),
+            lines.len() - 1,
+            lines.len(),
+            k - 1
+        )));
+    }
+    if crate::crypto::sha256(lines[k - 1]) != part.prev {
+        return Err(need_full(format!(
+            "they continue another entry {} than the one in your copy {}: the copies differ \
+             before that (a fork, or another game), which only the whole log can show",
+            k - 1,
+            target.display()
+        )));
+    }
+    let mut whole = crate::log::replay::split_at_entry(&local, &lines, k)
+        .0
+        .to_vec();
+    whole.extend_from_slice(log);
+    Ok(whole)
 }
 
 /// A fault of the received log: the input is named, and nothing changed.

@@ -1,12 +1,15 @@
 //! Commands that only read: status, view, audit.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+use super::history;
 use super::report::*;
 use super::{
     Output, ending_text, notes_text, seats_text, standings_of, standings_text, status_of,
     status_text,
 };
+use crate::cli::{Format, ViewArgs};
 use crate::crypto::identity::{self, Identity, IdentityError};
 use crate::error::{Error, LogFault, Result};
 use crate::games::Game;
@@ -25,13 +28,20 @@ fn open<T>(path: &Path, f: impl FnOnce(&[u8], &str) -> Result<T>) -> Result<T> {
     f(&bytes, &g.game)
 }
 
-/// `starry status`.
+/// `starry status`: where the game stands and, for a player, what
+/// happened since their last entry.
 pub fn status(path: &Path) -> Result<Output> {
+    let id = viewer_identity().ok().flatten();
     open(path, |bytes, game| {
         with_game!(game, G => {
-            let r = Replay::<G>::from_bytes(bytes).map_err(|fault| Error::Log { path: path.into(), fault })?;
+            let (r, events) = history::tell::<G>(bytes).map_err(|fault| Error::Log { path: path.into(), fault })?;
             let s = status_of(&r);
-            let text = format!("{} — game {} — {} entries\n{}{}{}", s.game, &s.game_id[..16], s.entries, notes_text(&s, ""), status_text(&s), seats_text(&s));
+            let since = id
+                .as_ref()
+                .and_then(|i| r.seat_of_key(&i.public_key()))
+                .map(|seat| history::since_text(history::since_last_entry_of(&events, seat), &path.display().to_string()))
+                .unwrap_or_default();
+            let text = format!("{} — game {} — {} entries\n{}{}{}{}", s.game, &s.game_id[..16], s.entries, notes_text(&s, ""), since, status_text(&s), seats_text(&s));
             Ok(Output::new(text, &s))
         })
     })
@@ -50,12 +60,65 @@ fn viewer_identity() -> Result<Option<Identity>> {
 }
 
 /// `starry view`.
-pub fn view(path: &Path, at: Option<u64>, spectator: bool) -> Result<Output> {
-    let id = if spectator { None } else { viewer_identity()? };
-    open(
+pub fn view(path: &Path, a: &ViewArgs) -> Result<Output> {
+    let id = if a.spectator {
+        None
+    } else {
+        viewer_identity()?
+    };
+    if a.format == Format::Png && a.out.is_none() && std::io::stdout().is_terminal() {
+        return Err(Error::Usage(
+            "a PNG is not for a terminal: add `--out FILE.png`, or redirect the output to a file"
+                .into(),
+        ));
+    }
+    let pic = open(
         path,
-        |bytes, game| with_game!(game, G => view_game::<G>(path, bytes, at, id.as_ref())),
-    )
+        |bytes, game| with_game!(game, G => view_game::<G>(path, bytes, a.at, id.as_ref())),
+    )?;
+    let Picture {
+        mut out,
+        svg,
+        title,
+        history,
+    } = pic;
+    let bytes = match a.format {
+        Format::Text | Format::Json => return Ok(out),
+        Format::Svg => svg.into_bytes(),
+        Format::Png => crate::picture::png::render(&svg).map_err(Error::Other)?,
+        Format::Html => crate::picture::html::page(&crate::picture::html::Page {
+            title: &title,
+            svg: &svg,
+            text: &out.text,
+            history: &history,
+        })
+        .into_bytes(),
+    };
+    let format = format!("{:?}", a.format).to_lowercase();
+    out.json["format"] = format.clone().into();
+    out.json["bytes"] = bytes.len().into();
+    match &a.out {
+        Some(file) => {
+            crate::log::file::write_output(file, &bytes)?;
+            out.json["out"] = file.display().to_string().into();
+            out.text = format!(
+                "Wrote {} ({}, {} bytes): {title}.",
+                file.display(),
+                format.to_uppercase(),
+                bytes.len()
+            );
+        }
+        None => out.bytes = Some(bytes),
+    }
+    Ok(out)
+}
+
+/// A view with what the pictures need.
+struct Picture {
+    out: Output,
+    svg: String,
+    title: String,
+    history: Vec<String>,
 }
 
 fn view_game<G: Game>(
@@ -63,15 +126,16 @@ fn view_game<G: Game>(
     bytes: &[u8],
     at: Option<u64>,
     id: Option<&Identity>,
-) -> Result<Output> {
+) -> Result<Picture> {
     let log_err = |fault| Error::Log {
         path: path.into(),
         fault,
     };
-    let full = Replay::<G>::from_bytes(bytes).map_err(log_err)?;
+    let (full, mut events) = history::tell::<G>(bytes).map_err(log_err)?;
     let r = match at {
         None => full,
         Some(n) if n >= 1 && n <= full.len() => {
+            events.truncate(n as usize);
             Replay::<G>::from_bytes_upto(bytes, n as usize).map_err(log_err)?
         }
         Some(n) => {
@@ -84,8 +148,18 @@ fn view_game<G: Game>(
     };
     let seat = id.and_then(|i| r.seat_of_key(&i.public_key()));
     let status = status_of(&r);
+    let title = format!(
+        "{} — game {} — after {} entries — {}",
+        history::title(G::NAME),
+        &status.game_id[..16],
+        r.len(),
+        match seat {
+            Some(s) => format!("{}'s view", r.name(s)),
+            None => "spectator view".into(),
+        }
+    );
     let mut text = format!(
-        "{} — game {} — after {} entries{}\n{}",
+        "{} — game {} — after {} entries{}\n",
         status.game,
         &status.game_id[..16],
         r.len(),
@@ -93,10 +167,17 @@ fn view_game<G: Game>(
             Some(s) => format!(" — your view, seat {}", s + 1),
             None => " — spectator view".into(),
         },
-        status_text(&status)
     );
-    let view = match &r.state {
-        None => None,
+    if let Some(s) = seat {
+        text.push_str(&history::since_text(
+            history::since_last_entry_of(&events, s),
+            &path.display().to_string(),
+        ));
+    }
+    text.push_str(&status_text(&status));
+    let names = r.names();
+    let (view, svg) = match &r.state {
+        None => (None, waiting_picture(&title, &status)),
         Some(state) => {
             let v = match (seat, id) {
                 (Some(s), Some(i)) => {
@@ -115,8 +196,9 @@ fn view_game<G: Game>(
                 _ => G::view(state, None, None),
             };
             text.push('\n');
-            text.push_str(&G::render_text(&v, &r.names()));
-            Some(v)
+            text.push_str(&G::render_text(&v, &names));
+            let svg = G::render_svg(&v, &names);
+            (Some(v), svg)
         }
     };
     let report = ViewReport {
@@ -127,7 +209,43 @@ fn view_game<G: Game>(
         status,
         view,
     };
-    Ok(Output::new(text, &report))
+    Ok(Picture {
+        out: Output::new(text, &report),
+        svg,
+        title,
+        history: events
+            .iter()
+            .map(|e| format!("{} — {}", history::short_time(&e.time), e.text))
+            .collect(),
+    })
+}
+
+/// Before the setup there is no board yet: the picture lists the seats and
+/// says whom the game waits for.
+fn waiting_picture(title: &str, s: &StatusReport) -> String {
+    use crate::picture::{INK, Svg, seat_legend};
+    let names: Vec<String> = s.seats.iter().map(|x| x.name.clone()).collect();
+    let extra: Vec<String> = s
+        .seats
+        .iter()
+        .map(|x| {
+            if x.joined {
+                " — joined".into()
+            } else {
+                " — not joined yet".into()
+            }
+        })
+        .collect();
+    let mut svg = Svg::new(560, 90 + 26 * names.len() as i32);
+    svg.bold(20, 30, 16, "start", INK, &crate::picture::clip(title, 60));
+    let y = seat_legend(&mut svg, 20, 64, 26, &names, &extra);
+    let waiting = format!(
+        "Waiting for {} to {}.",
+        s.to_act_name.as_deref().unwrap_or("nobody"),
+        s.action.as_str()
+    );
+    svg.text(20, y + 4, 13, "start", INK, &waiting);
+    svg.finish(title, &waiting)
 }
 
 /// Audits one file; never fails, the fault is in the report.

@@ -1,8 +1,11 @@
 //! `starry mail` and `--mail`: the turn mail to whoever must act next.
 //!
-//! A turn mail carries the whole log twice — attached as `GAME-ID.jsonl` and
-//! armored at the end of the text — and, for people, the public view of the
-//! game and the exact commands to run. It is written from the log alone:
+//! After every entry, the player who must act next gets a turn mail and
+//! every other player a short report (unless they joined with
+//! `--notify turn`). Each mail carries, once, the entries its recipient
+//! lacks — everything after their own last entry — and, for people, what
+//! happened since then in words, the board as a picture, the public view
+//! and the exact commands to run. All mails of a game form one thread. It is written from the log alone:
 //! the sender's program never puts anyone's secret into it, not even the
 //! recipient's own face-down tokens (the sender cannot know them; the
 //! recipient's `starry view` shows them).
@@ -15,14 +18,15 @@ use crate::text::wrap;
 use std::path::Path;
 
 use super::report::{MailReport, RetriedReport, RetryReport, SentMailReport, UnsentMailReport};
-use super::{Output, short_id, status_of, status_text};
+use super::{Output, history, short_id, status_of, status_text};
 use crate::crypto::identity::{self, Identity, IdentityError};
 use crate::error::{Error, Result};
 use crate::games::{Game, Seat};
-use crate::log::replay::read_genesis;
+use crate::log::entry::Notify;
+use crate::log::replay::{read_genesis, split_lines};
 use crate::log::{Action, Replay, file};
 use crate::mail::transport::TransportKind;
-use crate::mail::{MailConfig, MailError, Sent, TurnMail, body_with_armor, compose};
+use crate::mail::{MailConfig, MailError, Sent, TurnMail, compose};
 use crate::text;
 use crate::with_game;
 
@@ -30,11 +34,11 @@ use crate::with_game;
 /// is written; the mail is kept in the pending folder).
 pub const NOT_SENT: i32 = 5;
 
-/// `starry mail FILE [--to-all]`.
-pub fn mail_file(path: &Path, to_all: bool) -> Result<Output> {
+/// `starry mail FILE [--to-all] [--full]`.
+pub fn mail_file(path: &Path, how: Sending) -> Result<Output> {
     let home = identity::home_dir()?;
     let cfg = crate::mail::load(&home).map_err(|e| Error::Usage(e.to_string()))?;
-    let report = send_log(path, &cfg, &home, to_all)?;
+    let report = send_log(path, &cfg, &home, how)?;
     let mut out = Output::new(report_text(&report, &cfg), &report);
     if let Some(w) = failure_text(&report) {
         out.warning = Some(w);
@@ -52,7 +56,7 @@ pub fn after_entry(path: &Path, cfg: &MailConfig, out: &mut Output) {
     let home = identity::home_dir();
     let result = home
         .map_err(Error::from)
-        .and_then(|home| send_log(path, cfg, &home, false));
+        .and_then(|home| send_log(path, cfg, &home, Sending::default()));
     let report = match result {
         Ok(report) => report,
         Err(e) => MailReport {
@@ -79,6 +83,18 @@ pub fn after_entry(path: &Path, cfg: &MailConfig, out: &mut Output) {
         out.code = NOT_SENT;
     }
     out.json["mail"] = serde_json::to_value(&report).expect("reports serialise");
+}
+
+/// `starry remind FILE`: the current turn mail again, to the player the
+/// game waits for.
+pub fn remind(path: &Path) -> Result<Output> {
+    mail_file(
+        path,
+        Sending {
+            remind: true,
+            ..Sending::default()
+        },
+    )
 }
 
 /// `starry mail --retry`.
@@ -225,13 +241,25 @@ fn sender(cfg: &MailConfig, home: &Path) -> Result<(String, String, Option<Ident
     Ok((id.name.clone(), id.email.clone(), Some(id)))
 }
 
-fn send_log(path: &Path, cfg: &MailConfig, home: &Path, to_all: bool) -> Result<MailReport> {
+fn send_log(path: &Path, cfg: &MailConfig, home: &Path, how: Sending) -> Result<MailReport> {
     let bytes = file::read(path)?;
     let (g, _) = read_genesis(&bytes).map_err(|fault| Error::Log {
         path: path.into(),
         fault,
     })?;
-    with_game!(g.game.as_str(), G => send_game::<G>(path, &bytes, cfg, home, to_all))
+    with_game!(g.game.as_str(), G => send_game::<G>(path, &bytes, cfg, home, how))
+}
+
+/// What `starry mail` was asked for.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sending {
+    /// Report to every other player, even those who asked for turns only.
+    pub to_all: bool,
+    /// Carry the whole log, not only the entries each recipient lacks.
+    pub full: bool,
+    /// A reminder (`starry remind`): only to the awaited player, saying
+    /// since when, with a Message-ID of its own.
+    pub remind: bool,
 }
 
 /// Who gets a mail, and as what.
@@ -239,7 +267,7 @@ fn send_log(path: &Path, cfg: &MailConfig, home: &Path, to_all: bool) -> Result<
 enum Role {
     /// Must write the next entry.
     Act(Action),
-    /// Another player, for information (`--to-all`).
+    /// Another player: a short report of the move.
     Info,
     /// The game is over.
     Over,
@@ -250,9 +278,9 @@ fn send_game<G: Game>(
     bytes: &[u8],
     cfg: &MailConfig,
     home: &Path,
-    to_all: bool,
+    how: Sending,
 ) -> Result<MailReport> {
-    let r = Replay::<G>::from_bytes(bytes).map_err(|fault| Error::Log {
+    let (r, events) = history::tell::<G>(bytes).map_err(|fault| Error::Log {
         path: path.into(),
         fault,
     })?;
@@ -274,7 +302,24 @@ fn send_game<G: Game>(
 
     let (action, who) = r.expected();
     let mut targets: Vec<(Seat, Role)> = Vec::new();
-    if r.is_over() {
+    if how.remind {
+        match who {
+            Some(w) if !r.is_over() && Some(w) == me => {
+                return Err(Error::Usage(format!(
+                    "the game waits for you ({}): there is nobody to remind. Next: {}",
+                    action.as_str(),
+                    next_command(&r, action, &id16)
+                )));
+            }
+            Some(w) if !r.is_over() => targets.push((w, Role::Act(action))),
+            _ => {
+                return Err(Error::Usage(format!(
+                    "{}: the game is over; there is nobody to remind",
+                    path.display()
+                )));
+            }
+        }
+    } else if r.is_over() {
         targets.extend(
             (0..r.seat_count())
                 .filter(|&s| Some(s) != me)
@@ -290,33 +335,97 @@ fn send_game<G: Game>(
         } else {
             targets.push((w, Role::Act(action)));
         }
-        if to_all {
-            targets.extend(
-                (0..r.seat_count())
-                    .filter(|&s| Some(s) != me && s != w)
-                    .map(|s| (s, Role::Info)),
-            );
-        }
+        // The others hear of the move, unless they asked for their turns
+        // only; a seat that has not joined yet has asked nothing.
+        targets.extend(
+            (0..r.seat_count())
+                .filter(|&s| Some(s) != me && s != w)
+                .filter(|&s| {
+                    how.to_all || (r.seats[s].key.is_some() && r.seats[s].notify == Notify::All)
+                })
+                .map(|s| (s, Role::Info)),
+        );
     }
 
     let public = public_text(&r);
+    // The board as everybody may see it: the spectator view, so that no
+    // secret can reach a mail.
+    let picture = match &r.state {
+        Some(state) => {
+            let svg = G::render_svg(&G::view(state, None, None), &r.names());
+            Some(
+                crate::picture::png::render_with(&svg, crate::picture::png::MAIL)
+                    .map_err(Error::Other)?,
+            )
+        }
+        None => None,
+    };
+    let thread = Thread::of(&r);
+    let lines = split_lines(bytes).map_err(|fault| Error::Log {
+        path: path.into(),
+        fault,
+    })?;
     for (seat, role) in targets {
         let to = &r.genesis.seats[seat];
-        let subject = subject::<G>(&r, &id16, seat, role);
-        let text = body_text::<G>(&r, &id16, seat, role, &public);
+        let since = history::since_last_entry_of(&events, seat);
+        // What the recipient lacks: everything after their own last entry
+        // (they wrote it, so they hold the log up to there).
+        let from_entry = match (how.full, since.first()) {
+            (false, Some(e)) if e.entry > 0 => e.entry as usize,
+            _ => 0,
+        };
+        let log = crate::log::replay::split_at_entry(bytes, &lines, from_entry)
+            .1
+            .to_vec();
+        let log_file_name = if from_entry == 0 {
+            format!("{id16}.jsonl")
+        } else {
+            format!("{id16}-{from_entry}-{}.jsonl", lines.len() - 1)
+        };
+        let subject = subject::<G>(&id16, role);
+        let text = body_text::<G>(
+            &r,
+            &id16,
+            seat,
+            role,
+            &public,
+            since,
+            how,
+            &log_file_name,
+            from_entry,
+        );
+        let html = body_html::<G>(
+            &r,
+            &id16,
+            seat,
+            role,
+            since,
+            how,
+            picture.is_some(),
+            &thread,
+            &log_file_name,
+        );
         let mail = TurnMail {
             from_name: from_name.clone(),
             from_email: from_email.clone(),
             to_name: to.name.clone(),
             to_email: to.email.clone(),
             subject: subject.clone(),
-            body_text: body_with_armor(&text, bytes),
-            log_file_name: format!("{id16}.jsonl"),
-            log: bytes.to_vec(),
+            body_text: text,
+            body_html: Some(html),
+            picture: picture.clone(),
+            picture_id: thread.picture_id(r.len() - 1),
+            message_id: Some(thread.message_id(r.len() - 1, seat, how.remind)),
+            references: thread.references(r.len() - 1, seat),
+            log_file_name,
+            log,
         };
-        let result = compose(&mail).and_then(|msg| crate::mail::send(cfg, home, &msg));
+        let result = compose(&mail).and_then(|msg| {
+            let size = crate::mail::to_eml(&msg).len();
+            crate::mail::send(cfg, home, &msg).map(|sent| (sent, size))
+        });
         match result {
-            Ok(sent) => report.sent.push(SentMailReport {
+            Ok((sent, size)) => report.sent.push(SentMailReport {
                 to: to.email.clone(),
                 to_name: to.name.clone(),
                 subject,
@@ -331,6 +440,8 @@ fn send_game<G: Game>(
                     Sent::Outbox { path } => Some(path.display().to_string()),
                     _ => None,
                 },
+                bytes: size as u64,
+                entries_from: from_entry as u64,
             }),
             Err(e) => report.failed.push(UnsentMailReport {
                 to: Some(to.email.clone()),
@@ -350,7 +461,71 @@ fn send_game<G: Game>(
     Ok(report)
 }
 
-/// What is asked of someone who must act, for a subject line.
+/// The identifiers that make one game one thread in every mail program:
+/// each mail's Message-ID is derived from the game, the entry and the
+/// recipient (so every program computes the same one), and every mail
+/// refers to the game's root and to the mail about the entry before.
+/// The domain is the game creator's, the same for every sender.
+struct Thread {
+    id16: String,
+    domain: String,
+}
+
+impl Thread {
+    fn of<G: Game>(r: &Replay<G>) -> Thread {
+        let creator = &r.genesis.seats[0].email;
+        let domain = creator
+            .rsplit_once('@')
+            .map(|(_, d)| d.to_ascii_lowercase())
+            .filter(|d| {
+                !d.is_empty()
+                    && d.len() <= 100
+                    && d.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+            })
+            .unwrap_or_else(|| "starry.invalid".into());
+        Thread {
+            id16: short_id(&r.game_id),
+            domain,
+        }
+    }
+
+    /// The thread's root, which every mail refers to (it is never sent
+    /// itself: mail programs thread by a shared ancestor all the same).
+    fn root(&self) -> String {
+        format!("starry.{}@{}", self.id16, self.domain)
+    }
+
+    /// The mail about `entry` to `seat`; a reminder gets an id of its own
+    /// (a program that saw the same id twice would drop the second).
+    fn message_id(&self, entry: u64, seat: Seat, remind: bool) -> String {
+        let reminder = if remind {
+            format!(".reminder-{}", chrono::Utc::now().timestamp())
+        } else {
+            String::new()
+        };
+        format!(
+            "starry.{}.{entry}.{}{reminder}@{}",
+            self.id16,
+            seat + 1,
+            self.domain
+        )
+    }
+
+    fn references(&self, entry: u64, seat: Seat) -> Vec<String> {
+        let mut refs = vec![self.root()];
+        if entry > 1 {
+            refs.push(self.message_id(entry - 1, seat, false));
+        }
+        refs
+    }
+
+    fn picture_id(&self, entry: u64) -> String {
+        format!("board.{}.{entry}@{}", self.id16, self.domain)
+    }
+}
+
+/// What is asked of someone who must act, in a sentence.
 fn asked(action: Action) -> &'static str {
     match action {
         Action::Join => "please join the game",
@@ -361,29 +536,19 @@ fn asked(action: Action) -> &'static str {
     }
 }
 
-/// `[starry] starry-sky 3f2a9c1e: entry 17 — Ben, your move`
-///
-/// Every piece taken from the log is made [`text::inline`]: a name cannot
-/// add a header line (compose does it again for the whole subject).
-fn subject<G: Game>(r: &Replay<G>, id16: &str, seat: Seat, role: Role) -> String {
-    let name = text::inline(&r.genesis.seats[seat].name);
-    let entry = r.len() - 1;
-    let what = match role {
-        Role::Act(a) => format!("{name}, {}", asked(a)),
-        Role::Info => {
-            let (a, who) = r.expected();
-            let w = who.map_or("nobody".into(), |w| {
-                text::inline(&r.genesis.seats[w].name).into_owned()
-            });
-            format!("waiting for {w} to {} (for your information)", a.as_str())
-        }
-        Role::Over => "the game is over: final standings".into(),
-    };
-    format!(
-        "[starry] {} {}: entry {entry} — {what}",
-        G::NAME,
+/// `[starry] Starry Sky 3f2a9c1e — your turn`, the same for every mail of
+/// a game: mail programs that thread by subject (as Gmail does) keep the
+/// game together. Reports and the final mail are replies in that thread.
+fn subject<G: Game>(id16: &str, role: Role) -> String {
+    let base = format!(
+        "[starry] {} {} — your turn",
+        history::title(G::NAME),
         &id16[..8]
-    )
+    );
+    match role {
+        Role::Act(_) => base,
+        Role::Info | Role::Over => format!("Re: {base}"),
+    }
 }
 
 /// The move notation for the "what to do now" lines: the game's, for the
@@ -424,56 +589,73 @@ fn public_text<G: Game>(r: &Replay<G>) -> String {
     t
 }
 
-/// The text part. Names and the summary come from the log and are made
+/// The first lines of a mail: what is asked of the recipient, or whom the
+/// game waits for.
+fn headline<G: Game>(r: &Replay<G>, id16: &str, role: Role, how: Sending) -> Vec<String> {
+    let mut out = Vec::new();
+    let title = history::title(G::NAME);
+    if how.remind {
+        out.push(format!(
+            "A reminder: the game has waited for you since {} (entry {}).",
+            history::short_time(&r.entries.last().map(|e| e.time.clone()).unwrap_or_default()),
+            r.len() - 1
+        ));
+    }
+    out.push(match role {
+        Role::Act(a) => format!("It is your turn in {title} {}: {}.", &id16[..8], asked(a)),
+        Role::Info => {
+            let (a, who) = r.expected();
+            format!(
+                "Nothing to do for you now in {title} {}: {} must {} next.",
+                &id16[..8],
+                who.map_or("nobody".into(), |w| r.name(w)),
+                a.as_str()
+            )
+        }
+        Role::Over => format!("{title} {} is over.", &id16[..8]),
+    });
+    out
+}
+
+/// The text part. Names and summaries come from the log and are made
 /// [`text::inline`] where they are inserted, so none can fake a line of the
 /// instructions; compose makes the whole text [`text::terminal`].
-fn body_text<G: Game>(r: &Replay<G>, id16: &str, seat: Seat, role: Role, public: &str) -> String {
+#[allow(clippy::too_many_arguments)]
+fn body_text<G: Game>(
+    r: &Replay<G>,
+    id16: &str,
+    seat: Seat,
+    role: Role,
+    public: &str,
+    since: &[history::Event],
+    how: Sending,
+    log_name: &str,
+    from_entry: usize,
+) -> String {
     // Whether the game has face-down things the mail must say it leaves out.
     let hides = !G::hidden_values().is_empty();
     let to = &r.genesis.seats[seat];
-    let last = r.entries.last().expect("a log has a genesis");
-    let by = text::inline(&r.genesis.seats[last.author].name);
-    let entry = r.len() - 1;
     let mut t = format!("Hello {},\n\n", text::inline(&to.name));
-    t.push_str(&format!(
-        "{by} wrote entry {entry} of your {} game {id16}: {}.\n",
-        G::NAME,
-        text::inline(&last.summary)
-    ));
-    let save = "1. Save this mail as a file, say turn.eml (in most mail programs: \
-                \"Save as\", \"Download message\" or \"Show original\", then save). If \
-                you cannot, copy the block from the line -----BEGIN STARRY LOG----- to \
-                the line -----END STARRY LOG----- at the end of this mail into a file \
-                and use that file instead (or run `starry ingest`, paste the block and \
-                press Ctrl-D).\n";
-    t.push_str(&match role {
-        Role::Act(a) => format!("It is your turn: {}.\n", asked(a)),
-        Role::Info => {
-            let (a, who) = r.expected();
-            wrap(
-                &format!(
-                    "Nothing to do for you now: {} must {} next. This mail keeps your copy \
-                     of the game up to date.\n",
-                    who.map_or("nobody".into(), |w| {
-                        text::inline(&r.genesis.seats[w].name).into_owned()
-                    }),
-                    a.as_str()
-                ),
-                WIDTH,
-                "",
-            )
-        }
-        Role::Over => "The game is over.\n".into(),
-    });
+    for line in headline(r, id16, role, how) {
+        t.push_str(&wrap(&format!("{line}\n"), WIDTH, ""));
+        t.push('\n');
+    }
+    t.push_str(&history::since_text(since, id16));
     t.push_str("\nWhat to do now\n--------------\n");
-    t.push_str(&wrap(save, WIDTH, "   "));
+    let save = format!(
+        "1. Save the attached file {log_name}, or this whole mail as a file, say turn.eml \
+         (in most mail programs: \"Save as\", \"Download message\" or \"Show original\").\n"
+    );
+    t.push_str(&wrap(&save, WIDTH, "   "));
     t.push_str(&wrap(
         "2. Take it in. This verifies every entry and brings your copy of the game up to \
          date; it refuses anything that does not continue your copy:\n",
         WIDTH,
         "   ",
     ));
-    t.push_str("     starry ingest turn.eml\n");
+    t.push_str(&format!(
+        "     starry ingest {log_name}      (or turn.eml)\n"
+    ));
     match role {
         Role::Act(a) => {
             t.push_str(&format!(
@@ -513,20 +695,16 @@ fn body_text<G: Game>(r: &Replay<G>, id16: &str, seat: Seat, role: Role, public:
     t.push('\n');
     t.push_str(&wrap(
         &format!(
-            "Here {id16} stands for your copy of the game, which `starry ingest` keeps in \
-             your games directory: $STARRY_HOME/games/ (by default ~/.config/starry/games/) \
-             {}.jsonl. For a copy elsewhere, give its path instead, and `--into FILE` to \
-             `starry ingest`.\n",
-            hex::encode(r.game_id)
+            "({id16} names your copy of the game in $STARRY_HOME/games/; for a copy \
+             elsewhere, give its path, and `--into FILE` to `starry ingest`.)\n"
         ),
         WIDTH,
         "",
     ));
     t.push_str(&wrap(
         if hides {
-            "\nThe game now, in the public view: face-down tokens are not shown, not even \
-             yours, since this mail is written without anyone's secrets (`starry view` shows \
-             you yours).\n"
+            "\nThe game now, as everybody sees it (this mail knows nobody's secrets, so \
+             your face-down tokens are hidden too; `starry view` shows them):\n"
         } else {
             "\nThe game now:\n"
         },
@@ -536,15 +714,83 @@ fn body_text<G: Game>(r: &Replay<G>, id16: &str, seat: Seat, role: Role, public:
     t.push('\n');
     t.push_str(public.trim_end());
     t.push_str("\n\n");
-    t.push_str(&wrap(
-        &format!(
-            "The whole log is attached ({id16}.jsonl) and is also in the block below, in \
-             case your mail program loses the attachment.\n"
-        ),
-        WIDTH,
-        "",
-    ));
+    t.push_str(&wrap(&carried(r, from_entry, log_name), WIDTH, ""));
     t
+}
+
+/// What the attachment holds, and what to do if it is not enough.
+fn carried<G: Game>(r: &Replay<G>, from_entry: usize, log_name: &str) -> String {
+    let last = r.len() - 1;
+    if from_entry == 0 {
+        format!("The attached {log_name} is the whole log (entries 0 to {last}).\n")
+    } else {
+        format!(
+            "The attached {log_name} holds entries {from_entry} to {last}: those written since \
+             your last entry, which your copy lacks. If `starry ingest` says that it needs a \
+             full copy, ask the sender to run `starry mail GAME --full`.\n"
+        )
+    }
+}
+
+/// The HTML part: the same as the text, with the board drawn (the PNG
+/// travels inline in the mail, `cid:`, since many mail programs show no
+/// SVG). Everything from the log is escaped; no style sheet, no script, no
+/// remote image.
+#[allow(clippy::too_many_arguments)]
+fn body_html<G: Game>(
+    r: &Replay<G>,
+    id16: &str,
+    seat: Seat,
+    role: Role,
+    since: &[history::Event],
+    how: Sending,
+    picture: bool,
+    thread: &Thread,
+    log_name: &str,
+) -> String {
+    use crate::picture::esc;
+    let to = &r.genesis.seats[seat];
+    let mut h = String::from(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n\
+         <body style=\"font-family:'DejaVu Sans',Verdana,sans-serif;color:#1a1a1a\">\n",
+    );
+    h.push_str(&format!("<p>Hello {},</p>\n", esc(&to.name)));
+    for line in headline(r, id16, role, how) {
+        h.push_str(&format!("<p><strong>{}</strong></p>\n", esc(&line)));
+    }
+    if !since.is_empty() {
+        h.push_str("<p>Since your last entry:</p>\n<ol>\n");
+        let skip = since.len().saturating_sub(history::SINCE_MAX);
+        for e in &since[skip..] {
+            h.push_str(&format!(
+                "<li value=\"{}\">{}</li>\n",
+                e.entry,
+                esc(&e.text)
+            ));
+        }
+        h.push_str("</ol>\n");
+    }
+    if picture {
+        h.push_str(&format!(
+            "<p><img src=\"cid:{}\" alt=\"The game after entry {}, as everybody sees it\" \
+             style=\"max-width:100%\"></p>\n",
+            esc(&thread.picture_id(r.len() - 1)),
+            r.len() - 1
+        ));
+    }
+    if let Role::Act(a) = role {
+        h.push_str(&format!(
+            "<p>Take in the attached log, then act:</p>\n<pre>starry ingest {}\n\
+             starry view {id16}\n{}</pre>\n",
+            esc(log_name),
+            esc(&next_command(r, a, id16))
+        ));
+    }
+    h.push_str(
+        "<p style=\"color:#555\">The text part of this mail has the position in words and \
+         every step; the attached file is the log.</p>\n</body></html>\n",
+    );
+    h
 }
 
 /// Width of the mail's paragraphs.

@@ -4,7 +4,9 @@
 
 pub mod act;
 pub mod demo;
+pub mod games;
 pub mod git;
+pub mod history;
 pub mod ingest;
 pub mod inspect;
 pub mod mail;
@@ -32,6 +34,9 @@ pub struct Output {
     pub code: i32,
     /// What went wrong after the main work was done, for standard error.
     pub warning: Option<String>,
+    /// Bytes to write to standard output as they are, instead of `text`
+    /// (a picture); `--json` still prints `json`.
+    pub bytes: Option<Vec<u8>>,
 }
 
 impl Output {
@@ -41,6 +46,7 @@ impl Output {
             json: serde_json::to_value(report).expect("reports serialise"),
             code: 0,
             warning: None,
+            bytes: None,
         }
     }
 }
@@ -104,7 +110,7 @@ pub fn run(cli: Cli) -> Result<Output> {
             let after = a.after;
             then(after, || act::new_game(&a))
         }
-        Command::Join(a) => act_then(&a.file, a.after, act::Do::Join, false),
+        Command::Join(a) => act_then(&a.file, a.after, act::Do::Join(a.notify.into()), false),
         Command::Ready(a) => act_then(&a.file, a.after, act::Do::Ready, false),
         Command::Play(a) => {
             let what = match (a.auto, a.r#move) {
@@ -131,12 +137,28 @@ pub fn run(cli: Cli) -> Result<Output> {
             act_then(&a.file, a.after, what, a.dry_run)
         }
         Command::Reveal(a) => act_then(&a.file, a.after, act::Do::Reveal, false),
-        Command::Resign(a) => act_then(&a.file, a.after, act::Do::Resign, false),
+        Command::Resign(a) => {
+            let path = log_path(&a.file)?;
+            if !a.yes {
+                // Whatever would refuse the resignation (not your turn, the
+                // game over) is said before the question, not after it.
+                act::act_file(&path, act::Do::Resign, true)?;
+                confirm_resignation(&path, &a.file)?;
+            }
+            then(a.after, || act::act_file(&path, act::Do::Resign, false))
+        }
         Command::Abandon(a) => act_then(&a.file, a.after, act::Do::Abandon, false),
         Command::Countersign(a) => act_then(&a.file, a.after, act::Do::Countersign, false),
         Command::Mail(a) => match (a.retry, &a.file) {
             (true, _) => mail::retry_pending(),
-            (false, Some(f)) => mail::mail_file(&log_path(f)?, a.to_all),
+            (false, Some(f)) => mail::mail_file(
+                &log_path(f)?,
+                mail::Sending {
+                    to_all: a.to_all,
+                    full: a.full,
+                    remind: false,
+                },
+            ),
             (false, None) => Err(Error::Usage(
                 "give the game log to mail (a file or a game id), or --retry to send what is pending"
                     .into(),
@@ -144,11 +166,73 @@ pub fn run(cli: Cli) -> Result<Output> {
         },
         Command::Ingest(a) => ingest::ingest(a.input.as_deref(), a.into.as_deref()),
         Command::Status(f) => inspect::status(&log_path(&f.file)?),
-        Command::View(a) => inspect::view(&log_path(&a.file)?, a.at, a.spectator),
+        Command::View(a) => inspect::view(&log_path(&a.file)?, &a),
+        Command::History(a) => history::history(&log_path(&a.file)?, a.since_mine),
+        Command::Games => games::list(),
+        Command::Remind(f) => mail::remind(&log_path(&f.file)?),
+        Command::Completions { shell } => Ok(completions(shell)),
+        Command::Man => man(),
         Command::Audit(a) => inspect::audit(&a.files),
         Command::Rules(r) => rules::run(r),
         Command::Demo(a) => demo::run(&a),
     }
+}
+
+/// Asks on the terminal before a resignation, which cannot be taken back.
+/// Without a terminal there is nobody to ask: `--yes` is needed.
+/// `given` is the FILE argument as the player typed it (a file or a game
+/// id), for the command to run instead.
+fn confirm_resignation(path: &Path, given: &Path) -> Result<()> {
+    use std::io::{BufRead, IsTerminal, Read, Write};
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        let file = inline(&given.display().to_string()).into_owned();
+        let file = if file.contains(char::is_whitespace) {
+            format!("\"{file}\"")
+        } else {
+            file
+        };
+        return Err(Error::Usage(format!(
+            "resigning ends the game for you and cannot be undone, and there is no terminal to \
+             ask you; to confirm, run `starry resign {file} --yes`. Nothing was written"
+        )));
+    }
+    eprint!(
+        "Resign {}? The game ends with you placed last; this cannot be undone. [y/N] ",
+        inline(&crate::error::shown_path(path))
+    );
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    stdin
+        .lock()
+        .take(64)
+        .read_line(&mut answer)
+        .map_err(|e| Error::io("cannot read the answer from", "the terminal", e))?;
+    if matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+        Ok(())
+    } else {
+        Err(Error::Usage("not resigned: nothing was written".into()))
+    }
+}
+
+/// `starry completions SHELL`.
+fn completions(shell: clap_complete::Shell) -> Output {
+    use clap::CommandFactory;
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "starry", &mut buf);
+    let text = String::from_utf8_lossy(&buf).trim_end().to_string();
+    Output::new(text, &serde_json::json!({ "shell": shell.to_string() }))
+}
+
+/// `starry man`.
+fn man() -> Result<Output> {
+    use clap::CommandFactory;
+    let mut buf = Vec::new();
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut buf)
+        .map_err(|e| Error::Other(format!("cannot render the manual page: {e}")))?;
+    let text = String::from_utf8_lossy(&buf).trim_end().to_string();
+    Ok(Output::new(text, &serde_json::json!({ "format": "roff" })))
 }
 
 /// A writing command, then what `--mail` and `--git-commit` ask for.
@@ -196,6 +280,33 @@ pub fn games_dir(home: &Path) -> PathBuf {
 /// `HOME/games/GAME-ID.jsonl`.
 pub fn game_path(home: &Path, game_id: &crate::crypto::Hash) -> PathBuf {
     games_dir(home).join(format!("{}.jsonl", hex::encode(game_id)))
+}
+
+/// Makes a log kept outside the games directory findable by its id:
+/// `HOME/games/GAME-ID.jsonl` becomes a symbolic link to it, unless that
+/// name is taken. Then `starry games` lists it, a game id names it, and
+/// `starry ingest` continues it with the entries a turn mail carries.
+/// Best effort: a failure only means the player names the file by path.
+pub fn remember_game(home: &Path, game_id: &str, path: &Path) {
+    if game_id.len() != 64 || !game_id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return;
+    }
+    let dir = games_dir(home);
+    let link = dir.join(format!("{game_id}.jsonl"));
+    if std::fs::symlink_metadata(&link).is_ok() {
+        return;
+    }
+    let Ok(target) = std::fs::canonicalize(path) else {
+        return;
+    };
+    if target.parent() == std::fs::canonicalize(&dir).ok().as_deref() {
+        return;
+    }
+    #[cfg(unix)]
+    {
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::os::unix::fs::symlink(&target, &link);
+    }
 }
 
 /// The short game id shown to people and accepted in place of a file name
@@ -392,11 +503,14 @@ pub fn status_text(s: &StatusReport) -> String {
                     .map(|&b| inline(&s.seats[b as usize - 1].name).into_owned())
                     .collect();
             out.push_str(&format!(
-                "{} claimed that {who} stopped answering (awaited since entry {}); {} more \
-                 claim(s) end the game with {who} placed last. An entry by {who} answers the claims.\n",
+                "{} claimed that {who} stopped answering (awaited since entry {}); {} \
+                 the game with {who} placed last. An entry by {who} answers the claims.\n",
                 by.join(", "),
                 c.awaited,
-                c.missing
+                match c.missing {
+                    1 => "1 more claim ends".to_string(),
+                    n => format!("{n} more claims end"),
+                }
             ));
         }
     }

@@ -209,6 +209,10 @@ pub struct SentMailReport {
     pub detail: String,
     /// The `.eml` file written (outbox transport).
     pub path: Option<String>,
+    /// The mail's size on the wire, in bytes.
+    pub bytes: u64,
+    /// The first entry the attached log carries (0: the whole log).
+    pub entries_from: u64,
 }
 
 /// One mail that could not be sent.
@@ -361,8 +365,11 @@ pub struct RulesList {
 /// `starry demo`.
 #[derive(Serialize, JsonSchema, Debug)]
 pub struct DemoReport {
-    /// Where the log and identities were (deleted unless --keep).
+    /// Where the log, its pictures and the identities are (kept).
     pub dir: String,
+    /// The final position as a picture (PNG) and as a page (HTML), in `dir`.
+    pub picture: String,
+    pub page: String,
     pub entries: u64,
     pub moves: u64,
     pub audit: AuditFileReport,

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -32,47 +32,132 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Create or show your identity (one secret file; back it up).
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  \
+                      starry id new --name Anna --email anna@example.org\n  \
+                      starry id show"
+    )]
     Id(IdCommand),
     /// Start a game; you are the first listed player.
     New(Box<NewArgs>),
     /// Join a game you are seated in (writes your join entry).
-    Join(ActArgs),
+    #[command(after_help = "Examples:\n  \
+                            starry join game.jsonl\n  \
+                            starry join 1a2b3c4d --notify turn --mail   (a game received by mail, by its id)")]
+    Join(JoinArgs),
     /// Contribute your share of the setup randomness (after everyone has joined).
+    #[command(after_help = "Examples:\n  \
+                            starry ready game.jsonl\n  \
+                            starry ready 1a2b3c4d --mail")]
     Ready(ActArgs),
     /// Whose turn it is, what they must do, and since when.
+    #[command(after_help = "Examples:\n  \
+                            starry status game.jsonl\n  \
+                            starry status 1a2b3c4d --json")]
     Status(FileArg),
     /// Show the game: your view (with your own face-down tokens) or, without an identity, the spectator view.
+    #[command(after_help = "Examples:\n  \
+                            starry view game.jsonl\n  \
+                            starry view game.jsonl --at 12 --spectator\n  \
+                            starry view game.jsonl --format svg --out game.svg")]
     View(ViewArgs),
     /// Make your move, e.g. `starry play game.jsonl "10 leo:3"` (Starry Sky), `"A-C"` (Starry Night)
     /// or `"corner1 f8 r90"` (Star Map).
+    #[command(after_help = "Examples:\n  \
+                            starry play game.jsonl \"10 leo:3\"                (Starry Sky: token, then star)\n  \
+                            starry play night.jsonl A-C --dry-run            (Starry Night: an edge; writes nothing)\n  \
+                            starry play map.jsonl \"corner1 f8 r90\" --mail    (Star Map: disc, square, rotation)\n\
+                            Case and spacing do not matter. A move that does not read is refused with exit 2 and the\n\
+                            form a move takes; one that reads but breaks a rule, with exit 20.")]
     Play(PlayArgs),
     /// Reveal your face-down tokens on a completed board when asked.
+    #[command(after_help = "Examples:\n  \
+                            starry reveal game.jsonl\n  \
+                            starry reveal 1a2b3c4d --mail")]
     Reveal(ActArgs),
     /// Give up; the game ends and you are placed last (your face-down tokens are turned over).
-    Resign(ActArgs),
+    #[command(after_help = "Examples:\n  \
+                            starry resign game.jsonl         (asks first, on the terminal)\n  \
+                            starry resign game.jsonl --yes   (in a script: no question)")]
+    Resign(ResignArgs),
     /// Claim that the player the game waits for has stopped answering. Once every other
     /// player has claimed it, the game ends with that player placed last; an entry from
     /// them before that answers the claims.
+    #[command(after_help = "Examples:\n  \
+                            starry abandon game.jsonl\n  \
+                            starry abandon 1a2b3c4d --mail")]
     Abandon(ActArgs),
     /// Sign the final entry of a finished game, confirming the result.
+    #[command(after_help = "Examples:\n  \
+                            starry countersign game.jsonl\n  \
+                            starry countersign 1a2b3c4d --mail")]
     Countersign(ActArgs),
     /// Mail the log to whoever must act next (or `--retry` what could not be sent).
     Mail(MailArgs),
     /// Take a received turn mail (or a pasted armored block): verify it and fast-forward your copy.
+    #[command(after_help = "Examples:\n  \
+                            starry ingest turn.eml\n  \
+                            starry ingest < message.txt\n  \
+                            starry ingest turn.eml --into game.jsonl")]
     Ingest(IngestArgs),
     /// Verify logs from first to last entry and reproduce the standings.
+    #[command(after_help = "Examples:\n  \
+                            starry audit game.jsonl\n  \
+                            starry audit examples/games/*.jsonl --json")]
     Audit(AuditArgs),
     /// The offline referee: list games and variants, score a position, replay a list of actions.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  \
+                      starry rules list\n  \
+                      starry rules score --game starry-sky position.json\n  \
+                      starry rules replay starry-sky examples/referee/starry-sky.json"
+    )]
     Rules(RulesCommand),
+    /// Tell the whole game in words, entry by entry: who did what, and what it scored.
+    #[command(after_help = "Examples:\n  \
+                            starry history game.jsonl\n  \
+                            starry history 1a2b3c4d --since-mine")]
+    History(HistoryArgs),
+    /// List the games in your games directory: game, players, whose turn, waiting since.
+    #[command(after_help = "Examples:\n  \
+                            starry games\n  \
+                            starry games --json")]
+    Games,
+    /// Mail the current turn again to the player everybody is waiting for, saying since when.
+    #[command(after_help = "Examples:\n  \
+                            starry remind game.jsonl\n  \
+                            starry remind 1a2b3c4d")]
+    Remind(FileArg),
     /// Play a whole game with throwaway identities in a temporary directory.
+    #[command(after_help = "Examples:\n  \
+                            starry demo\n  \
+                            starry demo starry-night\n  \
+                            starry demo star-map --players 4 --dir star-map-demo")]
     Demo(DemoArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "Examples:\n  \
+                            starry completions bash > ~/.local/share/bash-completion/completions/starry\n  \
+                            starry completions zsh > ~/.zfunc/_starry\n  \
+                            starry completions fish > ~/.config/fish/completions/starry.fish")]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff; e.g. `starry man > starry.1 && man ./starry.1`).
+    #[command(after_help = "Examples:\n  \
+                            starry man > starry.1 && man ./starry.1\n  \
+                            starry man | gzip > ~/.local/share/man/man1/starry.1.gz")]
+    Man,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum IdCommand {
     /// Create your identity (never overwrites one).
+    #[command(after_help = "Examples:\n  \
+                            starry id new --name Anna --email anna@example.org\n  \
+                            STARRY_HOME=~/anna starry id new --name Anna --email anna@example.org")]
     New {
         #[arg(long)]
         name: String,
@@ -81,6 +166,9 @@ pub enum IdCommand {
     },
     /// Show your name, e-mail and public key (never the secret), and the line a game's
     /// creator pastes into `--players` to pin your seat to your key.
+    #[command(after_help = "Examples:\n  \
+                            starry id show\n  \
+                            starry id show --json")]
     Show,
 }
 
@@ -110,6 +198,39 @@ pub struct ActArgs {
     pub after: AfterArgs,
 }
 
+/// Which mails a player wants while others play.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Notify {
+    /// A mail when it is your turn, and a short report of every other move.
+    #[default]
+    All,
+    /// A mail only when it is your turn.
+    Turn,
+}
+
+#[derive(Args, Debug)]
+pub struct JoinArgs {
+    /// The game log (a .jsonl file, or the id of a game in your games directory).
+    pub file: PathBuf,
+    /// Which mails you want from the others' programs: `all` (your turns and a short report
+    /// of every other move) or `turn` (only your turns). Recorded in your join entry.
+    #[arg(long, value_enum, default_value_t = Notify::All)]
+    pub notify: Notify,
+    #[command(flatten)]
+    pub after: AfterArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ResignArgs {
+    /// The game log (a .jsonl file, or the id of a game in your games directory).
+    pub file: PathBuf,
+    /// Do not ask for confirmation (needed when standard input is not a terminal).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    #[command(flatten)]
+    pub after: AfterArgs,
+}
+
 #[derive(Args, Debug)]
 #[command(
     after_help = "Settings: $STARRY_HOME/mail.toml and STARRY_* variables (docs/mail.md). \
@@ -117,18 +238,26 @@ With none, mails are written as .eml files into $STARRY_HOME/outbox/ (nothing le
   STARRY_SMTP_HOST, STARRY_SMTP_PORT, STARRY_SMTP_SECURITY (starttls|tls|none), STARRY_SMTP_USER,\n\
   STARRY_SMTP_PASSWORD or STARRY_SMTP_PASSWORD_COMMAND, STARRY_SMTP_CA_FILE, STARRY_SMTP_TIMEOUT,\n\
   STARRY_MAIL_TRANSPORT (outbox|smtp|sendmail), STARRY_SENDMAIL, STARRY_MAIL_FROM.\n\
-A password is never read from mail.toml, and never printed."
+A password is never read from mail.toml, and never printed.\n\n\
+Examples:\n  \
+  starry mail game.jsonl\n  \
+  starry mail 1a2b3c4d --to-all --full\n  \
+  starry mail --retry"
 )]
 pub struct MailArgs {
     /// The game log (a .jsonl file, or the id of a game in your games directory).
     #[arg(required_unless_present = "retry")]
     pub file: Option<PathBuf>,
     /// Send the mails that could not be sent before (kept in $STARRY_HOME/pending/).
-    #[arg(long, conflicts_with_all = ["file", "to_all"])]
+    #[arg(long, conflicts_with_all = ["file", "to_all", "full"])]
     pub retry: bool,
     /// Mail every other player, not only the one who must act next.
     #[arg(long)]
     pub to_all: bool,
+    /// Carry the whole log, not only the entries the recipients lack (for a player whose
+    /// `starry ingest` said that it needs a full copy).
+    #[arg(long)]
+    pub full: bool,
 }
 
 #[derive(Args, Debug)]
@@ -146,7 +275,11 @@ pub struct IngestArgs {
 #[command(
     after_help = "Starry Night's sky: --stars \"1,2 5,7 3,3\" (or --stars-file FILE) places the stars \
 (x from the left, y from the top, from 0); --random-stars N --grid WxH draws N of the W×H grid points when the game \
-starts, from randomness every player contributes (default 12 stars on 10x10; 10 to 15 play well)."
+starts, from randomness every player contributes (default 12 stars on 10x10; 10 to 15 play well).\n\n\
+Examples:\n  \
+  starry new starry-sky --players anna@example.org,ben@example.org,cleo@example.org --out game.jsonl\n  \
+  starry new starry-night --players anna@example.org,ben@example.org --stars \"1,1 5,1 8,2 3,3 6,4\" --out night.jsonl\n  \
+  starry new star-map --players anna@example.org,ben@example.org --map easy --mail"
 )]
 pub struct NewArgs {
     /// The game: starry-sky, starry-night or star-map.
@@ -184,11 +317,30 @@ pub struct NewArgs {
     /// Star Map: a custom disc set (JSON, see docs/star-map.md), replacing the shipped 56 discs.
     #[arg(long, value_name = "FILE")]
     pub discs: Option<PathBuf>,
+    /// Which mails you want from the others' programs (as `starry join --notify`).
+    #[arg(long, value_enum, default_value_t = Notify::All)]
+    pub notify: Notify,
     /// Where to write the new log; must not exist. Default: $STARRY_HOME/games/GAME-ID.jsonl.
     #[arg(long)]
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub after: AfterArgs,
+}
+
+/// How `view` shows the game.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Format {
+    /// Text for a terminal.
+    #[default]
+    Text,
+    /// One JSON object (as `--json`).
+    Json,
+    /// A picture (SVG).
+    Svg,
+    /// A picture (PNG), rendered in-process with the fonts built into the program.
+    Png,
+    /// One self-contained page: the picture, the position in words and the history.
+    Html,
 }
 
 #[derive(Args, Debug)]
@@ -201,6 +353,21 @@ pub struct ViewArgs {
     /// The public view even if you hold a seat.
     #[arg(long)]
     pub spectator: bool,
+    /// text, json, svg, png or html.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Write to FILE (replaced atomically) instead of standard output; needed for png on a terminal.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct HistoryArgs {
+    /// The game log (a .jsonl file, or the id of a game in your games directory).
+    pub file: PathBuf,
+    /// Only what happened since your own last entry.
+    #[arg(long)]
+    pub since_mine: bool,
 }
 
 #[derive(Args, Debug)]
@@ -232,10 +399,16 @@ pub struct AuditArgs {
 #[derive(Subcommand, Debug)]
 pub enum RulesCommand {
     /// List the games and their variants.
+    #[command(after_help = "Examples:\n  \
+                            starry rules list\n  \
+                            starry rules list --json")]
     List,
     /// Score a position given as JSON (a file, or `-` for stdin); no keys needed. Starry Sky:
     /// one board and its tokens; Starry Night: a sky and its edges in the order drawn; Star Map:
     /// a map, the start disc and the discs laid on it in order.
+    #[command(after_help = "Examples:\n  \
+                            starry rules score position.json\n  \
+                            starry rules score --game starry-night - < sky.json")]
     Score {
         /// The game.
         #[arg(long, default_value = "starry-sky")]
@@ -259,7 +432,10 @@ pub enum RulesCommand {
                       Seats count from 0. Output: one JSON line per state (after the setup, then after each action);\n\
                       with --json one object {\"states\": […], \"refused\": …}. Exit codes: 0 every action applied,\n\
                       2 malformed input or missing/extra draws, 17 bad reveal, 18 a value the seat could not have held,\n\
-                      19 out of turn, 20 illegal move. Example: examples/referee/starry-sky.json."
+                      19 out of turn, 20 illegal move.\n\n\
+                      Examples:\n  \
+                      starry rules replay starry-sky examples/referee/starry-sky.json\n  \
+                      starry rules replay star-map --json < actions.json"
     )]
     Replay {
         /// The game, e.g. `starry-sky` (`starry rules list` lists them).
@@ -272,15 +448,19 @@ pub enum RulesCommand {
 #[derive(Args, Debug)]
 pub struct DemoArgs {
     /// The game: starry-sky, starry-night or star-map.
-    #[arg(long, default_value = "starry-sky")]
-    pub game: String,
+    #[arg(value_name = "GAME", default_value = "starry-sky")]
+    pub game_arg: String,
+    /// The game (the same as GAME; kept for old scripts).
+    #[arg(long = "game", hide = true, conflicts_with = "game_arg")]
+    pub game: Option<String>,
     /// Number of players (Starry Sky 3 to 5, default 3; Starry Night 2; Star Map 2 to 4, default 2).
     #[arg(long)]
     pub players: Option<usize>,
     /// A variant, e.g. `doubling=compound`.
     #[arg(long = "variant", value_name = "KEY=VALUE")]
     pub variants: Vec<String>,
-    /// Keep the game and identities in this (new or empty) directory instead of a temporary one.
-    #[arg(long, value_name = "DIR")]
-    pub keep: Option<PathBuf>,
+    /// Keep the game, its picture and the identities in this (new or empty) directory
+    /// instead of a temporary one.
+    #[arg(long, value_name = "DIR", visible_alias = "keep")]
+    pub dir: Option<PathBuf>,
 }

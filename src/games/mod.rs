@@ -176,6 +176,13 @@ pub enum RuleErrorKind {
     /// The entry does not open exactly the hidden values the rules ask it
     /// to open (one missing, one too many, or in another order).
     WrongReveals,
+    /// Typed move notation that names no move here: words that do not
+    /// read, or a board, star, token or disc this position does not have.
+    /// Only [`Game::parse_intent`] returns it (never the rules applied to a
+    /// log); `starry play` refuses it as wrong use (exit 2) and shows the
+    /// expected form, while a move that reads but breaks a rule is
+    /// [`RuleErrorKind::Illegal`] (exit 20).
+    Notation,
 }
 
 impl RuleError {
@@ -203,6 +210,13 @@ impl RuleError {
     pub fn wrong_reveals(rule: &'static str, detail: impl Into<String>) -> Self {
         RuleError {
             kind: RuleErrorKind::WrongReveals,
+            rule,
+            detail: detail.into(),
+        }
+    }
+    pub fn notation(rule: &'static str, detail: impl Into<String>) -> Self {
+        RuleError {
+            kind: RuleErrorKind::Notation,
             rule,
             detail: detail.into(),
         }
@@ -276,7 +290,10 @@ pub trait Game: Sized {
     /// `accept`) and a sentence explaining it.
     fn notation(state: &Self::State) -> (String, String);
 
-    /// Parses move notation (e.g. `10 leo:3`).
+    /// Parses move notation (e.g. `10 leo:3`) as a player types it: case
+    /// and spacing do not matter. Text that names no move here is refused
+    /// with [`RuleErrorKind::Notation`], saying "did you mean …?" when a
+    /// name is one slip from one that exists.
     fn parse_intent(state: &Self::State, text: &str) -> Result<Self::Intent, RuleError>;
 
     /// Checks an intent and splits it into what the log records.
@@ -346,9 +363,24 @@ pub trait Game: Sized {
     /// names in seat order, already safe to print.
     fn render_text(view: &Self::View, names: &[String]) -> String;
 
+    /// Draws a view as an SVG picture ([`crate::picture`]): deterministic,
+    /// and showing exactly what [`Game::render_text`] shows of the same
+    /// view. `names` are the players' names in seat order (escaped by the
+    /// picture).
+    fn render_svg(view: &Self::View, names: &[String]) -> String;
+
     /// Describes a logged action for humans (e.g. `face-down token on leo:3`);
     /// `state` is the position right after it.
     fn describe(state: &Self::State, action: &Self::Action) -> String;
+
+    /// What the mover did, as the predicate of a sentence whose subject is
+    /// their name (`placed 7 on leo:3`), for histories and mails; `state`
+    /// is the position right after it, `names` the players' names in seat
+    /// order (safe to print).
+    fn narrate(state: &Self::State, action: &Self::Action, names: &[String]) -> String {
+        let _ = names;
+        Self::describe(state, action)
+    }
 }
 
 /// Plays `intent` for `seat` the way its own program does, in the pure

@@ -181,6 +181,37 @@ pub struct Join {
     pub nonce: HexHash,
     /// Tip of the player's beacon chain for this game.
     pub tip: HexHash,
+    /// Which mails the player wants from the others' programs; absent
+    /// means `all` (and `all` is always written by leaving it out, so that
+    /// a join has one encoding).
+    #[serde(default, skip_serializing_if = "Notify::is_all")]
+    pub notify: Notify,
+}
+
+/// Which mails a player wants while the others play (`starry join --notify`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Notify {
+    /// Their turns, and a short report of every other move.
+    #[default]
+    All,
+    /// Only their turns.
+    Turn,
+}
+
+impl From<crate::cli::Notify> for Notify {
+    fn from(n: crate::cli::Notify) -> Notify {
+        match n {
+            crate::cli::Notify::All => Notify::All,
+            crate::cli::Notify::Turn => Notify::Turn,
+        }
+    }
+}
+
+impl Notify {
+    pub fn is_all(&self) -> bool {
+        *self == Notify::All
+    }
 }
 
 /// Data of ready entries: nothing.

@@ -203,6 +203,28 @@ pub fn write_record(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomic(path, bytes, true)
 }
 
+/// Writes an output file the user asked for (`view --out`): atomically and
+/// durably, replacing an older version. A starry log is never replaced
+/// this way: `--out game.jsonl` is refused, so that a slip of the finger
+/// cannot put a picture where the game was.
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
+    if path.extension().is_some_and(|e| e == "jsonl") {
+        return Err(Error::Usage(format!(
+            "--out {}: that is the name of a log; give the picture a name of its own \
+             (e.g. ending in .svg, .png or .html)",
+            path.display()
+        )));
+    }
+    if path.file_name().is_some_and(is_temporary_name) {
+        return Err(Error::Usage(format!(
+            "{}: starry names its temporary files this way; choose another name",
+            path.display()
+        )));
+    }
+    remove_stale_temporaries(path);
+    write_atomic(path, bytes, true)
+}
+
 /// The regular file a log path names: the path itself, or the file a
 /// symlink points to. A FIFO, a device or a directory is refused before it
 /// is opened (reading a FIFO would wait forever; replacing a device by

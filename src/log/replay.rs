@@ -140,6 +140,14 @@ pub fn lines(bytes: &[u8]) -> (Vec<&[u8]>, Option<LogFault>) {
 
 /// The lines of a log that must be whole: the first fault of [`lines`], if
 /// any, is an error.
+/// The bytes of entries `k` on (a partial log, as a turn mail carries it)
+/// and of entries before `k` (what it continues), for a log whose lines
+/// `split_lines` gave; `k` at most the number of lines.
+pub fn split_at_entry<'a>(bytes: &'a [u8], lines: &[&[u8]], k: usize) -> (&'a [u8], &'a [u8]) {
+    let at: usize = lines[..k].iter().map(|l| l.len() + 1).sum();
+    bytes.split_at(at)
+}
+
 pub fn split_lines(bytes: &[u8]) -> Result<Vec<&[u8]>, LogFault> {
     match lines(bytes) {
         (l, None) => Ok(l),
@@ -488,6 +496,8 @@ pub struct SeatRecord {
     /// Entries written since joining (each revealed one link).
     pub links_used: u32,
     pub ready_link: Option<Hash>,
+    /// Which mails the player asked for when joining.
+    pub notify: crate::log::entry::Notify,
 }
 
 /// What each entry was, for status and history displays.
@@ -497,7 +507,8 @@ pub struct EntryMeta {
     pub kind: Kind,
     pub author: Seat,
     pub time: String,
-    /// For moves: the game's description of the action.
+    /// For moves: what the mover did, in the game's words
+    /// ([`Game::narrate`]).
     pub summary: String,
 }
 
@@ -1107,6 +1118,7 @@ impl<G: Game> Replay<G> {
                 rec.key = Some(j.key.0);
                 rec.nonce = Some(j.nonce.0);
                 rec.link = Some(j.tip.0);
+                rec.notify = j.notify;
                 self.phase = if author + 1 < self.seat_count() {
                     Phase::Joining(author + 1)
                 } else {
@@ -1171,7 +1183,7 @@ impl<G: Game> Replay<G> {
                     );
                 }
                 self.revealed.extend(m.reveals.iter().map(Opening::at));
-                let summary = G::describe(&state, &action);
+                let summary = G::narrate(&state, &action, &self.names());
                 self.state = Some(state);
                 self.after_play(n, p.id);
                 Ok(summary)
@@ -1198,7 +1210,10 @@ impl<G: Game> Replay<G> {
                 self.revealed.extend(r.reveals.iter().map(Opening::at));
                 self.state = Some(state);
                 self.after_play(n, p.id);
-                Ok(format!("revealed {} hidden value(s)", r.reveals.len()))
+                Ok(format!(
+                    "revealed {}",
+                    crate::text::count(r.reveals.len(), "hidden value", "hidden values")
+                ))
             }
             Data::Resign(r) => {
                 let due = self.unopened(author);
@@ -1237,7 +1252,10 @@ impl<G: Game> Replay<G> {
                 Ok(if r.reveals.is_empty() {
                     "resigned".into()
                 } else {
-                    format!("resigned, opening {} hidden value(s)", r.reveals.len())
+                    format!(
+                        "resigned, opening {}",
+                        crate::text::count(r.reveals.len(), "hidden value", "hidden values")
+                    )
                 })
             }
             Data::Countersign(c) => {

@@ -1,6 +1,17 @@
-//! Building a turn mail: a `multipart/mixed` message with the text the caller
-//! wrote (usually ending in the armored log, see [`body_with_armor`]) and the
-//! log attached as `application/x-ndjson`.
+//! Building a turn mail:
+//!
+//! ```text
+//! multipart/mixed
+//! ├── multipart/alternative
+//! │   ├── text/plain                the text the caller wrote
+//! │   └── multipart/related         (when there is an HTML part)
+//! │       ├── text/html             refers to the picture as cid:board…
+//! │       └── image/png             the board, inline
+//! └── application/x-ndjson          the log (or the entries the recipient lacks)
+//! ```
+//!
+//! The log travels once, as the attachment. (Older mails also carried it
+//! armored at the end of the text; `starry ingest` still reads those.)
 
 use lettre::Message;
 use lettre::message::header::{ContentTransferEncoding, ContentType};
@@ -14,7 +25,7 @@ use crate::text;
 pub const LOG_CONTENT_TYPE: &str = "application/x-ndjson";
 
 /// Everything a turn mail needs. The caller fills the text and the subject.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TurnMail {
     /// Sender's display name; may be empty.
     pub from_name: String,
@@ -26,8 +37,21 @@ pub struct TurnMail {
     pub to_email: String,
     /// Subject line (any Unicode).
     pub subject: String,
-    /// The text part (any Unicode), e.g. from [`body_with_armor`].
+    /// The text part (any Unicode).
     pub body_text: String,
+    /// The HTML part, if any; it may show the picture as
+    /// `<img src="cid:CONTENT-ID">` with [`TurnMail::picture_id`].
+    pub body_html: Option<String>,
+    /// The board as PNG, shown inline by the HTML part.
+    pub picture: Option<Vec<u8>>,
+    /// The picture's Content-ID (without angle brackets).
+    pub picture_id: String,
+    /// The Message-ID, without angle brackets (`local@domain`); None makes
+    /// a random one.
+    pub message_id: Option<String>,
+    /// Message-IDs this mail answers (In-Reply-To: the first; References:
+    /// all, oldest first), without angle brackets.
+    pub references: Vec<String>,
     /// File name of the attached log, e.g. `starry-sky-1a2b3c.jsonl`.
     pub log_file_name: String,
     /// The log, attached byte for byte.
@@ -95,23 +119,81 @@ pub fn compose(m: &TurnMail) -> Result<Message, MailError> {
     let log_body = Body::new_with_encoding(m.log.clone(), ContentTransferEncoding::Base64)
         .map_err(|_| MailError::Build("cannot encode the log as base64".into()))?;
     let attachment = Attachment::new(file_name.to_string()).body(log_body, content_type);
-    // The Message-ID names the sender's domain, not this computer's host name.
-    let mut id = [0u8; 16];
-    getrandom::fill(&mut id).map_err(|e| MailError::Build(format!("no randomness: {e}")))?;
-    let message_id = format!("<{}.starry@{}>", hex::encode(id), from.email.domain());
-    Message::builder()
+    let message_id = match &m.message_id {
+        Some(id) => format!("<{}>", message_id_part(id)?),
+        None => {
+            // The Message-ID names the sender's domain, not this computer's
+            // host name.
+            let mut id = [0u8; 16];
+            getrandom::fill(&mut id)
+                .map_err(|e| MailError::Build(format!("no randomness: {e}")))?;
+            format!("<{}.starry@{}>", hex::encode(id), from.email.domain())
+        }
+    };
+    let plain = SinglePart::plain(text::terminal(&m.body_text).into_owned());
+    let body = match &m.body_html {
+        None => MultiPart::alternative().singlepart(plain),
+        Some(html) => {
+            let mut related = MultiPart::related()
+                .singlepart(SinglePart::html(text::terminal(html).into_owned()));
+            if let Some(png) = &m.picture {
+                let cid = message_id_part(&m.picture_id)?;
+                let png_type = ContentType::parse("image/png")
+                    .map_err(|e| MailError::Build(format!("content type: {e}")))?;
+                related = related.singlepart(
+                    Attachment::new_inline_with_name(cid.to_string(), "board.png".into())
+                        .body(png.clone(), png_type),
+                );
+            }
+            MultiPart::alternative()
+                .singlepart(plain)
+                .multipart(related)
+        }
+    };
+    let mut builder = Message::builder()
         .message_id(Some(message_id))
         .from(from)
         .to(to)
         .subject(text::inline(&m.subject).into_owned())
         .date_now()
-        .user_agent(format!("starry/{}", env!("CARGO_PKG_VERSION")))
-        .multipart(
-            MultiPart::mixed()
-                .singlepart(SinglePart::plain(text::terminal(&m.body_text).into_owned()))
-                .singlepart(attachment),
-        )
+        .user_agent(format!("starry/{}", env!("CARGO_PKG_VERSION")));
+    if let Some(parent) = m.references.last() {
+        builder = builder.in_reply_to(format!("<{}>", message_id_part(parent)?));
+        let all = m
+            .references
+            .iter()
+            .map(|r| message_id_part(r).map(|r| format!("<{r}>")))
+            .collect::<Result<Vec<_>, _>>()?;
+        builder = builder.references(all.join(" "));
+    }
+    builder
+        .multipart(MultiPart::mixed().multipart(body).singlepart(attachment))
         .map_err(|e| MailError::Build(e.to_string()))
+}
+
+/// A Message-ID or Content-ID without its angle brackets: `local@domain`
+/// of printable ASCII, no blank, no bracket; refused otherwise, since it
+/// goes into a header.
+fn message_id_part(id: &str) -> Result<&str, MailError> {
+    let ok = id.len() <= 200
+        && id.matches('@').count() == 1
+        && !id.starts_with('@')
+        && !id.ends_with('@')
+        && id.bytes().all(|b| {
+            b.is_ascii_graphic()
+                && !matches!(
+                    b,
+                    b'<' | b'>' | b'"' | b'\\' | b'(' | b')' | b',' | b';' | b':' | b'[' | b']'
+                )
+        });
+    if ok {
+        Ok(id)
+    } else {
+        Err(MailError::Build(format!(
+            "`{}` is not a usable message id",
+            text::excerpt(id)
+        )))
+    }
 }
 
 /// The message as it goes on the wire (RFC 5322, CRLF line ends): what to
@@ -138,6 +220,7 @@ mod tests {
             body_text: body_with_armor("Bob, it is your turn.\nÉtoile!", &log),
             log_file_name: "starry-sky-1a2b.jsonl".into(),
             log,
+            ..Default::default()
         }
     }
 

@@ -1418,6 +1418,7 @@ mod tests {
             body_text: "t".into(),
             log_file_name: "g.jsonl".into(),
             log: b"{}\n".to_vec(),
+            ..Default::default()
         })
         .unwrap();
         let sent = send(&cfg, home.path(), &msg).unwrap();

@@ -398,9 +398,15 @@ def check_shape(line):
                 raise Malformed(f"e-mail address {seat['email']!r} appears twice")
             emails.add(seat["email"].lower())
     elif kind == "join":
-        need_keys(d, ("key", "nonce", "tip"), what="data")
+        need_keys(d, ("key", "nonce", "tip"), ("notify",), what="data")
         for k in ("key", "nonce", "tip"):
             need_hash(d[k], k)
+        # `all` is the default and is written by leaving the key out.
+        if present(d, "notify"):
+            if d["notify"] == "all":
+                raise NotCanonical("join data: notify \"all\" is written by leaving it out")
+            if d["notify"] != "turn":
+                raise Malformed(f"join data: notify must be \"turn\" or absent, not {d['notify']!r}")
     elif kind == "ready":
         need_keys(d, (), what="data")
     elif kind == "move":
@@ -1892,6 +1898,8 @@ class Replay:
             check_shape(line)
         except Malformed as e:
             raise Fault("malformed", k, str(e))
+        except NotCanonical as e:
+            raise Fault("non-canonical", k, str(e))
         try:
             if canon_bytes(line) != raw:
                 raise NotCanonical("re-encoding the line gives other bytes")

@@ -628,7 +628,11 @@ impl<G: Game> Referee<G> {
         let resolves = if due.is_empty() {
             "none".to_string()
         } else {
-            format!("exactly event(s) {}", list(&due))
+            format!(
+                "exactly {} {}",
+                if due.len() == 1 { "event" } else { "events" },
+                list(&due)
+            )
         };
         if let Some(e) = pending
             .iter()

@@ -10,6 +10,7 @@
 
 pub mod data;
 pub mod map;
+pub mod picture;
 pub mod referee;
 pub mod view;
 
@@ -876,6 +877,10 @@ impl Game for StarMap {
         view::render(v, names)
     }
 
+    fn render_svg(v: &view::View, names: &[String]) -> String {
+        picture::svg(v, names)
+    }
+
     fn describe(state: &State, action: &Action) -> String {
         match (action, state.history.last()) {
             (Action::Place(p), Some(Moved::Placed { scored, draw, .. })) => {
@@ -895,6 +900,16 @@ impl Game for StarMap {
             }
             (Action::Place(p), _) => format!("disc {} on {} {}", p.disc, p.at, p.rotation),
             (Action::Pass, _) => "passes: no legal placement".into(),
+        }
+    }
+
+    fn narrate(state: &State, action: &Action, _names: &[String]) -> String {
+        match action {
+            Action::Pass => "passed: no legal placement".into(),
+            Action::Place(_) => {
+                let d = Self::describe(state, action);
+                format!("laid {}", d.replacen(", draws a", ", drawing a", 1))
+            }
         }
     }
 }
@@ -1022,10 +1037,29 @@ fn parse_map(value: &str) -> Result<MapChoice, RuleError> {
     Ok(MapChoice::Layout(layout))
 }
 
-/// Parses `corner2 f7 r90`, `two1 c3 r180 draw one`, `one1 e5`, `pass`.
+/// Parses `corner2 f7 r90`, `two1 c3 r180 draw one`, `one1 e5`, `pass`,
+/// as typed: case does not matter, nor white space between the words or
+/// inside one (`CORNER 1 F8 R 90`, `Draw Two`). What names no disc of the
+/// hand, no square or no rotation is a notation error, with "did you mean
+/// …?" for a near miss.
 fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
     let lower = text.trim().to_ascii_lowercase();
-    let words: Vec<&str> = lower.split_whitespace().collect();
+    // A word of letters followed by a number is one word: `corner 1`,
+    // `f 8`, `r 90` (but `draw` is a word of its own).
+    let mut words: Vec<String> = Vec::new();
+    for w in lower.split_whitespace() {
+        if let Some(last) = words.last_mut()
+            && w.bytes().all(|b| b.is_ascii_digit())
+            && !last.is_empty()
+            && last.bytes().all(|b| b.is_ascii_lowercase())
+            && last != "draw"
+        {
+            last.push_str(w);
+            continue;
+        }
+        words.push(w.to_string());
+    }
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let usage = "a move is a disc of your hand, the square of its first field and a rotation, \
                  e.g. `corner1 f8 r90` (add `draw SHAPE` when that shape's stack is empty), or \
                  `pass`";
@@ -1036,20 +1070,23 @@ fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
         Some(i) => {
             let shape = match &words[i + 1..] {
                 [s] => Shape::parse(s.trim_end_matches('s')).ok_or_else(|| {
-                    RuleError::illegal(
+                    let hint = crate::text::did_you_mean(s, Shape::ALL.map(Shape::name))
+                        .map(|w| format!("; did you mean `draw {w}`?"))
+                        .unwrap_or_default();
+                    RuleError::notation(
                         "notation",
                         format!(
-                            "`draw {}`: the stacks are corner, three, two and one",
+                            "`draw {}`: the stacks are corner, three, two and one{hint}",
                             crate::text::excerpt(s)
                         ),
                     )
                 })?,
                 _ => {
-                    return Err(RuleError::illegal(
+                    return Err(RuleError::notation(
                         "notation",
                         format!(
                             "`{}`: `draw` takes one shape (corner, three, two or one) at the end",
-                            crate::text::excerpt(text)
+                            crate::text::excerpt(text.trim())
                         ),
                     ));
                 }
@@ -1062,9 +1099,18 @@ fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
         [d, a] => (*d, *a, None),
         [d, a, r] => (*d, *a, Some(*r)),
         _ => {
-            return Err(RuleError::illegal(
+            let hint = match place {
+                [w] => crate::text::did_you_mean(w, ["pass"])
+                    .map(|w| format!("; did you mean `{w}`?"))
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
+            return Err(RuleError::notation(
                 "notation",
-                format!("`{}` is not a move; {usage}", crate::text::excerpt(text)),
+                format!(
+                    "`{}` is not a move; {usage}{hint}",
+                    crate::text::excerpt(text.trim())
+                ),
             ));
         }
     };
@@ -1073,7 +1119,7 @@ fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
     })?;
     let name = parse_disc_name(state, seat, disc_word)?;
     let at = Sq::parse(at_word).ok_or_else(|| {
-        RuleError::illegal(
+        RuleError::notation(
             "notation",
             format!(
                 "`{}` is not a square; squares are a1 to l12 (column a-l, row 1-12)",
@@ -1088,7 +1134,7 @@ fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
             .position(|d| *d == r.strip_prefix('r').unwrap_or(r))
             .map(|i| Rotation::ALL[i])
             .ok_or_else(|| {
-                RuleError::illegal(
+                RuleError::notation(
                     "notation",
                     format!(
                         "`{}` is not a rotation; write r0, r90, r180 or r270 (clockwise)",
@@ -1112,7 +1158,8 @@ fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
 }
 
 /// A disc of the hand by its name: `corner2`, or `corner` when the hand
-/// holds one corner.
+/// holds one corner. A name the hand does not have is a notation error
+/// (rule `hand`): the names are the hand's, as the view shows them.
 fn parse_disc_name(
     state: &State,
     seat: Seat,
@@ -1123,36 +1170,58 @@ fn parse_disc_name(
         .unwrap_or(word.len());
     let (shape_word, num) = word.split_at(split);
     let names = state.hand_names(seat);
-    let hand_text = || {
-        names
-            .iter()
-            .map(|(_, (s, k))| format!("{s}{k}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+    let written: Vec<String> = names.iter().map(|(_, (s, k))| format!("{s}{k}")).collect();
+    let hand_text = || written.join(", ");
+    // A slip in the name (`cornr1`), or in the shape of a name the hand
+    // has (`thre` for the one three, `tow2`).
+    let hint = || {
+        let guess = crate::text::did_you_mean(word, written.iter().map(String::as_str))
+            .map(str::to_string)
+            .or_else(|| {
+                let shape = crate::text::did_you_mean(shape_word, Shape::ALL.map(Shape::name))?;
+                let full = match (num, written.iter().filter(|w| w.starts_with(shape)).count()) {
+                    ("", 1) => format!("{shape}1"),
+                    _ => format!("{shape}{num}"),
+                };
+                written.contains(&full).then_some(full)
+            });
+        guess
+            .map(|w| format!("; did you mean `{w}`?"))
+            .unwrap_or_default()
     };
     let Some(shape) = Shape::parse(shape_word) else {
-        return Err(RuleError::illegal(
+        return Err(RuleError::notation(
             "notation",
             format!(
-                "`{}` is not a disc of your hand; your hand: {}",
+                "`{}` is not a disc of your hand; your hand: {}{}",
                 crate::text::excerpt(word),
-                hand_text()
+                hand_text(),
+                hint()
             ),
         ));
     };
     let of_shape: Vec<_> = names.iter().filter(|(_, (s, _))| *s == shape).collect();
     let k = if num.is_empty() {
-        if of_shape.len() == 1 {
-            1
-        } else {
-            return Err(RuleError::illegal(
-                "hand",
-                format!(
-                    "your hand holds {} {shape} discs; say which, e.g. `{shape}1` (your hand: {})",
-                    of_shape.len(),
-                    hand_text()
-                ),
-            ));
+        match of_shape.len() {
+            1 => 1,
+            0 => {
+                return Err(RuleError::notation(
+                    "hand",
+                    format!(
+                        "your hand holds no {shape} disc; your hand: {}",
+                        hand_text()
+                    ),
+                ));
+            }
+            n => {
+                return Err(RuleError::notation(
+                    "hand",
+                    format!(
+                        "your hand holds {n} {shape} discs; say which, e.g. `{shape}1` (your hand: {})",
+                        hand_text()
+                    ),
+                ));
+            }
         }
     } else if num.starts_with('0') || !num.bytes().all(|b| b.is_ascii_digit()) {
         usize::MAX
@@ -1164,12 +1233,13 @@ fn parse_disc_name(
         .find(|(_, (_, j))| *j == k)
         .map(|(d, n)| (*d, *n))
         .ok_or_else(|| {
-            RuleError::illegal(
+            RuleError::notation(
                 "hand",
                 format!(
-                    "your hand has no `{}`; your hand: {}",
+                    "your hand has no `{}`; your hand: {}{}",
                     crate::text::excerpt(word),
-                    hand_text()
+                    hand_text(),
+                    hint()
                 ),
             )
         })

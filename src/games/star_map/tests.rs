@@ -1029,6 +1029,9 @@ const NOTATION: &[NotationRow] = &[
     ("two1 l12 r270 DRAW Corner",  Ok(("two1 l12 r270 draw corner", "RR"))),
     ("pass",                       Ok(("pass", ""))),
     (" PASS ",                     Ok(("pass", ""))),
+    // A number apart from its word is still that word's.
+    ("CORNER 2 F 7 R 90",          Ok(("corner2 f7 r90", "GGG"))),
+    ("two 2 c3 r180 Draw One",     Ok(("two2 c3 r180 draw one", "GG"))),
     ("corner f7",                  Err("hand")),
     ("two f7 r90",                 Err("hand")),
     ("corner3 f7",                 Err("hand")),
@@ -1093,6 +1096,28 @@ fn notation() {
     );
     let e = G::parse_intent(&s, "corner1 f7 r45").unwrap_err();
     assert!(e.detail.starts_with("`r45` is not a rotation"), "{e}");
+    // Every refusal of the notation is of the notation, never a rule of the
+    // game; a near miss is named.
+    for &(text, expected) in NOTATION {
+        if expected.is_err() {
+            let e = G::parse_intent(&s, text).unwrap_err();
+            assert_eq!(e.kind, crate::games::RuleErrorKind::Notation, "{text:?}");
+        }
+    }
+    for (text, says) in [
+        ("cornr1 f7", "did you mean `corner1`?"),
+        ("thre1 f7", "did you mean `three1`?"),
+        ("two1 c3 draw onr", "did you mean `draw one`?"),
+        ("pas", "did you mean `pass`?"),
+        ("hexagon f7", "your hand: corner1"),
+    ] {
+        let e = G::parse_intent(&s, text).unwrap_err();
+        assert!(e.detail.contains(says), "{text}: {e}");
+    }
+    for text in ["corner3 f7", "hexagon1 f7"] {
+        let e = G::parse_intent(&s, text).unwrap_err();
+        assert!(!e.detail.contains("did you mean"), "{text}: {e}");
+    }
 }
 
 #[test]
@@ -1838,4 +1863,16 @@ fn a_draw_pending_when_a_seat_withdraws_stays_in_the_stack() {
     assert_eq!(s.stack_left(p.shape), left + 1, "the promised disc is back");
     let v = G::view(&s, None, None);
     assert!(v.pending.is_none() && v.over);
+}
+
+#[test]
+fn counts_of_one_are_singular_in_the_text_view() {
+    let s = notation_position();
+    let mut v = G::view(&s, None, None);
+    v.scores[0].points = 1;
+    v.scores[1].points = 0;
+    let text = G::render_text(&v, &["Anna".to_string(), "Ben".to_string()]);
+    assert!(text.contains("Anna (seat 1): 1 point"), "{text}");
+    assert!(!text.contains("1 points"), "{text}");
+    assert!(text.contains("Ben (seat 2): 0 points"), "{text}");
 }

@@ -423,7 +423,10 @@ fn render_wide(v: &View, names: &[String]) -> String {
         if let Some(t) = score.team {
             head.push_str(&format!(", team {}", t + 1));
         }
-        head.push_str(&format!(": {} points", score.points));
+        head.push_str(&format!(
+            ": {}",
+            crate::text::count(score.points, "point", "points")
+        ));
         if v.over && score.minus > 0 {
             head.push_str(&format!(
                 ", minus {} in hand = {}",

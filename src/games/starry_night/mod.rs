@@ -8,6 +8,7 @@
 
 pub mod geometry;
 pub mod map;
+pub mod picture;
 pub mod referee;
 pub mod sky;
 pub mod view;
@@ -501,12 +502,14 @@ fn parse_who(word: &str) -> Option<Who> {
     }
 }
 
-/// A star named by its label or its grid point.
+/// A star named by its label or its grid point; a name that is no star of
+/// this sky is a notation error, with the star meant when it is plain.
 fn parse_star(state: &State, word: &str) -> Result<Star, RuleError> {
-    let n = state.map.stars().len();
+    let stars = state.map.stars();
+    let n = stars.len();
     if word.contains(',') {
         let p = sky::parse_point(word).ok_or_else(|| {
-            RuleError::illegal(
+            RuleError::notation(
                 "notation",
                 format!(
                     "`{}` is not a grid point; write x,y, e.g. 3,4",
@@ -514,20 +517,55 @@ fn parse_star(state: &State, word: &str) -> Result<Star, RuleError> {
                 ),
             )
         })?;
-        return state.star_at(p);
+        return state.star_at(p).map_err(|_| {
+            // The one star a step away (across or diagonally), if just one.
+            let near: Vec<usize> = (0..n)
+                .filter(|&i| {
+                    let q = stars[i];
+                    (q.0 - p.0).abs() <= 1 && (q.1 - p.1).abs() <= 1
+                })
+                .collect();
+            let hint = match near.as_slice() {
+                [i] => format!("; did you mean {} at {}?", label(*i), stars[*i]),
+                _ => String::new(),
+            };
+            RuleError::notation(
+                "notation",
+                format!(
+                    "there is no star at {p}; the view labels every star and gives its point{hint}"
+                ),
+            )
+        });
     }
     match sky::parse_label(word) {
         Some(s) if s < n => Ok(s),
-        _ => Err(RuleError::illegal(
-            "notation",
-            format!(
-                "there is no star `{}`; this sky has stars A to {} (or name a star by its point, x,y)",
-                crate::text::excerpt(word),
-                label(n - 1)
-            ),
-        )),
+        parsed => {
+            let labels: Vec<String> = (0..n).map(label).collect();
+            let hint = if parsed.is_none() {
+                // Not a label at all: perhaps a word of the notation.
+                crate::text::did_you_mean(word, WORDS)
+                    .map(|w| format!("; did you mean `{w}`?"))
+                    .unwrap_or_default()
+            } else {
+                crate::text::did_you_mean(word, labels.iter().map(String::as_str))
+                    .map(|w| format!("; did you mean {w}?"))
+                    .unwrap_or_default()
+            };
+            Err(RuleError::notation(
+                "notation",
+                format!(
+                    "there is no star `{}`; this sky has stars A to {} (or name a star by its \
+                     point, x,y){hint}",
+                    crate::text::excerpt(word),
+                    label(n - 1)
+                ),
+            ))
+        }
     }
 }
+
+/// The words of the notation besides stars, for "did you mean …?".
+const WORDS: [&str; 5] = ["takeback", "accept", "decline", "first", "undo"];
 
 impl Game for StarryNight {
     const NAME: &'static str = "starry-night";
@@ -739,8 +777,16 @@ impl Game for StarryNight {
         (usage.into(), help.into())
     }
 
+    /// Case does not matter, nor white space around the words, the dash
+    /// or a point's comma (` a - c `, `3, 4 - 7, 1`, `First 1`).
     fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
-        let lower = text.trim().to_ascii_lowercase();
+        let norm = text
+            .trim()
+            .split(',')
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(",");
+        let lower = norm.to_lowercase();
         let words: Vec<&str> = lower.split_whitespace().collect();
         match words.as_slice() {
             ["takeback" | "undo"] | ["take", "back"] => {
@@ -750,7 +796,7 @@ impl Game for StarryNight {
             ["decline" | "no"] => return Ok(Intent::Takeback(Takeback::Decline)),
             ["first", who] | [who, "first"] => {
                 return parse_who(who).map(Intent::First).ok_or_else(|| {
-                    RuleError::illegal(
+                    RuleError::notation(
                         "notation",
                         format!(
                             "`{}` is not a seat; say `first 1`, `first 2`, `first me` or `first you`",
@@ -759,20 +805,37 @@ impl Game for StarryNight {
                     )
                 });
             }
+            [word, who]
+                if parse_who(who).is_some()
+                    && crate::text::did_you_mean(word, ["first"]).is_some() =>
+            {
+                return Err(RuleError::notation(
+                    "notation",
+                    format!(
+                        "`{}` is not a move; did you mean `first {who}`?",
+                        crate::text::excerpt(text.trim())
+                    ),
+                ));
+            }
             _ => {}
         }
-        let parts: Vec<&str> = text
-            .trim()
+        let parts: Vec<&str> = norm
             .split(|c: char| c == '-' || c.is_whitespace())
             .filter(|w| !w.is_empty())
             .collect();
         if parts.len() != 2 {
-            return Err(RuleError::illegal(
+            let hint = match words.as_slice() {
+                [word] => crate::text::did_you_mean(word, WORDS)
+                    .map(|w| format!("; did you mean `{w}`?"))
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
+            return Err(RuleError::notation(
                 "notation",
                 format!(
                     "`{}` is not a move; an edge is two stars, e.g. `A-C` or `3,4-7,1`; \
-                     other moves: `takeback`, `accept`, `decline`, `first 1`",
-                    crate::text::excerpt(text)
+                     other moves: `takeback`, `accept`, `decline`, `first 1`{hint}",
+                    crate::text::excerpt(text.trim())
                 ),
             ));
         }
@@ -893,6 +956,10 @@ impl Game for StarryNight {
         view::render(v, names)
     }
 
+    fn render_svg(v: &view::View, names: &[String]) -> String {
+        picture::svg(v, names)
+    }
+
     fn describe(state: &State, action: &Action) -> String {
         match action {
             Action::First(s) => format!("seat {} moves first", s + 1),
@@ -910,6 +977,22 @@ impl Game for StarryNight {
             Action::Takeback(Takeback::Request) => "asks to take back the last two edges".into(),
             Action::Takeback(Takeback::Accept) => "accepts the takeback".into(),
             Action::Takeback(Takeback::Decline) => "declines the takeback".into(),
+        }
+    }
+
+    fn narrate(state: &State, action: &Action, names: &[String]) -> String {
+        match action {
+            Action::First(s) => match names.get(*s) {
+                Some(name) => format!("chose {name} to move first"),
+                None => format!("chose that seat {} moves first", s + 1),
+            },
+            Action::Edge(_) => {
+                let d = Self::describe(state, action);
+                format!("drew {}", d.replacen(", captures", ", capturing", 1))
+            }
+            Action::Takeback(Takeback::Request) => "asked to take back the last two edges".into(),
+            Action::Takeback(Takeback::Accept) => "accepted the takeback".into(),
+            Action::Takeback(Takeback::Decline) => "declined the takeback".into(),
         }
     }
 }

@@ -381,8 +381,44 @@ fn notation_accepts_labels_in_any_case_and_points() {
         );
     }
     for text in ["", "A", "A-B-C", "first 3", "0,0-", "3,x-1,1"] {
-        assert!(G::parse_intent(&s, text).is_err(), "{text}");
+        let e = G::parse_intent(&s, text).unwrap_err();
+        assert_eq!(e.kind, crate::games::RuleErrorKind::Notation, "{text}: {e}");
     }
+    // Spacing around the dash and inside a point does not matter, nor case.
+    for text in [" a - b ", "A -B", "0, 0 - 2, 0", "0 ,0-2 ,0", "a - 2,0"] {
+        assert_eq!(
+            G::parse_intent(&s, text).unwrap(),
+            Intent::Edge(0, 1),
+            "{text}"
+        );
+    }
+    for (text, intent) in [
+        ("TAKEBACK", Intent::Takeback(Takeback::Request)),
+        (" Take Back ", Intent::Takeback(Takeback::Request)),
+        ("Accept", Intent::Takeback(Takeback::Accept)),
+        ("DECLINE", Intent::Takeback(Takeback::Decline)),
+        ("First 1", Intent::First(Who::Seat(0))),
+        ("FIRST ME", Intent::First(Who::Me)),
+    ] {
+        assert_eq!(G::parse_intent(&s, text).unwrap(), intent, "{text}");
+    }
+    // Names of nothing here are notation errors, with the near miss named.
+    for (text, says) in [
+        ("A-Z", "there is no star `Z`; this sky has stars A to C"),
+        ("1,1-0,0", "there is no star at 1,1"),
+        ("3,0-0,0", "did you mean B at 2,0?"),
+        ("takebak", "did you mean `takeback`?"),
+        ("acept", "did you mean `accept`?"),
+        ("frist 1", "did you mean `first 1`?"),
+        ("first 3", "is not a seat"),
+    ] {
+        let e = G::parse_intent(&s, text).unwrap_err();
+        assert_eq!(e.kind, crate::games::RuleErrorKind::Notation, "{text}: {e}");
+        assert!(e.detail.contains(says), "{text}: {e}");
+    }
+    // A star a step away from two stars or more: no guess.
+    let e = G::parse_intent(&s, "1,1-0,0").unwrap_err();
+    assert!(!e.detail.contains("did you mean"), "{e}");
 }
 
 #[test]
@@ -482,4 +518,27 @@ fn the_documented_random_skies() {
             "docs/starry-night.md should show {line}"
         );
     }
+}
+
+#[test]
+fn counts_of_one_are_singular_in_the_text_view() {
+    // A triangle of legs 1: half a square, captured by seat 1 (a far star
+    // keeps the game going).
+    let s = position(&[(0, 0), (1, 0), (0, 1), (5, 5)], &["A-B", "A-C", "B-C"]);
+    let names = ["Anna".to_string(), "Ben".to_string()];
+    let mut v = G::view(&s, None, None);
+    let text = G::render_text(&v, &names);
+    assert!(text.contains(" 1 sea,"), "{text}");
+    assert!(text.contains(" 0 seas"), "{text}");
+    // Scored by area: `1 half square`.
+    v.score = Score::Area;
+    let text = G::render_text(&v, &names);
+    assert!(
+        text.contains("0.5 squares = 1 half square (1 sea)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("0 squares = 0 half squares (0 seas)"),
+        "{text}"
+    );
 }

@@ -276,10 +276,10 @@ pub fn render(v: &View, names: &[String]) -> String {
         .map(|s| match v.score {
             Score::Count => format!("{} {}", who(s.seat), seas(s.seas)),
             Score::Area => format!(
-                "{} {} = {} half squares ({})",
+                "{} {} = {} ({})",
                 who(s.seat),
                 squares(s.area),
-                s.area,
+                crate::text::count(s.area, "half square", "half squares"),
                 seas(s.seas)
             ),
         })

@@ -3,10 +3,12 @@
 //! and its prizes paid; the richest seat after the last board wins.
 //!
 //! The rulings where the seed texts disagree or are silent are in
-//! `DESIGN.md` ("Rules decisions — Starry Sky"); the ones this engine adds
+//! `docs/starry-sky.md` (the design brief's are summarised in
+//! `docs/design-notes.md`, "The brief, in short"); the ones this engine adds
 //! are marked "Our ruling" where they are implemented.
 
 pub mod board;
+pub mod picture;
 pub mod referee;
 pub mod scoring;
 pub mod token;
@@ -265,8 +267,9 @@ struct Past {
     to: u64,
 }
 
+/// A seat where the engine has no names (rule errors, the referee).
 fn tag(seat: Seat) -> String {
-    format!("P{}", seat + 1)
+    format!("seat {}", seat + 1)
 }
 
 impl State {
@@ -1007,36 +1010,7 @@ impl Game for StarrySky {
     }
 
     fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
-        let form = || {
-            format!(
-                "a move is a token and a star, e.g. `10 leo:3`; tokens are {}",
-                Token::names()
-            )
-        };
-        let words: Vec<&str> = text.split_whitespace().collect();
-        let [token, star] = words.as_slice() else {
-            return Err(RuleError::illegal(
-                "notation",
-                format!("`{}` is not a move: {}", text.trim(), form()),
-            ));
-        };
-        let token: Token = token.parse().map_err(|_| {
-            RuleError::illegal("notation", format!("`{token}` is not a token: {}", form()))
-        })?;
-        let star: StarLabel = star.parse()?;
-        let Some(board) = state.boards.iter().find(|b| b.id == star.board) else {
-            let ids: Vec<&str> = state.boards.iter().map(|b| b.id.as_str()).collect();
-            return Err(RuleError::illegal(
-                "no-such-board",
-                format!(
-                    "there is no board `{}`; the boards are {}",
-                    star.board,
-                    ids.join(", ")
-                ),
-            ));
-        };
-        check_star(board, star.star)?;
-        Ok(Intent { token, star })
+        parse_intent(state, text)
     }
 
     fn seal(
@@ -1154,17 +1128,11 @@ impl Game for StarrySky {
     }
 
     fn render_text(view: &View, names: &[String]) -> String {
-        let mut text = String::new();
-        if !names.is_empty() {
-            let legend: Vec<String> = names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| format!("{} = {n}", tag(i)))
-                .collect();
-            text = format!("{}\n", legend.join(", "));
-        }
-        text.push_str(&view::render(view));
-        text
+        view::render(view, names)
+    }
+
+    fn render_svg(v: &View, names: &[String]) -> String {
+        picture::svg(v, names)
     }
 
     fn describe(_state: &State, action: &Action) -> String {
@@ -1173,6 +1141,89 @@ impl Game for StarrySky {
             None => format!("a face-down token on {}", action.star),
         }
     }
+
+    fn narrate(state: &State, action: &Action, _names: &[String]) -> String {
+        format!("placed {}", Self::describe(state, action))
+    }
+}
+
+/// Reads `10 leo:3` as typed: case does not matter, nor white space around
+/// the words or the colon (` 10  LEO : 3 `). Whatever names no token, board
+/// or star is a notation error, with "did you mean …?" for a near miss.
+fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
+    let lower = text.trim().to_lowercase();
+    // `leo : 3` and `leo: 3` are `leo:3`.
+    let joined = lower
+        .split(':')
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(":");
+    let mut words: Vec<String> = joined.split_whitespace().map(String::from).collect();
+    // `10 leo 3`: the colon left out.
+    if let [_, board, number] = words.as_slice()
+        && board
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && number.bytes().all(|b| b.is_ascii_digit())
+    {
+        let star = format!("{board}:{number}");
+        words.truncate(1);
+        words.push(star);
+    }
+    let [token, star] = words.as_slice() else {
+        return Err(RuleError::notation(
+            "notation",
+            format!(
+                "`{}` is not a move: a move is a token and a star, e.g. `10 leo:3`",
+                crate::text::excerpt(text.trim()),
+            ),
+        ));
+    };
+    let token: Token = match token.parse() {
+        Ok(t) => t,
+        Err(_) => {
+            // The star first and the token second: say it the other way round.
+            let hint = match (star.parse::<Token>(), token.parse::<StarLabel>()) {
+                (Ok(t), Ok(l)) => format!("; did you mean `{t} {l}`?"),
+                _ => crate::text::did_you_mean(token, Token::ALL.map(Token::name))
+                    .map(|t| format!("; did you mean `{t}`?"))
+                    .unwrap_or_default(),
+            };
+            return Err(RuleError::notation(
+                "notation",
+                format!(
+                    "`{}` is not a token; tokens are {}{hint}",
+                    crate::text::excerpt(token),
+                    Token::names()
+                ),
+            ));
+        }
+    };
+    let star: StarLabel = star.parse().map_err(|_| {
+        RuleError::notation(
+            "notation",
+            format!(
+                "`{}` is not a star; a star is written board:number, e.g. leo:3",
+                crate::text::excerpt(star)
+            ),
+        )
+    })?;
+    let Some(board) = state.boards.iter().find(|b| b.id == star.board) else {
+        let ids: Vec<&str> = state.boards.iter().map(|b| b.id.as_str()).collect();
+        let hint = crate::text::did_you_mean(star.board.as_str(), ids.iter().copied())
+            .map(|b| format!("; did you mean `{b}:{}`?", star.star))
+            .unwrap_or_default();
+        return Err(RuleError::notation(
+            "no-such-board",
+            format!(
+                "there is no board `{}`; the boards are {}{hint}",
+                star.board,
+                ids.join(", ")
+            ),
+        ));
+    };
+    check_star(board, star.star).map_err(|e| RuleError::notation(e.rule, e.detail))?;
+    Ok(Intent { token, star })
 }
 
 /// Refuses a star number the board does not have.

@@ -467,9 +467,9 @@ pub fn render_text(r: &RefereeReport) -> String {
         r.seats,
         if r.seats == 1 { "" } else { "s" },
         if r.complete { "" } else { " (not full)" },
-        super::view::outcome_text(&r.score.outcome)
+        super::view::outcome_text(&r.score.outcome, &super::tag)
     );
-    super::view::render_score(&mut out, r.board.as_str(), &r.score);
+    super::view::render_score(&mut out, r.board.as_str(), &r.score, &super::tag);
     let purses: Vec<String> = r
         .purses
         .iter()

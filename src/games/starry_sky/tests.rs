@@ -1074,17 +1074,40 @@ fn notation_parses_and_explains_itself() {
         }
     );
     assert_eq!(i.to_string(), "10 leo:3");
+    // Case and spacing do not matter.
+    for text in [
+        "10 LEO:3",
+        " 10  leo : 3 ",
+        "10 Leo: 3",
+        "10\tleo :3",
+        "10 leo 3",
+    ] {
+        let i = G::parse_intent(&t.state, text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        assert_eq!(i.to_string(), "10 leo:3", "{text:?}");
+    }
+    let i = G::parse_intent(&t.state, "BH Virgo:1").unwrap();
+    assert_eq!(i.to_string(), "bh virgo:1");
     for (text, says) in [
         ("leo:3 10", "is not a token"),
+        ("leo:3 10", "did you mean `10 leo:3`?"),
         ("10", "a move is a token and a star, e.g. `10 leo:3`"),
         ("11 leo:3", "tokens are 1, 3, 5, 6, 7, 10, bh, ds"),
+        ("dss leo:3", "did you mean `ds`?"),
         ("bh leo", "board:number"),
         ("bh ophiuchus:1", "the boards are aries, taurus"),
+        ("10 lep:3", "there is no board `lep`"),
+        ("10 lep:3", "did you mean `leo:3`?"),
+        ("10 LIBAR:2", "did you mean `libra:2`?"),
         ("ds leo:11", "board `leo` has stars 1 to 9"),
     ] {
         let e = G::parse_intent(&t.state, text).unwrap_err();
-        assert_eq!(e.kind, RuleErrorKind::Illegal);
+        assert_eq!(e.kind, RuleErrorKind::Notation, "{text}: {e}");
         assert!(e.detail.contains(says), "{text}: {e}");
+    }
+    // No guess when nothing is close, or two are as close.
+    for text in ["11 leo:3", "10 xyzzy:3"] {
+        let e = G::parse_intent(&t.state, text).unwrap_err();
+        assert!(!e.detail.contains("did you mean"), "{text}: {e}");
     }
 }
 

@@ -268,6 +268,21 @@ fn joined<T: ToString>(items: impl IntoIterator<Item = T>, sep: &str) -> String 
         .join(sep)
 }
 
+/// How the text names a seat: its player's name; with the seat number when
+/// two players share a name; `seat N` when there is no name.
+pub fn label(names: &[String], seat: Seat) -> String {
+    match names.get(seat).map(|n| n.trim()) {
+        Some(n) if !n.is_empty() => {
+            if names.iter().filter(|m| m.trim() == n).count() > 1 {
+                format!("{n} (seat {})", seat + 1)
+            } else {
+                n.to_string()
+            }
+        }
+        _ => tag(seat),
+    }
+}
+
 fn ordinal(n: u32) -> String {
     let suffix = match (n % 10, n % 100) {
         (1, 11) | (2, 12) | (3, 13) => "th",
@@ -280,14 +295,15 @@ fn ordinal(n: u32) -> String {
 }
 
 /// Renders a view compactly; every star is labelled as moves name it.
-/// Seats are `P1`…`P5` (1-based), which the CLI may replace by names.
-pub(super) fn render(view: &View) -> String {
+/// Seats are named by `names` (safe to print; [`label`]).
+pub(super) fn render(view: &View, names: &[String]) -> String {
     let mut out = String::new();
+    let who = |seat: Seat| label(names, seat);
     let me = |seat: Seat| {
         if view.viewer == Some(seat) {
-            format!("{} (you)", tag(seat))
+            format!("{} (you)", who(seat))
         } else {
-            tag(seat)
+            who(seat)
         }
     };
     let _ = writeln!(
@@ -300,7 +316,7 @@ pub(super) fn render(view: &View) -> String {
     for s in &view.seats {
         let _ = writeln!(
             out,
-            "{:<9} coins {:>3} · hand {} · face down {}",
+            "{:<12} coins {:>3} · hand {} · face down {}",
             me(s.seat),
             s.coins,
             s.hand,
@@ -313,7 +329,7 @@ pub(super) fn render(view: &View) -> String {
         } else {
             joined(hand, " ")
         };
-        let _ = writeln!(out, "Your hand ({}): {list}", tag(seat));
+        let _ = writeln!(out, "Your hand ({}): {list}", who(seat));
     }
     for slot in &view.slots {
         let n = slot.slot + 1;
@@ -339,11 +355,11 @@ pub(super) fn render(view: &View) -> String {
                         None => "free".to_string(),
                         Some(o) => match (o.face, o.token) {
                             (Shown::FaceDownOwn, Some(t)) => {
-                                format!("{} {t} (face down, only you see it)", tag(o.seat))
+                                format!("{} {t} (face down, only you see it)", who(o.seat))
                             }
-                            (Shown::Revealed, Some(t)) => format!("{} {t} (revealed)", tag(o.seat)),
-                            (_, Some(t)) => format!("{} {t}", tag(o.seat)),
-                            (_, None) => format!("{} face down", tag(o.seat)),
+                            (Shown::Revealed, Some(t)) => format!("{} {t} (revealed)", who(o.seat)),
+                            (_, Some(t)) => format!("{} {t}", who(o.seat)),
+                            (_, None) => format!("{} face down", who(o.seat)),
                         },
                     };
                     let _ = writeln!(
@@ -364,7 +380,7 @@ pub(super) fn render(view: &View) -> String {
                     .pending
                     .iter()
                     .find(|p| p.slot == slot.slot)
-                    .map(|p| format!(" (caused by {})", tag(p.causer)))
+                    .map(|p| format!(" (caused by {})", who(p.causer)))
                     .unwrap_or_default();
                 let _ = writeln!(
                     out,
@@ -387,10 +403,10 @@ pub(super) fn render(view: &View) -> String {
             "  {} ({}), completed by {}: {}",
             s.name,
             s.board,
-            tag(s.completer),
-            outcome_text(&s.score.outcome)
+            who(s.completer),
+            outcome_text(&s.score.outcome, &who)
         );
-        render_score(&mut out, s.board.as_str(), &s.score);
+        render_score(&mut out, s.board.as_str(), &s.score, &who);
     }
     let _ = match &view.turn {
         TurnView::Move { seat } => writeln!(
@@ -425,8 +441,9 @@ pub(super) fn render(view: &View) -> String {
     out
 }
 
-/// A move in the notation, from the mover's own hand when it is their view.
-fn example_move(view: &View, mover: Seat) -> String {
+/// A move in the notation, from the mover's own hand when it is their view
+/// (the text view's hint, and the picture's).
+pub(super) fn example_move(view: &View, mover: Seat) -> String {
     let token = match (&view.hand, view.viewer) {
         (Some(hand), Some(v)) if v == mover => hand.last().copied().unwrap_or(Token::Ten),
         _ => Token::Ten,
@@ -444,35 +461,40 @@ fn example_move(view: &View, mover: Seat) -> String {
 }
 
 /// One line saying how the prizes went.
-pub(super) fn outcome_text(outcome: &Outcome) -> String {
+pub(super) fn outcome_text(outcome: &Outcome, who: &dyn Fn(Seat) -> String) -> String {
     match outcome {
         Outcome::Nobody => "everything swallowed, nobody paid".to_string(),
-        Outcome::Alone(seat) => format!("{} alone, both prizes", tag(*seat)),
+        Outcome::Alone(seat) => format!("{} alone, both prizes", who(*seat)),
         Outcome::TieForFirst(seats) => format!(
             "tie for first ({}), no prizes",
-            joined(seats.iter().map(|&s| tag(s)), ", ")
+            joined(seats.iter().map(|&s| who(s)), ", ")
         ),
         Outcome::TieForSecond { first, tied } => format!(
             "{} first; tie for second ({}), no second prize",
-            tag(*first),
-            joined(tied.iter().map(|&s| tag(s)), ", ")
+            who(*first),
+            joined(tied.iter().map(|&s| who(s)), ", ")
         ),
         Outcome::Ranked { first, second } => {
-            format!("{} first, {} second", tag(*first), tag(*second))
+            format!("{} first, {} second", who(*first), who(*second))
         }
     }
 }
 
 /// The removals, each seat's result and who paid whom, indented under a
 /// board's heading (used by the view's history and by the referee).
-pub(super) fn render_score(out: &mut String, board: &str, score: &BoardScore) {
+pub(super) fn render_score(
+    out: &mut String,
+    board: &str,
+    score: &BoardScore,
+    who: &dyn Fn(Seat) -> String,
+) {
     if !score.removed.is_empty() {
         let removed = score.removed.iter().map(|r| {
             let why = match r.why {
                 Why::BlackHolePair => "black holes joined".to_string(),
                 Why::Swallowed(by) => format!("swallowed by {board}:{by}"),
             };
-            format!("{board}:{} {} {} ({why})", r.star, tag(r.seat), r.token)
+            format!("{board}:{} {} {} ({why})", r.star, who(r.seat), r.token)
         });
         let _ = writeln!(out, "    removed: {}", joined(removed, "; "));
     }
@@ -486,11 +508,11 @@ pub(super) fn render_score(out: &mut String, board: &str, score: &BoardScore) {
                 .map(|p| format!(", {}", ordinal(p)))
                 .unwrap_or_default();
             format!(
-                "{} {} points, {} left{place}: {:+} coins",
-                tag(x.seat),
-                x.total,
+                "{} {}, {} left{place}: {}",
+                who(x.seat),
+                crate::text::count(x.total, "point", "points"),
                 x.tokens_left,
-                x.coins
+                crate::text::count(format!("{:+}", x.coins), "coin", "coins")
             )
         })
         .collect();
@@ -501,7 +523,7 @@ pub(super) fn render_score(out: &mut String, board: &str, score: &BoardScore) {
         .payments
         .iter()
         .filter_map(|p| match p.from {
-            Payer::Seat(from) => Some(format!("{} paid {} {}", tag(from), tag(p.to), p.coins)),
+            Payer::Seat(from) => Some(format!("{} paid {} {}", who(from), who(p.to), p.coins)),
             Payer::Reserve => None,
         })
         .collect();

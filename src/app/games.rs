@@ -1,0 +1,198 @@
+//! `starry games`: the games in the games directory, with whose turn it is.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::{Output, games_dir, history, status_of};
+use crate::crypto::identity::{self, Identity, IdentityError};
+use crate::error::{Error, Result};
+use crate::games::Game;
+use crate::log::Replay;
+use crate::log::replay::read_genesis;
+use crate::text::inline;
+
+/// One game of the list.
+#[derive(Serialize, schemars::JsonSchema, Debug, Clone)]
+pub struct GameRow {
+    /// The log.
+    pub file: String,
+    /// When the file last changed (UTC, RFC 3339), as the file system says.
+    pub file_changed: Option<String>,
+    pub game: Option<String>,
+    pub game_id: Option<String>,
+    /// The players' names, in seat order.
+    pub players: Vec<String>,
+    pub entries: u64,
+    pub over: bool,
+    /// The name of the player the game waits for.
+    pub to_act: Option<String>,
+    /// What they must do (join, ready, move, reveal).
+    pub action: Option<String>,
+    /// Whether that is you.
+    pub your_turn: bool,
+    /// The time of the last entry.
+    pub waiting_since: Option<String>,
+    /// Why the file could not be read as a game, if it could not.
+    pub problem: Option<String>,
+}
+
+#[derive(Serialize, schemars::JsonSchema, Debug)]
+pub struct GamesReport {
+    pub dir: String,
+    pub games: Vec<GameRow>,
+}
+
+/// `starry games`.
+pub fn list() -> Result<Output> {
+    let home = identity::home_dir()?;
+    let me = match Identity::load(&home) {
+        Ok(id) => Some(id),
+        Err(IdentityError::Missing { .. }) => None,
+        Err(e) => return Err(e.into()),
+    };
+    let dir = games_dir(&home);
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(d) => d
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(Error::io("cannot read the games directory", &dir, e)),
+    };
+    files.sort();
+    let mut rows: Vec<GameRow> = files.iter().map(|p| row(p, me.as_ref())).collect();
+    // Your turns first, then the games in progress (the one that has
+    // waited longest first), the finished ones, and files that are no game.
+    rows.sort_by(|a, b| {
+        (!a.your_turn, a.problem.is_some(), a.over, &a.waiting_since).cmp(&(
+            !b.your_turn,
+            b.problem.is_some(),
+            b.over,
+            &b.waiting_since,
+        ))
+    });
+    let text = if rows.is_empty() {
+        format!(
+            "No games in {} yet: `starry new` starts one, `starry ingest` takes one from a mail.",
+            dir.display()
+        )
+    } else {
+        rows.iter().map(row_text).collect::<Vec<_>>().join("\n")
+    };
+    Ok(Output::new(
+        text,
+        &GamesReport {
+            dir: dir.display().to_string(),
+            games: rows,
+        },
+    ))
+}
+
+fn row(path: &Path, me: Option<&Identity>) -> GameRow {
+    let mut row = GameRow {
+        file: path.display().to_string(),
+        file_changed: std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .map(|t| {
+                chrono::DateTime::<chrono::Utc>::from(t)
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            }),
+        game: None,
+        game_id: None,
+        players: Vec::new(),
+        entries: 0,
+        over: false,
+        to_act: None,
+        action: None,
+        your_turn: false,
+        waiting_since: None,
+        problem: None,
+    };
+    let read = crate::log::file::read(path).and_then(|bytes| {
+        let (g, _) = read_genesis(&bytes).map_err(|fault| Error::Log {
+            path: path.into(),
+            fault,
+        })?;
+        crate::with_game!(g.game.as_str(), G => fill::<G>(&bytes, path, me, &mut row))
+    });
+    if let Err(e) = read {
+        row.problem = Some(crate::text::excerpt_of(&e.to_string(), 200));
+    }
+    row
+}
+
+fn fill<G: Game>(
+    bytes: &[u8],
+    path: &Path,
+    me: Option<&Identity>,
+    row: &mut GameRow,
+) -> Result<()> {
+    let r = Replay::<G>::from_bytes(bytes).map_err(|fault| Error::Log {
+        path: path.into(),
+        fault,
+    })?;
+    let s = status_of(&r);
+    let mine = me.and_then(|i| {
+        r.seat_of_key(&i.public_key())
+            .or_else(|| r.seat_of_email(&i.email))
+    });
+    row.game = Some(G::NAME.into());
+    row.game_id = Some(s.game_id.clone());
+    row.players = r.genesis.seats.iter().map(|x| x.name.clone()).collect();
+    row.entries = s.entries;
+    row.over = s.over;
+    if !s.over {
+        row.to_act = s.to_act_name.clone();
+        row.action = Some(s.action.as_str().into());
+        row.your_turn = mine.is_some() && s.to_act_seat.map(|x| x as usize - 1) == mine;
+    }
+    row.waiting_since = Some(s.waiting_since.clone());
+    Ok(())
+}
+
+/// One or two lines per game, safe to print.
+fn row_text(g: &GameRow) -> String {
+    let Some(game) = &g.game else {
+        return format!(
+            "?                   {}: {}",
+            g.file,
+            inline(g.problem.as_deref().unwrap_or("unreadable"))
+        );
+    };
+    let id = g.game_id.as_deref().map_or("", |i| &i[..16]);
+    let players = history::list(
+        &g.players
+            .iter()
+            .map(|p| inline(p).into_owned())
+            .collect::<Vec<_>>(),
+    );
+    let state = if g.over {
+        "over".to_string()
+    } else if g.your_turn {
+        format!(
+            "YOUR TURN ({}) since {}",
+            g.action.as_deref().unwrap_or_default(),
+            history::short_time(g.waiting_since.as_deref().unwrap_or_default())
+        )
+    } else {
+        format!(
+            "waiting for {} to {} since {}",
+            inline(g.to_act.as_deref().unwrap_or_default()),
+            g.action.as_deref().unwrap_or_default(),
+            history::short_time(g.waiting_since.as_deref().unwrap_or_default())
+        )
+    };
+    let head = crate::text::wrap(
+        &format!("{id} {} — {players}\n", history::title(game)),
+        80,
+        "    ",
+    );
+    let tail = crate::text::wrap(
+        &format!("    {state} — {} entries — {}\n", g.entries, g.file),
+        80,
+        "    ",
+    );
+    format!("{head}{tail}").trim_end().to_string()
+}

@@ -1,0 +1,300 @@
+//! The game told in words, entry by entry: `starry history`, and the
+//! "since your last turn" part of `status`, `view` and every mail.
+//!
+//! Every sentence is made from what the log shows everybody (the author,
+//! the kind of entry, the game's own description of a move, and how the
+//! scores changed), so a history never holds anything hidden.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::Output;
+use crate::error::{Error, Result};
+use crate::games::{Game, Seat};
+use crate::log::replay::{Ending, lines, read_genesis};
+use crate::log::{Kind, Replay};
+use crate::text::inline;
+
+/// One entry, told.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Event {
+    /// The entry's number (0 is the genesis).
+    pub entry: u64,
+    /// Its author, counting seats from 1.
+    pub seat: u32,
+    pub name: String,
+    /// The entry's time, as its author wrote it.
+    pub time: String,
+    /// What happened, one sentence or a few, in words.
+    pub text: String,
+}
+
+/// Tells every entry of a log that replays.
+pub fn tell<G: Game>(
+    bytes: &[u8],
+) -> std::result::Result<(Replay<G>, Vec<Event>), crate::error::LogFault> {
+    let (lines, end) = lines(bytes);
+    let Some(first) = lines.first() else {
+        return Err(end.expect("no line means a fault"));
+    };
+    let mut r = Replay::<G>::from_genesis(first)?;
+    let mut events = vec![Event {
+        entry: 0,
+        seat: 1,
+        name: r.name(0),
+        time: r.entries[0].time.clone(),
+        text: format!(
+            "{} started a game of {} for {}.",
+            r.name(0),
+            title(G::NAME),
+            list(&r.names())
+        ),
+    }];
+    for (i, l) in lines.iter().enumerate().skip(1) {
+        let before = scores(&r);
+        let began = r.state.is_some();
+        r.apply_line(i as u64, l)?;
+        events.push(event(&r, &before, began));
+    }
+    if let Some(f) = end {
+        return Err(f);
+    }
+    Ok((r, events))
+}
+
+/// Each seat's score (0 before the setup).
+fn scores<G: Game>(r: &Replay<G>) -> Vec<i64> {
+    let mut out = vec![0; r.seat_count()];
+    if r.state.is_some() {
+        for s in r.standings() {
+            if let Some(x) = out.get_mut(s.seat) {
+                *x = s.score;
+            }
+        }
+    }
+    out
+}
+
+/// The sentence for the entry just applied to `r`.
+fn event<G: Game>(r: &Replay<G>, before: &[i64], began: bool) -> Event {
+    let e = r.entries.last().expect("an entry was applied");
+    let who = r.name(e.author);
+    let mut text = match e.kind {
+        Kind::Genesis => format!("{who} started the game."),
+        Kind::Join => format!("{who} joined."),
+        Kind::Ready => format!("{who} gave their share of the setup randomness."),
+        Kind::Move => format!("{who} {}.", inline(&e.summary)),
+        Kind::Reveal => format!("{who} turned over their face-down tokens on a full board."),
+        Kind::Resign => format!("{who} resigned."),
+        Kind::Abandon => match &r.claims {
+            Some(c) => format!("{who} claimed that {} stopped answering.", r.name(c.silent)),
+            None => format!("{who} claimed that the awaited player stopped answering."),
+        },
+        Kind::Countersign => format!("{who} countersigned the result."),
+    };
+    if !began && r.state.is_some() {
+        text.push_str(" Everyone was ready: the game began.");
+    }
+    let after = scores(r);
+    let changes: Vec<String> = before
+        .iter()
+        .zip(&after)
+        .enumerate()
+        .filter(|(_, (b, a))| a != b)
+        .map(|(s, (b, a))| format!("{} {:+}", r.name(s), a - b))
+        .collect();
+    if !changes.is_empty() && e.kind != Kind::Countersign {
+        text.push_str(&format!(" Scores: {}.", changes.join(", ")));
+    }
+    if let Some(end) = r.ending()
+        && r.ended_at == Some(r.len() - 1)
+    {
+        text.push(' ');
+        text.push_str(&ending(r, end));
+    }
+    Event {
+        entry: r.len() - 1,
+        seat: e.author as u32 + 1,
+        name: who,
+        time: e.time.clone(),
+        text,
+    }
+}
+
+/// "The game is over: …", with the winner(s).
+fn ending<G: Game>(r: &Replay<G>, end: Ending) -> String {
+    let why = match end {
+        Ending::Finished => "the game is over".to_string(),
+        Ending::Stalled => "nobody can move any more: the game is over".to_string(),
+        Ending::Resigned { seat } => format!("the game is over, {} placed last", r.name(seat)),
+        Ending::Abandoned { seat, .. } => format!(
+            "every other player claimed it: the game is over, {} placed last",
+            r.name(seat)
+        ),
+    };
+    let winners: Vec<String> = r
+        .standings()
+        .iter()
+        .filter(|s| s.rank == 1)
+        .map(|s| r.name(s.seat))
+        .collect();
+    let mut out = format!("{}{}.", why[..1].to_uppercase(), &why[1..]);
+    match winners.len() {
+        0 => {}
+        1 => out.push_str(&format!(" {} won.", winners[0])),
+        _ => out.push_str(&format!(" {} share first place.", list(&winners))),
+    }
+    out
+}
+
+/// `starry-sky` → `Starry Sky`.
+pub fn title(game: &str) -> String {
+    game.split('-')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect())
+                .unwrap_or_default()
+        })
+        .collect::<Vec<String>>()
+        .join(" ")
+}
+
+/// "Ann, Ben and Cleo".
+pub fn list(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// What happened after `seat`'s own last entry (everything, if it wrote
+/// none): the part of the history a player coming back to the game has not
+/// seen.
+pub fn since_last_entry_of(events: &[Event], seat: Seat) -> &[Event] {
+    let mine = seat as u32 + 1;
+    match events.iter().rposition(|e| e.seat == mine) {
+        Some(i) => &events[i + 1..],
+        None => events,
+    }
+}
+
+/// The most events a status or mail lists before pointing at `history`.
+pub const SINCE_MAX: usize = 12;
+
+/// "Since your last entry:" and one line per event (at most
+/// [`SINCE_MAX`], the latest), for text views and mails; empty when
+/// nothing happened since.
+pub fn since_text(events: &[Event], file: &str) -> String {
+    if events.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("Since your last entry:\n");
+    let skip = events.len().saturating_sub(SINCE_MAX);
+    if skip > 0 {
+        out.push_str(&format!(
+            "  ({skip} earlier entries: `starry history {file}` tells them all)\n"
+        ));
+    }
+    for e in &events[skip..] {
+        out.push_str(&crate::text::wrap(
+            &format!("  {:>3}. {}\n", e.entry, inline(&e.text)),
+            80,
+            "       ",
+        ));
+    }
+    out
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct HistoryReport {
+    pub game: String,
+    pub game_id: String,
+    pub entries: u64,
+    pub events: Vec<Event>,
+}
+
+/// `starry history`.
+pub fn history(path: &Path, since_mine: bool) -> Result<Output> {
+    let bytes = crate::log::file::read(path)?;
+    let log_err = |fault| Error::Log {
+        path: path.into(),
+        fault,
+    };
+    let (g, _) = read_genesis(&bytes).map_err(log_err)?;
+    crate::with_game!(g.game.as_str(), G => {
+        let (r, mut events) = tell::<G>(&bytes).map_err(log_err)?;
+        if since_mine {
+            let id = super::load_identity()?;
+            let seat = r.seat_of_key(&id.public_key()).ok_or_else(|| {
+                Error::Usage(format!(
+                    "--since-mine: you ({}) have not joined this game; leave it out to see the whole history",
+                    id.email
+                ))
+            })?;
+            events = since_last_entry_of(&events, seat).to_vec();
+        }
+        let mut text = format!(
+            "{} — game {} — {} entries\n",
+            title(G::NAME),
+            super::short_id(&r.game_id),
+            r.len()
+        );
+        for e in &events {
+            text.push_str(&crate::text::wrap(
+                &format!("{:>4}  {}  {}\n", e.entry, inline(&short_time(&e.time)), inline(&e.text)),
+                80,
+                "                        ",
+            ));
+        }
+        if events.is_empty() {
+            text.push_str("Nothing has happened since your last entry.\n");
+        }
+        let report = HistoryReport {
+            game: G::NAME.into(),
+            game_id: hex::encode(r.game_id),
+            entries: r.len(),
+            events,
+        };
+        Ok(Output::new(text.trim_end().to_string(), &report))
+    })
+}
+
+/// `2026-11-23T19:18:29Z` → `2026-11-23 19:18`: the minute is enough to
+/// read a history by.
+pub fn short_time(t: &str) -> String {
+    t.get(..16).unwrap_or(t).replacen('T', " ", 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_and_lists() {
+        assert_eq!(title("starry-sky"), "Starry Sky");
+        assert_eq!(title("star-map"), "Star Map");
+        let n = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(list(&n(&["Ann"])), "Ann");
+        assert_eq!(list(&n(&["Ann", "Ben"])), "Ann and Ben");
+        assert_eq!(list(&n(&["Ann", "Ben", "Cleo"])), "Ann, Ben and Cleo");
+    }
+
+    #[test]
+    fn since_starts_after_the_readers_last_entry() {
+        let ev = |entry, seat| Event {
+            entry,
+            seat,
+            name: String::new(),
+            time: String::new(),
+            text: String::new(),
+        };
+        let events = vec![ev(0, 1), ev(1, 2), ev(2, 1), ev(3, 2), ev(4, 3)];
+        let entries = |s: &[Event]| s.iter().map(|e| e.entry).collect::<Vec<_>>();
+        assert_eq!(entries(since_last_entry_of(&events, 0)), [3, 4]);
+        assert_eq!(entries(since_last_entry_of(&events, 2)), Vec::<u64>::new());
+        assert_eq!(entries(since_last_entry_of(&events, 3)), [0, 1, 2, 3, 4]);
+    }
+}

@@ -1,0 +1,311 @@
+//! Pictures of a game: SVG drawn from a view, PNG rendered from that SVG,
+//! and a self-contained HTML page around it.
+//!
+//! A picture is drawn from the same [`crate::games::Game::View`] as the text
+//! view and nothing else, so it can show no more than the text shows to the
+//! same reader: a player's face-down tokens appear only in their own view.
+//!
+//! Every picture is deterministic: the same view and names give the same
+//! bytes (coordinates are integers or written with a fixed number of
+//! decimals, elements come in a fixed order, nothing depends on a clock or a
+//! hash map's order). The golden tests rely on it.
+//!
+//! Colour never carries meaning alone: each seat has a colour from the
+//! Okabe–Ito palette (distinguishable with every common colour-vision
+//! deficiency) *and* its initial (or seat number) written on what it owns.
+
+pub mod html;
+pub mod png;
+
+use std::fmt::Write;
+
+/// The font every picture names; the PNG renderer loads it from the program
+/// itself ([`png`]), a browser falls back to any sans-serif.
+pub const FONT: &str = "DejaVu Sans, Verdana, sans-serif";
+
+/// Seat colours, in seat order (Okabe & Ito, "Color Universal Design"):
+/// blue, vermillion, bluish green, reddish purple, orange. Dark enough for
+/// white initials on them, and told apart by initials too.
+pub const SEAT_COLOURS: [&str; 5] = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00"];
+/// A lighter tint of each seat colour, for filled areas (Starry Night's
+/// seas) under black lines and labels.
+pub const SEAT_TINTS: [&str; 5] = ["#A6CEE8", "#F2C0A0", "#9ED9C7", "#EBC8DC", "#F6D899"];
+/// Ink for lines and labels, and the paper under them.
+pub const INK: &str = "#1A1A1A";
+pub const PAPER: &str = "#FFFFFF";
+/// Grey for what is not anybody's (empty stars, grid points, frames).
+pub const MUTED: &str = "#8C8C8C";
+/// The night-sky background of a board or map.
+pub const SKY: &str = "#F4F6FB";
+
+/// The colour of `seat` (wrapping, so that a hostile seat number cannot
+/// index out of bounds).
+pub fn seat_colour(seat: usize) -> &'static str {
+    SEAT_COLOURS[seat % SEAT_COLOURS.len()]
+}
+
+/// The light tint of `seat`'s colour.
+pub fn seat_tint(seat: usize) -> &'static str {
+    SEAT_TINTS[seat % SEAT_TINTS.len()]
+}
+
+/// Each seat's mark on what it owns: the first letter of its player's name,
+/// upper case, when those letters are plain ASCII and differ between seats;
+/// otherwise the seat number (1-based), which always differs.
+pub fn marks(names: &[String]) -> Vec<String> {
+    let first: Vec<Option<char>> = names
+        .iter()
+        .map(|n| {
+            n.trim()
+                .chars()
+                .next()
+                .filter(|c| c.is_ascii_alphabetic())
+                .map(|c| c.to_ascii_uppercase())
+        })
+        .collect();
+    let distinct = first.iter().all(Option::is_some)
+        && first
+            .iter()
+            .enumerate()
+            .all(|(i, a)| first[..i].iter().all(|b| b != a));
+    (0..names.len())
+        .map(|s| match first[s] {
+            Some(c) if distinct => c.to_string(),
+            _ => (s + 1).to_string(),
+        })
+        .collect()
+}
+
+/// Text made safe for XML character data and attribute values: the five
+/// markup characters escaped, and everything [`crate::text::is_unsafe`]
+/// (controls, bidi overrides, invisible characters) written as a visible
+/// `\u{…}`, as on a terminal. Names come from a log and are hostile.
+pub fn esc(s: &str) -> String {
+    let safe = crate::text::inline(s);
+    let mut out = String::with_capacity(safe.len());
+    for c in safe.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// At most `max` characters of `s`, with `…` when cut: long names must not
+/// run off a picture.
+pub fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+        out.push('…');
+        out
+    }
+}
+
+/// An SVG document under construction. Coordinates are `i32` user units
+/// (1 unit = 1 pixel of the PNG), so output never depends on float
+/// formatting.
+pub struct Svg {
+    width: i32,
+    height: i32,
+    body: String,
+}
+
+impl Svg {
+    /// A `width` × `height` picture on white paper.
+    pub fn new(width: i32, height: i32) -> Svg {
+        Svg {
+            width,
+            height,
+            body: String::new(),
+        }
+    }
+
+    pub fn width(&self) -> i32 {
+        self.width
+    }
+
+    pub fn height(&self) -> i32 {
+        self.height
+    }
+
+    /// Appends raw markup the caller built (attribute values and text
+    /// already passed through [`esc`]).
+    pub fn raw(&mut self, markup: &str) {
+        self.body.push_str(markup);
+        if !markup.ends_with('\n') {
+            self.body.push('\n');
+        }
+    }
+
+    pub fn rect(&mut self, x: i32, y: i32, w: i32, h: i32, fill: &str, stroke: &str) {
+        let _ = writeln!(
+            self.body,
+            r#"<rect x="{x}" y="{y}" width="{w}" height="{h}" fill="{fill}" stroke="{stroke}"/>"#
+        );
+    }
+
+    pub fn circle(
+        &mut self,
+        cx: i32,
+        cy: i32,
+        r: i32,
+        fill: &str,
+        stroke: &str,
+        stroke_width: i32,
+    ) {
+        let _ = writeln!(
+            self.body,
+            r#"<circle cx="{cx}" cy="{cy}" r="{r}" fill="{fill}" stroke="{stroke}" stroke-width="{stroke_width}"/>"#
+        );
+    }
+
+    pub fn line(&mut self, (x1, y1): (i32, i32), (x2, y2): (i32, i32), stroke: &str, width: i32) {
+        let _ = writeln!(
+            self.body,
+            r#"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{stroke}" stroke-width="{width}" stroke-linecap="round"/>"#
+        );
+    }
+
+    /// A closed polygon through `points`.
+    pub fn polygon(&mut self, points: &[(i32, i32)], fill: &str, stroke: &str, extra: &str) {
+        let pts: Vec<String> = points.iter().map(|(x, y)| format!("{x},{y}")).collect();
+        let _ = writeln!(
+            self.body,
+            r#"<polygon points="{}" fill="{fill}" stroke="{stroke}"{}{extra}/>"#,
+            pts.join(" "),
+            if extra.is_empty() { "" } else { " " }
+        );
+    }
+
+    /// Text anchored at (x, y): `anchor` is `start`, `middle` or `end`; the
+    /// baseline is `y`. `text` is escaped here.
+    pub fn text(&mut self, x: i32, y: i32, size: i32, anchor: &str, fill: &str, text: &str) {
+        self.text_styled(x, y, size, anchor, fill, "normal", text);
+    }
+
+    /// Bold text, as [`Svg::text`].
+    pub fn bold(&mut self, x: i32, y: i32, size: i32, anchor: &str, fill: &str, text: &str) {
+        self.text_styled(x, y, size, anchor, fill, "bold", text);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn text_styled(
+        &mut self,
+        x: i32,
+        y: i32,
+        size: i32,
+        anchor: &str,
+        fill: &str,
+        weight: &str,
+        text: &str,
+    ) {
+        let _ = writeln!(
+            self.body,
+            r#"<text x="{x}" y="{y}" font-size="{size}" text-anchor="{anchor}" font-weight="{weight}" fill="{fill}">{}</text>"#,
+            esc(text)
+        );
+    }
+
+    /// Opens a group with a class (for tests and the HTML page's styles)
+    /// and a `<title>` (a tooltip in a browser, read by screen readers).
+    pub fn group(&mut self, class: &str, title: &str) {
+        let _ = writeln!(
+            self.body,
+            r#"<g class="{}"><title>{}</title>"#,
+            esc(class),
+            esc(title)
+        );
+    }
+
+    pub fn end_group(&mut self) {
+        self.body.push_str("</g>\n");
+    }
+
+    /// The document: `title` becomes its `<title>` (the accessible name)
+    /// and `desc` its `<desc>`.
+    pub fn finish(self, title: &str, desc: &str) -> String {
+        let (w, h) = (self.width, self.height);
+        format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
+             viewBox=\"0 0 {w} {h}\" font-family=\"{FONT}\" role=\"img\">\n\
+             <title>{}</title>\n<desc>{}</desc>\n\
+             <rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"{PAPER}\"/>\n{}</svg>\n",
+            esc(title),
+            esc(desc),
+            self.body
+        )
+    }
+}
+
+/// A legend row per seat: a disc in its colour with its mark, then its
+/// name; from (x, y) downwards, `step` apart. Returns the y below it.
+pub fn seat_legend(
+    svg: &mut Svg,
+    x: i32,
+    y: i32,
+    step: i32,
+    names: &[String],
+    extra: &[String],
+) -> i32 {
+    let marks = marks(names);
+    let mut y = y;
+    for (seat, name) in names.iter().enumerate() {
+        svg.group("seat", &format!("seat {}: {}", seat + 1, clip(name, 40)));
+        svg.circle(x + 9, y - 5, 9, seat_colour(seat), INK, 1);
+        svg.bold(x + 9, y - 1, 11, "middle", PAPER, &marks[seat]);
+        let tail = extra.get(seat).map(String::as_str).unwrap_or_default();
+        svg.text(
+            x + 24,
+            y,
+            13,
+            "start",
+            INK,
+            &format!("{}{}", clip(name, 24), tail),
+        );
+        svg.end_group();
+        y += step;
+    }
+    y
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn marks_are_initials_when_they_differ_and_seat_numbers_otherwise() {
+        assert_eq!(marks(&names(&["ann", "Ben", "Cleo"])), ["A", "B", "C"]);
+        assert_eq!(marks(&names(&["Ann", "Alex", "Cleo"])), ["1", "2", "3"]);
+        assert_eq!(marks(&names(&["Ann", "Émile"])), ["1", "2"]);
+        assert_eq!(marks(&names(&["", "Ben"])), ["1", "2"]);
+    }
+
+    #[test]
+    fn text_is_escaped_for_xml_and_for_readers() {
+        assert_eq!(
+            esc("<b>&\"'\u{1b}[2J\u{202e}"),
+            "&lt;b&gt;&amp;&quot;&#39;\\u{1b}[2J\\u{202e}"
+        );
+        let mut svg = Svg::new(10, 10);
+        svg.text(0, 0, 10, "start", INK, "</text><script>alert(1)</script>");
+        let out = svg.finish("t", "d");
+        assert!(!out.contains("<script>"), "{out}");
+    }
+
+    #[test]
+    fn clip_cuts_long_names() {
+        assert_eq!(clip("Ann", 5), "Ann");
+        assert_eq!(clip("Annabelle", 5), "Anna…");
+    }
+}
