@@ -109,7 +109,7 @@ fn a_whole_game_through_git_one_commit_per_entry() {
         let g = &v["git"];
         assert_eq!(g["committed"], true, "{v}");
         let message = format!(
-            "starry-sky {}: entry {entry} — {}: {}",
+            "starry-sky {}: entry {entry} — {} {}",
             &game_id[..8],
             ps[who].name,
             v["summary"].as_str().unwrap()

@@ -210,7 +210,7 @@ fn games_lists_every_game_your_turns_first_and_survives_a_bad_file() {
     let text = String::from_utf8(starry_in(home.path(), &["games"]).stdout).unwrap();
     assert!(
         text.starts_with(
-            "8c09e41c2c8d7e12 Starry Sky — Anna, Ben, Cleo and Dan\n    YOUR TURN (move) since 2026-11-02T10:17 — 38 entries"
+            "8c09e41c2c8d7e12 Starry Sky — Anna, Ben, Cleo and Dan\n    YOUR TURN (move) since 2026-11-02 10:17 — 38 entries"
         ),
         "{text}"
     );

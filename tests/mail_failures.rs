@@ -221,6 +221,18 @@ fn connection_refused_keeps_the_mail_until_a_server_listens() {
     );
     assert_eq!(ben.pending().len(), 1);
 
+    // Without a transport (the settings gone), a retry would only move the
+    // mail to the outbox and forget it: refused, the mail stays pending.
+    let out = ben.run_env(&[("STARRY_MAIL_TRANSPORT", "outbox")], &["mail", "--retry"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("nothing can be sent"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(ben.pending().len(), 1);
+    assert!(ben.outbox().is_empty());
+
     // The server comes up on that port: the retry sends it.
     let server = Server::start(&py, dir.path(), Mode::Plain, port);
     let out = ben.run(&["mail", "--retry"]);

@@ -13,6 +13,7 @@
 
 mod common;
 
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -231,26 +232,75 @@ fn every_format_for_every_game_at_positions_across_the_game() {
     }
 }
 
+/// `--out` writes a new file or replaces a picture of its own, and refuses
+/// everything else, changing nothing: a log under any name, an identity,
+/// a directory, a FIFO. `--out -` is standard output.
 #[test]
-fn a_png_is_not_written_to_a_terminal_and_out_never_replaces_a_log() {
+fn out_replaces_only_its_own_pictures() {
     let dir = tempfile::tempdir().unwrap();
-    let copy = dir.path().join("game.jsonl");
-    std::fs::copy(example("in-progress-4p.jsonl"), &copy).unwrap();
-    let before = std::fs::read(&copy).unwrap();
+    let d = dir.path();
+    let log = example("in-progress-4p.jsonl");
+    let run = |out: &Path, format: &str| {
+        common::starry_in(
+            d,
+            &[
+                "view",
+                log.to_str().unwrap(),
+                "--spectator",
+                "--format",
+                format,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        )
+    };
+    // A log, named as a log or not, and an identity: refused, unchanged.
+    for name in ["game.jsonl", "game.log", "identity.json"] {
+        let f = d.join(name);
+        std::fs::copy(&log, &f).unwrap();
+        let before = std::fs::read(&f).unwrap();
+        let out = run(&f, "svg");
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert_eq!(std::fs::read(&f).unwrap(), before, "{name} changed");
+    }
+    let out = run(d, "png");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a directory"));
+    let fifo = d.join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let out = run(&fifo, "png");
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+    }
+    // New files, and pictures of its own, in every format.
+    for (name, format) in [("a.svg", "svg"), ("a.png", "png"), ("a.html", "html")] {
+        let f = d.join(name);
+        assert!(run(&f, format).status.success(), "{name}");
+        assert!(run(&f, format).status.success(), "{name} again");
+        // One format over another is fine too: both are its own.
+        assert!(run(&f, "svg").status.success(), "{name} as svg");
+    }
+    // `-` is standard output.
     let out = common::starry_in(
-        dir.path(),
+        d,
         &[
             "view",
-            copy.to_str().unwrap(),
+            log.to_str().unwrap(),
+            "--spectator",
             "--format",
-            "png",
+            "svg",
             "--out",
-            copy.to_str().unwrap(),
+            "-",
         ],
     );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("name of a log"));
-    assert_eq!(std::fs::read(&copy).unwrap(), before);
+    assert!(out.stdout.starts_with(b"<svg "));
+    assert!(!d.join("-").exists());
 }
 
 /// The face-down tokens `who` sees as their own: star label → token.

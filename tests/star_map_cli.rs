@@ -234,20 +234,20 @@ fn a_game_by_hand_with_a_dry_run_auto_moves_and_history() {
     let dry = t.ok(0, &["play", log, &mv, "--dry-run"]);
     assert!(
         flat(&dry).contains(&format!(
-            "Dry run, nothing written. Entry 5: Anna — {said}."
+            "Dry run, nothing written. Entry 5: Anna — laid {said}."
         )),
         "{dry}"
     );
     let dry_json = t.json(Some(0), &["play", log, &mv, "--dry-run", "--json"]);
     assert_eq!(dry_json["dry_run"], true);
-    assert_eq!(dry_json["summary"], said.as_str());
+    assert_eq!(dry_json["summary"], format!("laid {said}"));
     assert_eq!(std::fs::read(&t.log).unwrap(), before);
 
     // Played for real, it scores exactly that, and Anna's draw waits for
     // Ben's entry.
     let out = t.ok(0, &["play", log, &mv]);
     assert!(
-        flat(&out).contains(&format!("Entry 5: Anna — {said}.")),
+        flat(&out).contains(&format!("Entry 5: Anna — laid {said}.")),
         "{out}"
     );
     let shape = s.set().discs[best.disc as usize].shape;
@@ -537,7 +537,7 @@ fn refusals_found_in_play() -> std::collections::BTreeSet<Kind> {
                 );
                 let pick = *choices.last().unwrap();
                 let out = t.ok(seat, &["play", log, &move_text(&s, seat, &p, Some(pick))]);
-                assert!(out.contains(&format!(", draws a {pick}")), "{out}");
+                assert!(out.contains(&format!(", drawing a {pick}")), "{out}");
                 let v = view_json(&t, None);
                 assert_eq!(v["last"]["draw"], json!(pick));
                 assert_eq!(v["pending"]["shape"], json!(pick));
@@ -1096,7 +1096,10 @@ fn a_tiny_game_on_custom_data_with_a_pass() {
     assert!(said.starts_with(&format!("one R on {free}, 4 ")), "{said}");
     assert!(said.contains("(crimson 4)"), "{said}");
     let out = t.ok(0, &["play", log, &format!("one2 {free}")]);
-    assert!(flat(&out).contains(&format!("Anna — {said}.")), "{out}");
+    assert!(
+        flat(&out).contains(&format!("Anna — laid {said}.")),
+        "{out}"
+    );
     let text = t.ok(1, &["view", log]);
     assert!(
         text.contains("ben cannot place any disc and must pass."),
@@ -1121,7 +1124,7 @@ fn a_tiny_game_on_custom_data_with_a_pass() {
     );
     refuse(&t, 0, "pass", 19, "it is not your turn");
     let out = t.ok(1, &["play", log, "pass"]);
-    assert!(out.contains("ben — passes: no legal placement."), "{out}");
+    assert!(out.contains("ben — passed: no legal placement."), "{out}");
     assert!(out.contains("The game is over"), "{out}");
     // Hands count minus: 3 + 3 + 2 + 2 + 1 + 1 fields each (Anna drew a
     // one for hers).

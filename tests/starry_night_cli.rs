@@ -51,7 +51,7 @@ fn a_game_by_hand_with_a_dry_run_takebacks_and_history() {
     let before = std::fs::read(&t.log).unwrap();
     let dry = t.ok(1, &["play", log, "A-C", "--dry-run"]);
     assert!(dry.contains("Dry run, nothing written"), "{dry}");
-    assert!(dry.contains("captures a sea of 4 squares"), "{dry}");
+    assert!(dry.contains("capturing a sea of 4 squares"), "{dry}");
     assert!(dry.contains("captured by ben"), "{dry}");
     assert_eq!(std::fs::read(&t.log).unwrap(), before);
     t.ok(1, &["play", log, "A-C"]);

@@ -156,8 +156,7 @@ fn fill<G: Game>(
 fn row_text(g: &GameRow) -> String {
     let Some(game) = &g.game else {
         return format!(
-            "?                   {}: {}",
-            g.file,
+            "(not a game)     {}",
             inline(g.problem.as_deref().unwrap_or("unreadable"))
         );
     };

@@ -52,7 +52,7 @@ pub fn after_entry(path: &Path, out: &mut Output) {
     out.json["git"] = serde_json::to_value(&report).expect("reports serialise");
 }
 
-/// `starry-sky 3f2a9c1e: entry 17 — Ben: 10 on leo:3`, from an entry report.
+/// `starry-sky 3f2a9c1e: entry 17 — Ben placed 10 on leo:3`, from an entry report.
 fn commit_message(report: &serde_json::Value) -> String {
     let author = author_name(report).unwrap_or_else(|| "?".into());
     message_of(report, &author)
@@ -74,7 +74,7 @@ fn message_of(report: &serde_json::Value, author: &str) -> String {
     let entry = report["entry"].as_u64().unwrap_or_default();
     let summary = text::inline(report["summary"].as_str().unwrap_or(""));
     format!(
-        "{game} {}: entry {entry} — {}: {summary}",
+        "{game} {}: entry {entry} — {} {summary}",
         text::inline(&id),
         text::inline(author)
     )

@@ -66,7 +66,8 @@ pub fn view(path: &Path, a: &ViewArgs) -> Result<Output> {
     } else {
         viewer_identity()?
     };
-    if a.format == Format::Png && a.out.is_none() && std::io::stdout().is_terminal() {
+    let to_stdout = a.out.as_ref().is_none_or(|f| f.as_os_str() == "-");
+    if a.format == Format::Png && to_stdout && std::io::stdout().is_terminal() {
         return Err(Error::Usage(
             "a PNG is not for a terminal: add `--out FILE.png`, or redirect the output to a file"
                 .into(),
@@ -97,7 +98,7 @@ pub fn view(path: &Path, a: &ViewArgs) -> Result<Output> {
     let format = format!("{:?}", a.format).to_lowercase();
     out.json["format"] = format.clone().into();
     out.json["bytes"] = bytes.len().into();
-    match &a.out {
+    match a.out.as_ref().filter(|f| f.as_os_str() != "-") {
         Some(file) => {
             crate::log::file::write_output(file, &bytes)?;
             out.json["out"] = file.display().to_string().into();
@@ -149,20 +150,20 @@ fn view_game<G: Game>(
     let seat = id.and_then(|i| r.seat_of_key(&i.public_key()));
     let status = status_of(&r);
     let title = format!(
-        "{} — game {} — after {} entries — {}",
+        "{} — game {} — after {} — {}",
         history::title(G::NAME),
         &status.game_id[..16],
-        r.len(),
+        crate::text::count(r.len(), "entry", "entries"),
         match seat {
             Some(s) => format!("{}'s view", r.name(s)),
             None => "spectator view".into(),
         }
     );
     let mut text = format!(
-        "{} — game {} — after {} entries{}\n",
+        "{} — game {} — after {}{}\n",
         status.game,
         &status.game_id[..16],
-        r.len(),
+        crate::text::count(r.len(), "entry", "entries"),
         match seat {
             Some(s) => format!(" — your view, seat {}", s + 1),
             None => " — spectator view".into(),

@@ -101,6 +101,20 @@ pub fn remind(path: &Path) -> Result<Output> {
 pub fn retry_pending() -> Result<Output> {
     let home = identity::home_dir()?;
     let cfg = crate::mail::load(&home).map_err(|e| Error::Usage(e.to_string()))?;
+    // Mails wait in pending/ because a real transport failed; "sending"
+    // them to the outbox would send nothing and forget them.
+    if cfg.transport == TransportKind::Outbox
+        && !crate::mail::pending_messages(&home)
+            .map_err(|e| Error::Other(e.to_string()))?
+            .is_empty()
+    {
+        return Err(Error::Usage(format!(
+            "no mail transport is set up (mail.toml or STARRY_SMTP_*), so nothing can be sent; \
+             the pending mails stay in {} (set up SMTP or sendmail, see docs/mail.md, or send \
+             those .eml files with your mail program)",
+            home.join(crate::mail::transport::PENDING_DIR).display()
+        )));
+    }
     let done = crate::mail::retry(&cfg, &home).map_err(|e| Error::Other(e.to_string()))?;
     let report = RetryReport {
         sent: done
@@ -260,6 +274,9 @@ pub struct Sending {
     /// A reminder (`starry remind`): only to the awaited player, saying
     /// since when, with a Message-ID of its own.
     pub remind: bool,
+    /// Mailed again by hand (`starry mail FILE`): the mails get Message-IDs
+    /// of their own, or a mail program that has the first would drop them.
+    pub resend: bool,
 }
 
 /// Who gets a mail, and as what.
@@ -303,6 +320,11 @@ fn send_game<G: Game>(
     let (action, who) = r.expected();
     let mut targets: Vec<(Seat, Role)> = Vec::new();
     if how.remind {
+        if me.is_none() {
+            return Err(Error::Usage(format!(
+                "you ({from_email}) hold no seat in this game; only its players remind each other"
+            )));
+        }
         match who {
             Some(w) if !r.is_over() && Some(w) == me => {
                 return Err(Error::Usage(format!(
@@ -415,7 +437,7 @@ fn send_game<G: Game>(
             body_html: Some(html),
             picture: picture.clone(),
             picture_id: thread.picture_id(r.len() - 1),
-            message_id: Some(thread.message_id(r.len() - 1, seat, how.remind)),
+            message_id: Some(thread.message_id(r.len() - 1, seat, how)),
             references: thread.references(r.len() - 1, seat),
             log_file_name,
             log,
@@ -496,16 +518,16 @@ impl Thread {
         format!("starry.{}@{}", self.id16, self.domain)
     }
 
-    /// The mail about `entry` to `seat`; a reminder gets an id of its own
-    /// (a program that saw the same id twice would drop the second).
-    fn message_id(&self, entry: u64, seat: Seat, remind: bool) -> String {
-        let reminder = if remind {
-            format!(".reminder-{}", chrono::Utc::now().timestamp())
-        } else {
-            String::new()
+    /// The mail about `entry` to `seat`; a reminder or a mail sent again by
+    /// hand gets an id of its own (a program that saw an id twice drops the second).
+    fn message_id(&self, entry: u64, seat: Seat, how: Sending) -> String {
+        let again = match (how.remind, how.resend) {
+            (true, _) => format!(".reminder-{}", chrono::Utc::now().timestamp_millis()),
+            (false, true) => format!(".again-{}", chrono::Utc::now().timestamp_millis()),
+            _ => String::new(),
         };
         format!(
-            "starry.{}.{entry}.{}{reminder}@{}",
+            "starry.{}.{entry}.{}{again}@{}",
             self.id16,
             seat + 1,
             self.domain
@@ -515,7 +537,7 @@ impl Thread {
     fn references(&self, entry: u64, seat: Seat) -> Vec<String> {
         let mut refs = vec![self.root()];
         if entry > 1 {
-            refs.push(self.message_id(entry - 1, seat, false));
+            refs.push(self.message_id(entry - 1, seat, Sending::default()));
         }
         refs
     }

@@ -157,6 +157,7 @@ pub fn run(cli: Cli) -> Result<Output> {
                     to_all: a.to_all,
                     full: a.full,
                     remind: false,
+                    resend: true,
                 },
             ),
             (false, None) => Err(Error::Usage(

@@ -183,7 +183,7 @@ pub struct EntryReport {
     /// Number of the entry written.
     pub entry: u64,
     pub kind: String,
-    /// What it did, e.g. "10 on leo:3".
+    /// What it did, e.g. "placed 10 on leo:3" (the game's `narrate`).
     pub summary: String,
     /// The game after the entry.
     pub status: StatusReport,

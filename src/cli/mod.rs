@@ -356,7 +356,8 @@ pub struct ViewArgs {
     /// text, json, svg, png or html.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Write to FILE (replaced atomically) instead of standard output; needed for png on a terminal.
+    /// Write to FILE instead of standard output (`-`): a new file, or one starry wrote before
+    /// (replaced atomically); needed for png on a terminal.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
 }

@@ -204,9 +204,11 @@ pub fn write_record(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Writes an output file the user asked for (`view --out`): atomically and
-/// durably, replacing an older version. A starry log is never replaced
-/// this way: `--out game.jsonl` is refused, so that a slip of the finger
-/// cannot put a picture where the game was.
+/// durably. It replaces only a picture or page of its own (an existing file
+/// that begins as an SVG, PNG or HTML file does): anything else — a log
+/// under any name, an identity, a device, a FIFO, a directory — is refused,
+/// so that a slip of the finger cannot put a picture where a game or a
+/// secret was.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
     if path.extension().is_some_and(|e| e == "jsonl") {
         return Err(Error::Usage(format!(
@@ -220,6 +222,38 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
             "{}: starry names its temporary files this way; choose another name",
             path.display()
         )));
+    }
+    match fs::metadata(path) {
+        Err(_) => {}
+        Ok(m) if !m.is_file() => {
+            return Err(Error::Usage(format!(
+                "--out {}: that is not a regular file ({}); starry writes pictures only to \
+                 new files or over pictures of its own",
+                path.display(),
+                if m.is_dir() {
+                    "a directory"
+                } else {
+                    "a FIFO, a socket or a device"
+                }
+            )));
+        }
+        Ok(_) => {
+            let mut head = [0u8; 64];
+            let n = fs::File::open(path)
+                .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+                .map_err(|e| Error::io("cannot read", path, e))?;
+            let head = &head[..n];
+            let ours = head.starts_with(b"<svg ")
+                || head.starts_with(b"\x89PNG\r\n\x1a\n")
+                || head.starts_with(b"<!DOCTYPE html>");
+            if !ours {
+                return Err(Error::Usage(format!(
+                    "--out {}: the file exists and is not a picture or page starry made; \
+                     nothing was written (remove it first, or choose another name)",
+                    path.display()
+                )));
+            }
+        }
     }
     remove_stale_temporaries(path);
     write_atomic(path, bytes, true)

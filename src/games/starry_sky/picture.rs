@@ -993,14 +993,26 @@ fn scored_title(s: &super::Scored, who: &Who) -> String {
     )
 }
 
-/// The lines of one scored board's entry (bold or not, text).
+/// The lines of one scored board's entry (bold or not, text): the board,
+/// its outcome, and what each seat got in coins. Points and places stay in
+/// the entry's title (a tooltip) and in the text view: a picture mailed
+/// with every turn keeps its words few.
 fn scored_lines(s: &super::Scored, who: &Who) -> Vec<(bool, String)> {
     let mut lines = vec![(true, clip(&scored_heading(s, who), 48))];
     let outcome = outcome_text(&s.score.outcome, who);
-    lines.extend(wrap(&outcome, 52).into_iter().map(|l| (false, l)));
-    for pair in seat_results(s, who).chunks(2) {
-        lines.push((false, pair.join(" · ")));
-    }
+    let coins: Vec<String> = s
+        .score
+        .seats
+        .iter()
+        .filter(|x| x.coins != 0)
+        .map(|x| format!("{} {:+}", who.mark(x.seat), x.coins))
+        .collect();
+    let line = if coins.is_empty() {
+        outcome
+    } else {
+        format!("{outcome} · {}", coins.join(" "))
+    };
+    lines.extend(wrap(&line, 56).into_iter().map(|l| (false, l)));
     lines
 }
 

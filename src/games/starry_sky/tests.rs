@@ -1,7 +1,7 @@
 //! Tables of positions with hand-checked answers, and engine scenarios.
 //!
-//! Seats are written P1…P5 in comments (seat 0 = P1), as the text view
-//! prints them.
+//! Seats are written P1…P5 in comments (seat 0 = P1); the engine's
+//! messages say `seat 1`, the text view the players' names.
 
 use super::referee::{self, BoardSpec, Position, PositionToken};
 use super::scoring::{Outcome, Payer, Reason, Why};
@@ -1014,7 +1014,7 @@ fn a_third_double_star_face_up_is_not_in_hand() {
         (e.kind, e.rule),
         (RuleErrorKind::Illegal, "token-not-in-hand")
     );
-    assert!(e.detail.contains("P1 has no `ds` in hand"), "{e}");
+    assert!(e.detail.contains("seat 1 has no `ds` in hand"), "{e}");
     let e = t.try_move(0, "ds a:3").unwrap_err();
     assert_eq!(e.rule, "token-not-in-hand");
     // Intents never offer it either.
@@ -1036,13 +1036,16 @@ fn moves_out_of_turn_and_bad_stars_are_refused() {
         (e.kind, e.rule),
         (RuleErrorKind::OutOfTurn, "not-your-turn")
     );
-    assert!(e.detail.contains("P1's turn"), "{e}");
+    assert!(e.detail.contains("seat 1's turn"), "{e}");
     let e = t.raw_play(2, "a:2", Some(One), None, vec![]).unwrap_err();
     assert_eq!(e.kind, RuleErrorKind::OutOfTurn);
     t.mv(0, "1 a:2");
     let e = t.try_move(1, "3 a:2").unwrap_err();
     assert_eq!(e.rule, "star-occupied");
-    assert!(e.detail.contains("a:2 already holds a token of P1"), "{e}");
+    assert!(
+        e.detail.contains("a:2 already holds a token of seat 1"),
+        "{e}"
+    );
     let e = t.try_move(1, "3 a:4").unwrap_err();
     assert_eq!(e.rule, "no-such-star");
     let e = t.try_move(1, "3 leo:1").unwrap_err();
@@ -1324,13 +1327,13 @@ fn the_game_ends_when_every_board_is_scored() {
         text.contains("Game over: every board has been scored."),
         "{text}"
     );
-    assert!(text.contains("P3 alone, both prizes"), "{text}");
+    assert!(text.contains("seat 3 alone, both prizes"), "{text}");
     assert!(
-        text.contains("removed: c:1 P2 10 (swallowed by c:2)"),
+        text.contains("removed: c:1 seat 2 10 (swallowed by c:2)"),
         "{text}"
     );
     assert!(
-        text.contains("P3 5 points, 1 left, 1st: +2 coins"),
+        text.contains("seat 3 5 points, 1 left, 1st: +2 coins"),
         "{text}"
     );
 }
@@ -1451,7 +1454,8 @@ fn the_text_view_labels_every_star() {
         .unwrap();
     t.mv(0, &format!("6 {}:{large}", first.id));
     let mine = G::view(&t.state, Some(0), Some(&t.own[0]));
-    let text = G::render_text(&mine, &[]);
+    let names: Vec<String> = ["Anna", "Ben", "Cleo", "Dan"].map(String::from).to_vec();
+    let text = G::render_text(&mine, &names);
     for b in &open {
         let def = t.state.boards.iter().find(|d| d.id.as_str() == b).unwrap();
         for n in def.numbers() {
@@ -1461,15 +1465,21 @@ fn the_text_view_labels_every_star() {
             );
         }
     }
-    assert!(text.contains("P1 (you)"), "{text}");
+    assert!(text.contains("Anna (you)"), "{text}");
     assert!(
-        text.contains("Your hand (P1): 1 3 5 7 10 bh ds ds"),
+        text.contains("Your hand (Anna): 1 3 5 7 10 bh ds ds"),
         "{text}"
     );
-    assert!(text.contains("P1 6 (face down, only you see it)"), "{text}");
-    assert!(text.contains("Turn: P2 places a token"), "{text}");
-    let spectator = G::render_text(&G::view(&t.state, None, None), &[]);
-    assert!(spectator.contains("P1 face down"), "{spectator}");
+    assert!(
+        text.contains("Anna 6 (face down, only you see it)"),
+        "{text}"
+    );
+    assert!(text.contains("Turn: Ben places a token"), "{text}");
+    let spectator = G::render_text(&G::view(&t.state, None, None), &names);
+    assert!(spectator.contains("Anna face down"), "{spectator}");
+    // Without names (the referee), seats are numbered.
+    let bare = G::render_text(&G::view(&t.state, None, None), &[]);
+    assert!(bare.contains("seat 1 face down"), "{bare}");
     assert!(!spectator.contains("Your hand"), "{spectator}");
 }
 
