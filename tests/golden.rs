@@ -4,6 +4,8 @@
 //! A change to the rules or to a view shows up here as a diff to review;
 //! `STARRY_BLESS=1 cargo test --test golden` writes the new files.
 
+mod common;
+
 use std::path::PathBuf;
 
 use starry::games::star_map::StarMap;
@@ -15,27 +17,7 @@ fn check(name: &str, got: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(name);
-    if std::env::var_os("STARRY_BLESS").is_some() {
-        std::fs::write(&path, got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (STARRY_BLESS=1 writes it)", path.display()));
-    if want != got {
-        let line = want
-            .lines()
-            .zip(got.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(want.lines().count().min(got.lines().count()));
-        panic!(
-            "{} differs from this run, first at line {}:\n  golden: {:?}\n  now:    {:?}\n\
-             (review the change; STARRY_BLESS=1 cargo test --test golden accepts it)",
-            path.display(),
-            line + 1,
-            want.lines().nth(line),
-            got.lines().nth(line)
-        );
-    }
+    common::check_golden(&path, got, "golden");
 }
 
 /// The last line of a playthrough: the standings, with names.

@@ -84,34 +84,13 @@ fn golden_svg_per_game() {
             "{name}: the same position drew different bytes"
         );
         let path = root().join(format!("tests/golden/pictures/{name}.svg"));
-        if bless {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, &got).unwrap();
-            // The README shows the spectator pictures, made by the program.
-            if who.is_none() && !name.ends_with("-end") {
-                let png = starry::picture::png::render(&got).unwrap();
-                let readme = root().join(format!("docs/pictures/{name}.png"));
-                std::fs::create_dir_all(readme.parent().unwrap()).unwrap();
-                std::fs::write(readme, png).unwrap();
-            }
-            continue;
-        }
-        let want = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (STARRY_BLESS=1 writes it)", path.display()));
-        if want != got {
-            let line = want
-                .lines()
-                .zip(got.lines())
-                .position(|(a, b)| a != b)
-                .unwrap_or(want.lines().count().min(got.lines().count()));
-            panic!(
-                "{} differs from this run, first at line {}:\n  golden: {:?}\n  now:    {:?}\n\
-                 (review the change; STARRY_BLESS=1 cargo test --test pictures accepts it)",
-                path.display(),
-                line + 1,
-                want.lines().nth(line),
-                got.lines().nth(line)
-            );
+        common::check_golden(&path, &got, "pictures");
+        // The README shows the spectator pictures, made by the program.
+        if bless && who.is_none() && !name.ends_with("-end") {
+            let png = starry::picture::png::render(&got).unwrap();
+            let readme = root().join(format!("docs/pictures/{name}.png"));
+            std::fs::create_dir_all(readme.parent().unwrap()).unwrap();
+            std::fs::write(readme, png).unwrap();
         }
     }
 }

@@ -209,3 +209,31 @@ impl Table {
         v
     }
 }
+
+/// Compares `got` with the golden file `path` byte for byte, naming the
+/// first line that differs; with STARRY_BLESS set, writes it instead.
+/// `test` names the test target that blesses it.
+pub fn check_golden(path: &Path, got: &str, test: &str) {
+    if std::env::var_os("STARRY_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e} (STARRY_BLESS=1 writes it)", path.display()));
+    if want != got {
+        let line = want
+            .lines()
+            .zip(got.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(want.lines().count().min(got.lines().count()));
+        panic!(
+            "{} differs from this run, first at line {}:\n  golden: {:?}\n  now:    {:?}\n\
+             (review the change; STARRY_BLESS=1 cargo test --test {test} accepts it)",
+            path.display(),
+            line + 1,
+            want.lines().nth(line),
+            got.lines().nth(line)
+        );
+    }
+}
