@@ -354,5 +354,20 @@ fn completions_and_the_manual_page_are_printed() {
     assert!(man.contains("starry"));
     for command in ["play", "resign", "audit"] {
         assert!(man.contains(command), "the page lists {command}");
+        // ...and refers to its page starry-COMMAND(1), which exists.
+        assert!(man.contains(&format!("starry\\-{command}(1)")), "{command}");
+        let page = stdout_of(&["man", command]);
+        assert!(
+            page.contains(&format!(".TH starry-{command} 1")),
+            "{}",
+            &page[..page.len().min(300)]
+        );
     }
+    let out = assert_cmd::Command::cargo_bin("starry")
+        .unwrap()
+        .args(["man", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the commands are id, new"));
 }

@@ -73,6 +73,8 @@ struct Game<'a> {
     mails: usize,
     partial: usize,
     face_down_checked: usize,
+    /// Mails checked for their size (logs of 100 entries or more).
+    large: usize,
     vary_delivery: bool,
     /// Every Message-ID seen, with (entry, recipient seat).
     message_ids: HashSet<String>,
@@ -158,6 +160,18 @@ impl Game<'_> {
         let id8 = &id16[..8];
         let text = &mail.text;
         let flat_text = mail.flat_text();
+        // Size, as the server received it: once the log is long, well under a
+        // third of what the earlier design sent (the whole log twice in
+        // base64, plus about 10 KB of text), picture included.
+        if entry >= 100 {
+            let earlier = 2 * log.len().div_ceil(3) * 4 + 10_000;
+            assert!(
+                mail.raw.len() * 3 < earlier,
+                "entry {entry}: a mail of {} bytes, the earlier design's {earlier}",
+                mail.raw.len()
+            );
+            self.large += 1;
+        }
 
         // Subject: the same for every mail of the game, a reply for all but
         // the turn mail.
@@ -512,6 +526,7 @@ fn play_by_mail(players: &Players, server: &Server, vary_delivery: bool) -> Stri
         mails: 0,
         partial: 0,
         face_down_checked: 0,
+        large: 0,
         vary_delivery,
         message_ids: HashSet::new(),
         subjects: BTreeSet::new(),
@@ -577,6 +592,7 @@ fn play_by_mail(players: &Players, server: &Server, vary_delivery: bool) -> Stri
         g.face_down_checked
     );
     assert!(g.partial > g.mails / 2, "most mails carry a partial log");
+    assert!(g.large > 5, "only {} mails late in the game", g.large);
     assert!(g.with_board > g.mails / 2, "most mails show the board");
     // One subject for the turn mails, one for the replies.
     let subjects: BTreeSet<&String> = g.subjects.iter().map(|(_, s)| s).collect();

@@ -172,7 +172,7 @@ pub fn run(cli: Cli) -> Result<Output> {
         Command::Games => games::list(),
         Command::Remind(f) => mail::remind(&log_path(&f.file)?),
         Command::Completions { shell } => Ok(completions(shell)),
-        Command::Man => man(),
+        Command::Man { command } => man(command.as_deref()),
         Command::Audit(a) => inspect::audit(&a.files),
         Command::Rules(r) => rules::run(r),
         Command::Demo(a) => demo::run(&a),
@@ -225,11 +225,30 @@ fn completions(shell: clap_complete::Shell) -> Output {
     Output::new(text, &serde_json::json!({ "shell": shell.to_string() }))
 }
 
-/// `starry man`.
-fn man() -> Result<Output> {
+/// `starry man [COMMAND]`: starry(1), or a command's page starry-COMMAND(1),
+/// which starry(1) refers to.
+fn man(command: Option<&str>) -> Result<Output> {
     use clap::CommandFactory;
+    let top = Cli::command();
+    let page = match command {
+        None => top,
+        Some(name) => {
+            let sub = top
+                .get_subcommands()
+                .find(|c| c.get_name() == name)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = top.get_subcommands().map(|c| c.get_name()).collect();
+                    Error::Usage(format!(
+                        "there is no command `{}`; the commands are {}",
+                        crate::text::excerpt(name),
+                        names.join(", ")
+                    ))
+                })?;
+            sub.clone().name(format!("starry-{name}"))
+        }
+    };
     let mut buf = Vec::new();
-    clap_mangen::Man::new(Cli::command())
+    clap_mangen::Man::new(page)
         .render(&mut buf)
         .map_err(|e| Error::Other(format!("cannot render the manual page: {e}")))?;
     let text = String::from_utf8_lossy(&buf).trim_end().to_string();

@@ -148,8 +148,12 @@ pub enum Command {
     /// Print the manual page (roff; e.g. `starry man > starry.1 && man ./starry.1`).
     #[command(after_help = "Examples:\n  \
                             starry man > starry.1 && man ./starry.1\n  \
-                            starry man | gzip > ~/.local/share/man/man1/starry.1.gz")]
-    Man,
+                            starry man | gzip > ~/.local/share/man/man1/starry.1.gz\n  \
+                            starry man play > starry-play.1")]
+    Man {
+        /// A command's own page (`starry man play` is starry-play(1)); none: starry(1).
+        command: Option<String>,
+    },
 }
 
 #[derive(Subcommand, Debug)]
