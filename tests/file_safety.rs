@@ -385,3 +385,44 @@ fn a_log_is_never_created_under_a_temporary_name() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(!name.exists());
 }
+
+/// A game played from a file outside the games directory is linked into
+/// it; when that file is gone, the link stands for no copy: a received log
+/// takes its place, and a new copy elsewhere is linked instead.
+#[test]
+fn a_link_to_a_copy_that_is_gone_gives_way() {
+    let (t, _) = new_game();
+    let id = t.status()["game_id"].as_str().unwrap().to_string();
+    let ben = &t.homes[1];
+    let copy = t.dir.path().join("bens-copy.jsonl");
+    std::fs::copy(&t.log, &copy).unwrap();
+    let out = starry_in(ben, &["join", copy.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let link = ben.join("games").join(format!("{id}.jsonl"));
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        copy.canonicalize().unwrap()
+    );
+    // The copy is lost; Anna's log (one entry behind) comes in.
+    std::fs::remove_file(&copy).unwrap();
+    let out = starry_in(ben, &["ingest", t.log_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let meta = std::fs::symlink_metadata(&link).unwrap();
+    assert!(meta.is_file(), "the dangling link is replaced by the copy");
+    assert_eq!(
+        std::fs::read(&link).unwrap(),
+        std::fs::read(&t.log).unwrap()
+    );
+    // A dangling link is also replaced when Ben plays from a new file.
+    std::fs::remove_file(&link).unwrap();
+    let gone = t.dir.path().join("gone.jsonl");
+    std::os::unix::fs::symlink(&gone, &link).unwrap();
+    let other = t.dir.path().join("other.jsonl");
+    std::fs::copy(&t.log, &other).unwrap();
+    let out = starry_in(ben, &["join", other.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        other.canonicalize().unwrap()
+    );
+}

@@ -276,6 +276,16 @@ fn ingest_game<G: Game>(
         None => game_path(home, &incoming.game_id),
     };
     let received = incoming.len();
+    // A link the games directory kept to a copy that is gone since
+    // (`super::remember_game`) stands for no copy: it gives way to the
+    // received log, now that it has verified.
+    if into.is_none()
+        && std::fs::symlink_metadata(&target).is_ok_and(|m| m.file_type().is_symlink())
+        && !target.exists()
+    {
+        std::fs::remove_file(&target)
+            .map_err(|e| Error::io("cannot remove the dangling link", &target, e))?;
+    }
     let mut note = None;
     let (outcome, before, final_bytes) = if target.exists() {
         let locked = LockedLog::open(&target)?;

@@ -313,8 +313,13 @@ pub fn remember_game(home: &Path, game_id: &str, path: &Path) {
     }
     let dir = games_dir(home);
     let link = dir.join(format!("{game_id}.jsonl"));
-    if std::fs::symlink_metadata(&link).is_ok() {
-        return;
+    match std::fs::symlink_metadata(&link) {
+        // A link to a copy that is gone gives way to this one.
+        Ok(m) if m.file_type().is_symlink() && !link.exists() => {
+            let _ = std::fs::remove_file(&link);
+        }
+        Ok(_) => return,
+        Err(_) => {}
     }
     let Ok(target) = std::fs::canonicalize(path) else {
         return;
