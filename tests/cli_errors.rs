@@ -478,38 +478,6 @@ fn suggested_move(t: &Table, seat: usize) -> String {
     line[from..].split('`').next().unwrap().to_string()
 }
 
-/// `play TEXT` (and its dry run) as `seat` is wrong use (exit 2) on one
-/// line naming each of `says`, and leaves the log byte for byte as it was.
-fn notation_refused(t: &Table, seat: usize, text: &str, says: &[&str]) -> String {
-    let before = std::fs::read(&t.log).unwrap();
-    let mut last = String::new();
-    for dry in [false, true] {
-        let mut args = vec!["play", t.log_str(), text];
-        if dry {
-            args.push("--dry-run");
-        }
-        let out = t.starry(Some(seat), &args);
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(2), "{text:?}: {err}");
-        assert!(out.stdout.is_empty(), "{text:?}");
-        assert!(
-            err.starts_with("error: ") && err.trim_end().lines().count() == 1,
-            "one paragraph: {err}"
-        );
-        assert!(!err.contains("panicked"), "{err}");
-        for s in says {
-            assert!(err.contains(s), "{text:?}: `{s}` not in: {err}");
-        }
-        assert_eq!(
-            std::fs::read(&t.log).unwrap(),
-            before,
-            "{text:?} changed the log"
-        );
-        last = err;
-    }
-    last
-}
-
 #[test]
 fn starry_sky_notation_forgives_case_and_spacing_and_a_typo_is_wrong_use() {
     let t = table_in_play();
@@ -566,14 +534,14 @@ fn starry_sky_notation_forgives_case_and_spacing_and_a_typo_is_wrong_use() {
         ),
         (format!("{mv} {mv}"), vec!["is not a move", form]),
     ] {
-        notation_refused(&t, mover, &text, &says);
+        t.notation_refused(mover, &text, &says);
     }
     // No guess when nothing is near.
-    let err = notation_refused(&t, mover, "10 xyzzy:1", &["there is no board `xyzzy`"]);
+    let err = t.notation_refused(mover, "10 xyzzy:1", &["there is no board `xyzzy`"]);
     assert!(!err.contains("did you mean"), "{err}");
     // An empty move is wrong use too, before anything is read.
     for empty in ["", "   "] {
-        notation_refused(&t, mover, empty, &["the move is empty"]);
+        t.notation_refused(mover, empty, &["the move is empty"]);
     }
     // A move that reads but breaks a rule stays a rule error, exit 20.
     let (occupied, _) = occupied_and_free(&t);

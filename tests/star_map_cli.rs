@@ -1199,32 +1199,6 @@ fn the_demo_and_the_rules_list_know_star_map() {
     assert_eq!(sm["variants"][0]["key"], "map");
 }
 
-/// `play TEXT` (and its dry run) as `seat` is wrong use, exit 2, on one
-/// line naming each of `says`; the log stays byte for byte as it was.
-fn notation_refused(t: &Table, seat: usize, text: &str, says: &[&str]) -> String {
-    let before = std::fs::read(&t.log).unwrap();
-    let mut last = String::new();
-    for dry in [false, true] {
-        let mut args = vec!["play", t.log_str(), text];
-        if dry {
-            args.push("--dry-run");
-        }
-        let out = t.starry(Some(seat), &args);
-        let err = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert_eq!(out.status.code(), Some(2), "{text:?}: {err}");
-        assert!(
-            err.starts_with("error: ") && err.trim_end().lines().count() == 1,
-            "one paragraph: {err}"
-        );
-        for s in says {
-            assert!(err.contains(s), "{text:?}: `{s}` not in: {err}");
-        }
-        assert_eq!(std::fs::read(&t.log).unwrap(), before, "{text:?}");
-        last = err;
-    }
-    last
-}
-
 #[test]
 fn notation_forgives_case_and_spacing_and_a_typo_is_wrong_use() {
     let t = (0..20)
@@ -1289,14 +1263,14 @@ fn notation_forgives_case_and_spacing_and_a_typo_is_wrong_use() {
         ("one1 m5", vec!["`m5` is not a square", form]),
         ("two1 f5 r45", vec!["`r45` is not a rotation", form]),
     ] {
-        notation_refused(&t, 0, text, &says);
+        t.notation_refused(0, text, &says);
     }
-    let err = notation_refused(&t, 0, "two3 f5", &["your hand has no `two3`"]);
+    let err = t.notation_refused(0, "two3 f5", &["your hand has no `two3`"]);
     assert!(
         !err.contains("did you mean"),
         "two1 and two2 are as near: {err}"
     );
-    notation_refused(&t, 0, " ", &["the move is empty"]);
+    t.notation_refused(0, " ", &["the move is empty"]);
     // Moves that read but break a rule stay rule errors (exit 20).
     for text in ["PASS", "ONE1 A1"] {
         let out = t.starry(Some(0), &["play", log, text]);

@@ -356,32 +356,6 @@ fn a_resignation_ends_the_game_in_every_view() {
     assert_eq!(audit["files"][0]["standings"][0]["name"], "Anna");
 }
 
-/// `play TEXT` (and its dry run) as `seat` is wrong use, exit 2, on one
-/// line naming each of `says`; the log stays byte for byte as it was.
-fn notation_refused(t: &Table, seat: usize, text: &str, says: &[&str]) -> String {
-    let before = std::fs::read(&t.log).unwrap();
-    let mut last = String::new();
-    for dry in [false, true] {
-        let mut args = vec!["play", t.log_str(), text];
-        if dry {
-            args.push("--dry-run");
-        }
-        let out = t.starry(Some(seat), &args);
-        let err = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert_eq!(out.status.code(), Some(2), "{text:?}: {err}");
-        assert!(
-            err.starts_with("error: ") && err.trim_end().lines().count() == 1,
-            "one paragraph: {err}"
-        );
-        for s in says {
-            assert!(err.contains(s), "{text:?}: `{s}` not in: {err}");
-        }
-        assert_eq!(std::fs::read(&t.log).unwrap(), before, "{text:?}");
-        last = err;
-    }
-    last
-}
-
 #[test]
 fn notation_forgives_case_and_spacing_and_a_typo_is_wrong_use() {
     let t = table();
@@ -393,9 +367,9 @@ fn notation_forgives_case_and_spacing_and_a_typo_is_wrong_use() {
         assert!(out.contains("Dry run, nothing written"), "{text}: {out}");
     }
     let choose = "A move now is `first 1`: Choose who moves first";
-    notation_refused(&t, 1, "frist 1", &["did you mean `first 1`?", choose]);
-    notation_refused(&t, 1, "first 3", &["`3` is not a seat", choose]);
-    notation_refused(&t, 1, "", &["the move is empty"]);
+    t.notation_refused(1, "frist 1", &["did you mean `first 1`?", choose]);
+    t.notation_refused(1, "first 3", &["`3` is not a seat", choose]);
+    t.notation_refused(1, "", &["the move is empty"]);
     assert_eq!(std::fs::read(&t.log).unwrap(), before);
     t.ok(1, &["play", log, "first 1"]);
 
@@ -429,9 +403,9 @@ fn notation_forgives_case_and_spacing_and_a_typo_is_wrong_use() {
         ("A-B-C", vec!["`A-B-C` is not a move", edge]),
         ("3,x-1,1", vec!["`3,x` is not a grid point", edge]),
     ] {
-        notation_refused(&t, 0, text, &says);
+        t.notation_refused(0, text, &says);
     }
-    let err = notation_refused(&t, 0, "A-Q", &["there is no star `Q`"]);
+    let err = t.notation_refused(0, "A-Q", &["there is no star `Q`"]);
     assert!(!err.contains("did you mean"), "{err}");
     // Moves that read but break a rule stay rule errors (exit 20).
     for text in ["takeback", "ACCEPT", "a-a"] {

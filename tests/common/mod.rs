@@ -140,6 +140,35 @@ impl Table {
     }
 
     /// Plays `play --auto` as whoever must act until `stop(status)`.
+    /// `play TEXT` (and its dry run) as `seat` is wrong use, exit 2, on one
+    /// line naming each of `says`; the log stays byte for byte as it was.
+    /// Returns the message.
+    pub fn notation_refused(&self, seat: usize, text: &str, says: &[&str]) -> String {
+        let before = std::fs::read(&self.log).unwrap();
+        let mut last = String::new();
+        for dry in [false, true] {
+            let mut args = vec!["play", self.log_str(), text];
+            if dry {
+                args.push("--dry-run");
+            }
+            let out = self.starry(Some(seat), &args);
+            let err = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert_eq!(out.status.code(), Some(2), "{text:?}: {err}");
+            assert!(out.stdout.is_empty(), "{text:?}");
+            assert!(!err.contains("panicked"), "{err}");
+            assert!(
+                err.starts_with("error: ") && err.trim_end().lines().count() == 1,
+                "one paragraph: {err}"
+            );
+            for s in says {
+                assert!(err.contains(s), "{text:?}: `{s}` not in: {err}");
+            }
+            assert_eq!(std::fs::read(&self.log).unwrap(), before, "{text:?}");
+            last = err;
+        }
+        last
+    }
+
     pub fn play_until(&self, stop: impl Fn(&Value) -> bool) -> Value {
         loop {
             let s = self.status();
