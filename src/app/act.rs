@@ -657,8 +657,10 @@ pub fn act_with<G: Game>(
     Ok(Output::new(text, &report))
 }
 
-/// Builds the next entry for `id`, or says why they cannot write one.
-fn build<G: Game>(
+/// Builds the next entry for `id`, or says why they cannot write one: the
+/// line (with its newline) and what it does. Writes nothing (it reads the
+/// player's join record); public so that tools can play games in memory.
+pub fn build<G: Game>(
     home: &Path,
     r: &Replay<G>,
     id: &Identity,
