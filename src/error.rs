@@ -37,6 +37,11 @@ pub enum Fault {
     UnknownVersion,
     /// Two different entries claim the same position.
     Fork,
+    /// The file could not be read at all (missing, not a regular file, no
+    /// permission, too large). Not a fault of a log's content: only `starry
+    /// audit` reports a file this way, so that one bad file in an archive
+    /// does not stop the others.
+    Unreadable,
 }
 
 impl Fault {
@@ -55,7 +60,41 @@ impl Fault {
             Fault::IllegalMove => 20,
             Fault::UnknownVersion => 21,
             Fault::Fork => 22,
+            Fault::Unreadable => 3,
         }
+    }
+
+    /// Every fault, gravest first: the order in which `starry audit` picks
+    /// the one whose exit code it returns for many games. Evidence against a
+    /// player's word comes first (two signed histories, a forged or altered
+    /// signature, a lie about a hidden or random value), then broken rules,
+    /// then a history spliced or cut, then damage in transit, then what
+    /// could not be judged at all.
+    pub const BY_SEVERITY: [Fault; 14] = [
+        Fault::Fork,
+        Fault::BadSignature,
+        Fault::BadReveal,
+        Fault::ImpossibleToken,
+        Fault::BadLink,
+        Fault::IllegalMove,
+        Fault::OutOfTurn,
+        Fault::ForeignEntry,
+        Fault::BrokenChain,
+        Fault::NonCanonical,
+        Fault::Malformed,
+        Fault::Truncated,
+        Fault::UnknownVersion,
+        Fault::Unreadable,
+    ];
+
+    /// How grave the fault is, by [`Fault::BY_SEVERITY`]: the higher, the
+    /// graver (1 to 14).
+    pub fn severity(self) -> usize {
+        Fault::BY_SEVERITY.len()
+            - Fault::BY_SEVERITY
+                .iter()
+                .position(|&f| f == self)
+                .expect("every fault is ranked")
     }
 
     /// The rule's short name, as used in messages and the audit report.
@@ -74,6 +113,7 @@ impl Fault {
             Fault::IllegalMove => "illegal move",
             Fault::UnknownVersion => "unknown version",
             Fault::Fork => "fork",
+            Fault::Unreadable => "unreadable file",
         }
     }
 
@@ -190,6 +230,20 @@ pub fn shown_log(path: &Path, game: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_fault_has_one_rank() {
+        // Each fault has its own exit code, so the codes of the ranked list
+        // are every code exactly when every fault is ranked once.
+        let mut codes: Vec<i32> = Fault::BY_SEVERITY.iter().map(|f| f.exit_code()).collect();
+        codes.sort();
+        let mut all: Vec<i32> = (10..=22).collect();
+        all.insert(0, 3);
+        assert_eq!(codes, all);
+        assert_eq!(Fault::Fork.severity(), 14);
+        assert_eq!(Fault::Unreadable.severity(), 1);
+        assert!(Fault::BadSignature.severity() > Fault::Truncated.severity());
+    }
 
     #[test]
     fn a_copy_in_the_games_directory_is_named_by_its_short_id() {

@@ -43,7 +43,9 @@ fn main() {
             (out.code, None, None)
         }
         Ok(out) => {
-            let stdout = if json {
+            let stdout = if json && out.json_lines {
+                Some(json_lines(&out.json))
+            } else if json {
                 Some(json_text(&out.json))
             } else {
                 (!out.text.is_empty()).then_some(out.text)
@@ -98,6 +100,21 @@ fn json_text(value: &serde_json::Value) -> String {
         format!("{{\"error\":{{\"code\":1,\"message\":\"cannot print JSON: {e}\"}}}}")
     });
     text::json_safe(&s).into_owned()
+}
+
+/// Each element of the array `value` compact on a line of its own (JSON
+/// Lines), escaped as [`json_text`] does.
+fn json_lines(value: &serde_json::Value) -> String {
+    let items = value.as_array().map(Vec::as_slice).unwrap_or_default();
+    let lines: Vec<String> = items
+        .iter()
+        .map(|v| {
+            serde_json::to_string(v).unwrap_or_else(|e| {
+                format!("{{\"error\":{{\"code\":1,\"message\":\"cannot print JSON: {e}\"}}}}")
+            })
+        })
+        .collect();
+    text::json_safe(&lines.join("\n")).into_owned()
 }
 
 /// A message for standard error: made safe for a terminal, and each line

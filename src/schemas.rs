@@ -29,7 +29,7 @@ pub fn all() -> Vec<(&'static str, Value)> {
         ("entry-abandon.json", schema::<entry::Abandon>()),
         ("id.json", schema::<IdReport>()),
         ("status.json", schema::<StatusReport>()),
-        ("audit.json", schema::<AuditReport>()),
+        ("audit.json", schema::<AuditGameReport>()),
         ("entry-report.json", schema::<EntryReport>()),
         ("rules-list.json", schema::<RulesList>()),
         ("demo.json", schema::<DemoReport>()),

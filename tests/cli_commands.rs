@@ -225,10 +225,14 @@ fn audit_of_many_files_reports_each_and_fails_on_any() {
         ],
     );
     assert_eq!(out.status.code(), Some(15));
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(r["valid"], false);
-    assert_eq!(r["files"][0]["valid"], true);
-    assert_eq!(r["files"][1]["valid"], false);
+    // Two games, one line each.
+    let games = audit_games(&out.stdout);
+    assert_eq!(games.len(), 2);
+    assert_eq!(games[0]["valid"], true);
+    assert_eq!(games[0]["files"][0]["valid"], true);
+    assert_eq!(games[1]["valid"], false);
+    assert_eq!(games[1]["fault"], "bad-signature");
+    assert_eq!(games[1]["code"], 15);
 }
 
 /// `starry ARGS…` with no identity, requiring success; standard output.

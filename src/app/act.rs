@@ -582,7 +582,7 @@ pub fn act_with<G: Game>(
         path: path.into(),
         fault: f,
     };
-    let replay = Replay::<G>::from_bytes(&locked.bytes).map_err(log_err)?;
+    let (replay, mut events) = super::cache::tell::<G>(&locked.bytes).map_err(log_err)?;
     let entry = replay.len();
     // Name the file and the entry being written in every refusal.
     let (line, summary) =
@@ -626,6 +626,8 @@ pub fn act_with<G: Game>(
         bytes.extend_from_slice(&line);
         step(Step::ReplaceLog)?;
         locked.replace(&bytes)?;
+        events.push(super::history::tell_next(&replay, &after));
+        super::cache::remember(&bytes, &after, &events);
     }
     let status = status_of(&after);
     let report = EntryReport {

@@ -157,7 +157,7 @@ fn play_demo<G: Game>(
             },
         )?;
     }
-    let audit = inspect::audit_file(&log);
+    let audit = super::audit::audit_file(&log);
     let standings = audit
         .standings
         .as_deref()
@@ -269,4 +269,111 @@ pub fn autoplay<G: Game>(
         })?;
         each(&after);
     }
+}
+
+/// Plays a game of `G` in memory with every seat's identity on this machine
+/// ([`play_in_memory_with`]), each seat doing what `play --auto` would.
+pub fn play_in_memory<G: Game>(
+    players: &[(&Path, &Identity)],
+    pairs: &[(String, String)],
+    seed: [u8; 32],
+    clock: &mut dyn FnMut() -> String,
+    stop: impl FnMut(&Replay<G>) -> bool,
+) -> Result<(Vec<u8>, Replay<G>)> {
+    play_in_memory_with::<G>(players, pairs, seed, clock, stop, |_, _| Do::Auto)
+}
+
+/// Plays a game of `G` between `players` (in seat order; the first creates
+/// it) in memory: the same entries [`autoplay`] writes, without reading,
+/// replaying and rewriting the log for each one. The genesis is made by
+/// [`act::create`] in a scratch directory (its join record and list of games
+/// stay there and are removed with it); then whoever must act writes the
+/// entry [`act::build`] makes, `what` says which (`Do::Auto`: as `play
+/// --auto`), and it is checked and applied to the replay incrementally.
+/// After the end every seat that has not countersigned does so. `stop`,
+/// asked before each entry, ends the game early (a game in progress).
+/// Returns the log's bytes and its replay. Nothing is written in the
+/// players' homes; a join reads the player's join record there, so the
+/// homes should hold none for this game (a fresh game id never has one).
+///
+/// Deterministic: the same identities, options, `seed` (which gives the
+/// creator's and joiners' nonces and every automatic choice) and clock give
+/// the same bytes.
+pub fn play_in_memory_with<G: Game>(
+    players: &[(&Path, &Identity)],
+    pairs: &[(String, String)],
+    seed: [u8; 32],
+    clock: &mut dyn FnMut() -> String,
+    mut stop: impl FnMut(&Replay<G>) -> bool,
+    mut what: impl FnMut(&Replay<G>, usize) -> Do,
+) -> Result<(Vec<u8>, Replay<G>)> {
+    let Some((_, creator)) = players.first() else {
+        return Err(Error::Usage("a game needs players".into()));
+    };
+    let mut chooser = Draw::new(seed);
+    let mut bytes = {
+        let scratch = scratch_dir()?;
+        let log = scratch.path().join("genesis.jsonl");
+        let seats = players.iter().map(|(_, id)| SeatInfo::of(id)).collect();
+        act::create::<G>(
+            scratch.path(),
+            creator,
+            seats,
+            pairs,
+            None,
+            &log,
+            clock(),
+            &mut chooser,
+        )?;
+        file::read(&log)?
+    };
+    let refused = |fault: crate::error::LogFault| {
+        Error::Other(format!("a game played in memory does not verify: {fault}"))
+    };
+    let mut replay = Replay::<G>::from_bytes(&bytes).map_err(refused)?;
+    loop {
+        if stop(&replay) {
+            return Ok((bytes, replay));
+        }
+        let (who, to_do) = match replay.expected() {
+            (Action::Over, _) => {
+                match (0..players.len()).find(|s| !replay.countersigned.contains(s)) {
+                    Some(s) => (s, Do::Countersign),
+                    None => return Ok((bytes, replay)),
+                }
+            }
+            (_, Some(s)) => (s, what(&replay, s)),
+            (_, None) => return Ok((bytes, replay)),
+        };
+        let (home, id) = players[who];
+        let (line, _) = act::build::<G>(home, &replay, id, to_do, clock(), &mut chooser)?;
+        replay
+            .apply_line(replay.len(), &line[..line.len() - 1])
+            .map_err(refused)?;
+        bytes.extend_from_slice(&line);
+    }
+}
+
+/// A scratch directory for [`act::create`]'s files: in memory
+/// (`/dev/shm`) where there is one, since they are synced to disk and
+/// thrown away at once; else in the temporary directory.
+fn scratch_dir() -> Result<tempfile::TempDir> {
+    let shm = Path::new("/dev/shm");
+    let builder = {
+        let mut b = tempfile::Builder::new();
+        b.prefix("starry-play-");
+        b
+    };
+    if shm.is_dir()
+        && let Ok(dir) = builder.tempdir_in(shm)
+    {
+        return Ok(dir);
+    }
+    builder.tempdir().map_err(|e| {
+        Error::io(
+            "cannot create a temporary directory in",
+            std::env::temp_dir(),
+            e,
+        )
+    })
 }

@@ -8,7 +8,6 @@ use super::{Output, games_dir, history, status_of};
 use crate::crypto::identity::{self, Identity, IdentityError};
 use crate::error::{Error, Result};
 use crate::games::Game;
-use crate::log::Replay;
 use crate::log::replay::read_genesis;
 use crate::text::inline;
 
@@ -129,7 +128,7 @@ fn fill<G: Game>(
     me: Option<&Identity>,
     row: &mut GameRow,
 ) -> Result<()> {
-    let r = Replay::<G>::from_bytes(bytes).map_err(|fault| Error::Log {
+    let r = super::cache::replay::<G>(bytes).map_err(|fault| Error::Log {
         path: path.into(),
         fault,
     })?;

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::Output;
 use crate::error::{Error, Result};
@@ -17,7 +17,7 @@ use crate::log::{Kind, Replay};
 use crate::text::inline;
 
 /// One entry, told.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Event {
     /// The entry's number (0 is the genesis).
     pub entry: u64,
@@ -34,12 +34,22 @@ pub struct Event {
 pub fn tell<G: Game>(
     bytes: &[u8],
 ) -> std::result::Result<(Replay<G>, Vec<Event>), crate::error::LogFault> {
+    tell_known(bytes, 0)
+}
+
+/// [`tell`], for a log whose first `known` entries this player's program
+/// verified before (`app::cache`): they are not verified again.
+pub fn tell_known<G: Game>(
+    bytes: &[u8],
+    known: usize,
+) -> std::result::Result<(Replay<G>, Vec<Event>), crate::error::LogFault> {
+    use crate::log::replay::Check;
     let (lines, end) = lines(bytes);
     let Some(first) = lines.first() else {
         return Err(end.expect("no line means a fault"));
     };
-    let mut r = Replay::<G>::from_genesis(first)?;
-    let mut events = vec![Event {
+    let r = Replay::<G>::from_genesis_as(first, Check::of(0, known))?;
+    let events = vec![Event {
         entry: 0,
         seat: 1,
         name: r.name(0),
@@ -51,16 +61,35 @@ pub fn tell<G: Game>(
             list(&r.names())
         ),
     }];
-    for (i, l) in lines.iter().enumerate().skip(1) {
+    tell_on(r, events, bytes, known)
+}
+
+/// Goes on telling the log `bytes` from `r` and `events`, the replay and
+/// the story of its first `r.len()` entries; the first `known` entries
+/// need not be verified again.
+pub fn tell_on<G: Game>(
+    mut r: Replay<G>,
+    mut events: Vec<Event>,
+    bytes: &[u8],
+    known: usize,
+) -> std::result::Result<(Replay<G>, Vec<Event>), crate::error::LogFault> {
+    use crate::log::replay::Check;
+    let (lines, end) = lines(bytes);
+    for (i, l) in lines.iter().enumerate().skip(r.len() as usize) {
         let before = scores(&r);
         let began = r.state.is_some();
-        r.apply_line(i as u64, l)?;
+        r.apply_line_as(i as u64, l, Check::of(i, known))?;
         events.push(event(&r, &before, began));
     }
     if let Some(f) = end {
         return Err(f);
     }
     Ok((r, events))
+}
+
+/// The story of the entry that made `after` from `before`.
+pub fn tell_next<G: Game>(before: &Replay<G>, after: &Replay<G>) -> Event {
+    event(after, &scores(before), before.state.is_some())
 }
 
 /// Each seat's score (0 before the setup).

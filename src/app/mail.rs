@@ -297,7 +297,7 @@ fn send_game<G: Game>(
     home: &Path,
     how: Sending,
 ) -> Result<MailReport> {
-    let (r, events) = history::tell::<G>(bytes).map_err(|fault| Error::Log {
+    let (r, events) = super::cache::tell::<G>(bytes).map_err(|fault| Error::Log {
         path: path.into(),
         fault,
     })?;

@@ -3,8 +3,11 @@
 //! whose exit code says what class of problem it was.
 
 pub mod act;
+pub mod audit;
+pub mod cache;
 pub mod demo;
 pub mod games;
+pub mod generate;
 pub mod git;
 pub mod history;
 pub mod ingest;
@@ -37,6 +40,9 @@ pub struct Output {
     /// Bytes to write to standard output as they are, instead of `text`
     /// (a picture); `--json` still prints `json`.
     pub bytes: Option<Vec<u8>>,
+    /// `json` is an array to print one element per line (JSON Lines), as
+    /// `starry audit --json` does with its games.
+    pub json_lines: bool,
 }
 
 impl Output {
@@ -47,6 +53,7 @@ impl Output {
             code: 0,
             warning: None,
             bytes: None,
+            json_lines: false,
         }
     }
 }
@@ -173,7 +180,7 @@ pub fn run(cli: Cli) -> Result<Output> {
         Command::Remind(f) => mail::remind(&log_path(&f.file)?),
         Command::Completions { shell } => Ok(completions(shell)),
         Command::Man { command } => man(command.as_deref()),
-        Command::Audit(a) => inspect::audit(&a.files),
+        Command::Audit(a) => audit::run(&a),
         Command::Rules(r) => rules::run(r),
         Command::Demo(a) => demo::run(&a),
     }

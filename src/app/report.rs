@@ -141,17 +141,78 @@ pub struct AuditFileReport {
     pub countersigned: Vec<u32>,
     /// Where the game stands (valid logs only).
     pub status: Option<StatusReport>,
+    /// SHA-256 of the bytes audited: copies of one game are compared as
+    /// they were audited, not as they may be a moment later.
+    #[serde(skip)]
+    pub digest: Option<[u8; 32]>,
 }
 
-/// `starry audit`.
-#[derive(Serialize, JsonSchema, Debug)]
-pub struct AuditReport {
-    /// Every file valid and no two copies of one game forked.
+/// One game of `starry audit`: every copy of it that was given (files with
+/// the same game id), checked, and compared. `--json` prints one of these per
+/// game, one per line.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct AuditGameReport {
+    /// The game's name (`starry-sky`, …), when a copy's first line says it.
+    pub game: Option<String>,
+    /// Hex id of the game; null for a file whose first line could not be read
+    /// (it is then a "game" of its own).
+    pub game_id: Option<String>,
+    /// Every copy valid and no two copies forked.
     pub valid: bool,
+    /// Where the game stands by its longest valid copy: `finished`,
+    /// `resigned`, `stalled`, `abandoned` or `in-progress`; null when no copy
+    /// is valid.
+    pub state: Option<GameState>,
+    /// Entries of the longest copy, as far as it verified.
+    pub entries: u64,
+    /// The gravest fault of the game (see `Fault`'s order in the README),
+    /// null when valid.
+    pub fault: Option<Fault>,
+    /// The exit code for `fault`; 0 when valid.
+    pub code: i32,
+    /// Each copy, in the order found.
     pub files: Vec<AuditFileReport>,
-    /// Copies of the same game that diverge: two different valid entries at
-    /// the same position.
+    /// Copies of the game that diverge: two different valid entries at the
+    /// same position.
     pub forks: Vec<ForkReport>,
+}
+
+/// Where a game stands, in one word.
+#[derive(Serialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum GameState {
+    /// Played to the end under the rules.
+    Finished,
+    /// A player resigned.
+    Resigned,
+    /// Nobody could move any more.
+    Stalled,
+    /// Every other player claimed that one stopped answering.
+    Abandoned,
+    /// Not over yet.
+    InProgress,
+}
+
+impl GameState {
+    pub fn of(ending: Option<EndingReport>) -> GameState {
+        match ending {
+            None => GameState::InProgress,
+            Some(EndingReport::Finished) => GameState::Finished,
+            Some(EndingReport::Resigned { .. }) => GameState::Resigned,
+            Some(EndingReport::Stalled) => GameState::Stalled,
+            Some(EndingReport::Abandoned { .. }) => GameState::Abandoned,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameState::Finished => "finished",
+            GameState::Resigned => "resigned",
+            GameState::Stalled => "stalled",
+            GameState::Abandoned => "abandoned",
+            GameState::InProgress => "in progress",
+        }
+    }
 }
 
 /// Two copies of one game with different entries at the same position.
@@ -171,6 +232,8 @@ pub struct ForkReport {
     /// sides hold only countersignatures; the side whose first differing
     /// entry has the smaller id wins). Such a fork is no fault.
     pub resolution: Option<String>,
+    /// The copy the game goes on with, when the fork resolves by rule.
+    pub kept: Option<String>,
     pub message: String,
 }
 

@@ -101,10 +101,23 @@ pub enum Command {
                             starry ingest < message.txt\n  \
                             starry ingest turn.eml --into game.jsonl")]
     Ingest(IngestArgs),
-    /// Verify logs from first to last entry and reproduce the standings.
-    #[command(after_help = "Examples:\n  \
+    /// Verify games from first to last entry and reproduce the standings: one log, the copies
+    /// of a game, or a whole archive of them.
+    #[command(
+        after_help = "One game is explained in full; for several, one line each and a \
+                            summary. Copies of one game (the same game id) are compared, and a \
+                            fork between them is a fault. The exit code is 0 when every game is \
+                            valid, otherwise that of the gravest fault found (in this order: fork, \
+                            bad signature, bad reveal, impossible token, bad link, illegal move, \
+                            out of turn, foreign entry, broken chain, non-canonical, malformed, \
+                            truncated, unknown version, unreadable file). With --json, one JSON \
+                            object per game, one per line.\n\n\
+                            Examples:\n  \
                             starry audit game.jsonl\n  \
-                            starry audit examples/games/*.jsonl --json")]
+                            starry audit mine.jsonl bens-copy.jsonl\n  \
+                            starry audit club-archive/ -j 4\n  \
+                            starry audit examples/games --json"
+    )]
     Audit(AuditArgs),
     /// The offline referee: list games and variants, score a position, replay a list of actions.
     #[command(
@@ -396,9 +409,13 @@ pub struct PlayArgs {
 
 #[derive(Args, Debug)]
 pub struct AuditArgs {
-    /// One or more logs.
-    #[arg(required = true)]
-    pub files: Vec<PathBuf>,
+    /// Logs, and directories to search for logs (`*.jsonl`, recursively;
+    /// hidden entries skipped). Copies of one game are audited together.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Check at most N logs at a time (default: one per core; at most 256).
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: Option<u16>,
 }
 
 #[derive(Subcommand, Debug)]

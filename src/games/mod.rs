@@ -246,7 +246,9 @@ pub trait Game: Sized {
     /// Game options, stored in the genesis.
     type Options: Clone + fmt::Debug + Serialize + DeserializeOwned + JsonSchema;
     /// The whole public state.
-    type State: Clone + fmt::Debug;
+    /// Serialisable so that a player's program can keep a replay it has
+    /// verified (the verified-prefix cache).
+    type State: Clone + fmt::Debug + Serialize + DeserializeOwned;
     /// The public part of a move, stored in the log.
     type Action: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + JsonSchema;
     /// A value that can be placed hidden and revealed later.

@@ -84,6 +84,31 @@ pub struct Parsed {
     pub data: Data,
 }
 
+/// How much of a line to check. `Full`: everything the protocol asks
+/// (audit, and every entry not verified before). `Known`: a line this
+/// player's program verified in full before, in a prefix whose bytes are
+/// unchanged (the verified-prefix cache, `app::cache`): its canonical form
+/// and its signature, the costly checks, are not redone; everything that
+/// builds the game (chain, turn, links, commitments, draws, rules) still
+/// runs, so the replay is the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    Full,
+    Known,
+}
+
+impl Check {
+    /// The check of entry `entry` of a log whose first `known` entries
+    /// were verified before.
+    pub fn of(entry: usize, known: usize) -> Check {
+        if entry < known {
+            Check::Known
+        } else {
+            Check::Full
+        }
+    }
+}
+
 fn fault(entry: u64, fault: Fault, detail: impl Into<String>) -> LogFault {
     LogFault {
         entry,
@@ -186,6 +211,12 @@ fn same_encoding<T: serde::Serialize>(
 
 /// Steps S2 and S3 for one line: the protocol's shape, then canonical form.
 pub fn parse_line(n: u64, bytes: &[u8]) -> Result<Parsed, LogFault> {
+    parse_line_as(n, bytes, Check::Full)
+}
+
+/// [`parse_line`]; a `Known` line skips S3 and leaves `body_bytes` empty
+/// (its signature is not checked).
+pub fn parse_line_as(n: u64, bytes: &[u8], check: Check) -> Result<Parsed, LogFault> {
     // S2: shape.
     if bytes.len() > MAX_LINE_BYTES {
         return Err(fault(
@@ -289,6 +320,15 @@ pub fn parse_line(n: u64, bytes: &[u8]) -> Result<Parsed, LogFault> {
         Kind::Abandon => Data::Abandon(shaped(n, "the abandon data", d)?),
     };
 
+    if check == Check::Known {
+        return Ok(Parsed {
+            line,
+            bytes: bytes.to_vec(),
+            id: crate::crypto::sha256(bytes),
+            body_bytes: Vec::new(),
+            data,
+        });
+    }
     // S3: canonical form.
     if canonical::to_bytes(&value) != bytes
         || canonical::to_bytes(&canonical::to_value(&line)) != bytes
@@ -313,7 +353,14 @@ pub fn parse_line(n: u64, bytes: &[u8]) -> Result<Parsed, LogFault> {
         Data::Countersign(c) => same_encoding(n, "the countersign data", c, d)?,
         Data::Abandon(a) => same_encoding(n, "the abandon data", a, d)?,
     }
-    let body_bytes = canonical::to_bytes(&canonical::to_value(&line.body));
+    // The line is canonical, and canonical form is compositional, so the
+    // body's bytes are the line's between `{"body":` and `,"sig":"…"}`: no
+    // need to encode the body again.
+    let body_bytes = body_slice(bytes).to_vec();
+    debug_assert_eq!(
+        body_bytes,
+        canonical::to_bytes(&canonical::to_value(&line.body))
+    );
     Ok(Parsed {
         line,
         bytes: bytes.to_vec(),
@@ -321,6 +368,18 @@ pub fn parse_line(n: u64, bytes: &[u8]) -> Result<Parsed, LogFault> {
         body_bytes,
         data,
     })
+}
+
+/// The body of a canonical line `{"body":BODY,"sig":"BASE64"}`. The
+/// signature is base64, so the last `,"sig":"` is where the body ends.
+fn body_slice(line: &[u8]) -> &[u8] {
+    const HEAD: &[u8] = b"{\"body\":";
+    const TAIL: &[u8] = b",\"sig\":\"";
+    let end = line
+        .windows(TAIL.len())
+        .rposition(|w| w == TAIL)
+        .expect("a canonical line has a signature");
+    &line[HEAD.len()..end]
 }
 
 /// The genesis' rules for seats (S2): valid names and addresses, no
@@ -414,7 +473,7 @@ fn genesis_of(p: &Parsed) -> Result<&Genesis, LogFault> {
 }
 
 /// The protocol phase.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Phase {
     /// Waiting for this seat's join entry.
     Joining(Seat),
@@ -429,7 +488,7 @@ pub enum Phase {
 /// How a game ended.
 /// Seats here count from 0, as in the log; reports show
 /// `app::report::EndingReport`, which counts from 1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Ending {
     /// Played to the end under the rules.
     Finished,
@@ -487,7 +546,7 @@ pub fn ready_order(seats: usize) -> Vec<Seat> {
 }
 
 /// What the log says about one seat.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct SeatRecord {
     pub key: Option<[u8; 32]>,
     pub nonce: Option<Hash>,
@@ -501,7 +560,7 @@ pub struct SeatRecord {
 }
 
 /// What each entry was, for status and history displays.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EntryMeta {
     pub id: Hash,
     pub kind: Kind,
@@ -513,7 +572,7 @@ pub struct EntryMeta {
 }
 
 /// Claims, not yet complete, that the awaited seat has stopped answering.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Claims {
     /// The seat the game waits for.
     pub silent: Seat,
@@ -523,16 +582,25 @@ pub struct Claims {
     pub by: BTreeSet<Seat>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Commitment {
     hash: Hash,
     seat: Seat,
 }
 
-/// A log replayed up to some entry, with every check passed.
+/// A log replayed up to some entry, with every check passed. Serialisable
+/// for the verified-prefix cache (`app::cache`).
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(bound = "")]
 pub struct Replay<G: Game> {
     pub game_id: Hash,
+    /// As its JSON text: the options in it stay JSON, which a compact
+    /// binary snapshot cannot describe.
+    #[serde(with = "as_json")]
     pub genesis: Genesis,
+    /// As JSON text too: options omit absent fields, which only a
+    /// self-describing format reads back.
+    #[serde(with = "as_json")]
     pub options: G::Options,
     pub entries: Vec<EntryMeta>,
     pub seats: Vec<SeatRecord>,
@@ -547,6 +615,29 @@ pub struct Replay<G: Game> {
     pub claims: Option<Claims>,
     /// The entry at which the game ended.
     pub ended_at: Option<u64>,
+    /// Keys already decoded and checked, by their bytes: decoding a point
+    /// (a square root) costs as much as a fifth of a signature check, and a
+    /// game has a handful of keys for hundreds of entries.
+    #[serde(skip)]
+    keys: BTreeMap<[u8; 32], VerifyingKey>,
+}
+
+/// A field kept as its JSON text inside a binary snapshot.
+mod as_json {
+    use serde::de::DeserializeOwned;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<T: Serialize, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        let text = serde_json::to_string(v).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&text)
+    }
+
+    pub fn deserialize<'de, T: DeserializeOwned, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<T, D::Error> {
+        let text = String::deserialize(d)?;
+        serde_json::from_str(&text).map_err(serde::de::Error::custom)
+    }
 }
 
 // Written out because a derive would demand `G: Clone`; the game type itself
@@ -567,6 +658,7 @@ impl<G: Game> Clone for Replay<G> {
             countersigned: self.countersigned.clone(),
             claims: self.claims.clone(),
             ended_at: self.ended_at,
+            keys: self.keys.clone(),
         }
     }
 }
@@ -575,6 +667,24 @@ impl<G: Game> Replay<G> {
     /// Replays a whole log.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, LogFault> {
         Self::from_bytes_upto(bytes, usize::MAX)
+    }
+
+    /// Replays a whole log whose first `known` entries this player's
+    /// program verified in full before ([`Check::Known`]); the rest are
+    /// checked in full.
+    pub fn from_bytes_known(bytes: &[u8], known: usize) -> Result<Self, LogFault> {
+        let (lines, end) = lines(bytes);
+        let Some(first) = lines.first() else {
+            return Err(end.expect("no line means a fault"));
+        };
+        let mut replay = Self::from_genesis_as(first, Check::of(0, known))?;
+        for (i, l) in lines.iter().enumerate().skip(1) {
+            replay.apply_line_as(i as u64, l, Check::of(i, known))?;
+        }
+        match end {
+            Some(f) => Err(f),
+            None => Ok(replay),
+        }
     }
 
     /// Replays only the first `count` entries (for `view --at`).
@@ -600,7 +710,13 @@ impl<G: Game> Replay<G> {
 
     /// Starts a replay from the genesis line alone (steps S2–S12 for line 0).
     pub fn from_genesis(first: &[u8]) -> Result<Self, LogFault> {
-        let p = parse_line(0, first)?;
+        Self::from_genesis_as(first, Check::Full)
+    }
+
+    /// [`Replay::from_genesis`]; a `Known` genesis skips its canonical form,
+    /// its signature and the trial setup that checks its options.
+    pub fn from_genesis_as(first: &[u8], check: Check) -> Result<Self, LogFault> {
+        let p = parse_line_as(0, first, check)?;
         let g = genesis_of(&p)?.clone();
         let body = &p.line.body;
         // S6: versions.
@@ -669,7 +785,9 @@ impl<G: Game> Replay<G> {
                 ));
             }
         }
-        check_signature(0, &key, &p)?;
+        if check == Check::Full {
+            check_signature(0, &key, &p)?;
+        }
         // S12: the game's own rules for the options and the seat count.
         if !G::SEATS.contains(&g.seats.len()) {
             return Err(fault(
@@ -704,13 +822,15 @@ impl<G: Game> Replay<G> {
         // Setup is pure, so running it once here with a dummy draw checks the
         // options (a custom board set, say) the moment the game is created
         // rather than after everybody has joined.
-        G::setup(&options, n, &mut Draw::new([0; 32])).map_err(|e| {
-            fault(
-                0,
-                Fault::IllegalMove,
-                format!("the game options are invalid: {e}"),
-            )
-        })?;
+        if check == Check::Full {
+            G::setup(&options, n, &mut Draw::new([0; 32])).map_err(|e| {
+                fault(
+                    0,
+                    Fault::IllegalMove,
+                    format!("the game options are invalid: {e}"),
+                )
+            })?;
+        }
         Ok(Replay {
             game_id: p.id,
             options,
@@ -728,6 +848,7 @@ impl<G: Game> Replay<G> {
             commitments: BTreeMap::new(),
             revealed: BTreeSet::new(),
             event_causes: BTreeMap::new(),
+            keys: BTreeMap::new(),
             countersigned: BTreeSet::new(),
             claims: None,
             ended_at: None,
@@ -892,7 +1013,12 @@ impl<G: Game> Replay<G> {
 
     /// Checks and applies one line (steps S2–S12 for line `n` ≥ 1).
     pub fn apply_line(&mut self, n: u64, bytes: &[u8]) -> Result<(), LogFault> {
-        let p = parse_line(n, bytes)?;
+        self.apply_line_as(n, bytes, Check::Full)
+    }
+
+    /// [`Replay::apply_line`], checking as much as `check` says.
+    pub fn apply_line_as(&mut self, n: u64, bytes: &[u8], check: Check) -> Result<(), LogFault> {
+        let p = parse_line_as(n, bytes, check)?;
         let body = &p.line.body;
         // S4: this game.
         if body.game.map(|g| g.0) != Some(self.game_id) {
@@ -961,17 +1087,29 @@ impl<G: Game> Replay<G> {
             })?,
         };
         // S8: the key and the signature.
-        let key = verifying_key(n, &key_bytes).map_err(|f| LogFault {
-            author: Some(self.seat_label(author)),
-            ..f
-        })?;
+        let key = match check {
+            Check::Full => Some(match self.keys.get(&key_bytes) {
+                Some(k) => *k,
+                None => {
+                    let k = verifying_key(n, &key_bytes).map_err(|f| LogFault {
+                        author: Some(self.seat_label(author)),
+                        ..f
+                    })?;
+                    self.keys.insert(key_bytes, k);
+                    k
+                }
+            }),
+            Check::Known => None,
+        };
         if let Data::Join(j) = &p.data {
             self.check_join_key(n, author, &j.key)?;
         }
-        check_signature(n, &key, &p).map_err(|f| LogFault {
-            author: Some(self.seat_label(author)),
-            ..f
-        })?;
+        if let Some(key) = key {
+            check_signature(n, &key, &p).map_err(|f| LogFault {
+                author: Some(self.seat_label(author)),
+                ..f
+            })?;
+        }
         // S9: the kind and the author are the ones expected.
         self.check_turn(n, author, body.kind)?;
         // S10: the beacon link steps back once.

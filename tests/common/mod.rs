@@ -266,3 +266,11 @@ pub fn check_golden(path: &Path, got: &str, test: &str) {
         );
     }
 }
+
+/// The games of `starry audit --json`: one JSON object per line.
+pub fn audit_games(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}

@@ -172,7 +172,7 @@ impl fmt::Display for Rotation {
 }
 
 /// What a map square asks of the field placed on it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Square {
     Plain,
     /// Extra points for a star placed here whose group scores at once.
@@ -280,14 +280,14 @@ impl PartFile {
 }
 
 /// A disc, validated.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Disc {
     pub shape: Shape,
     pub fields: Vec<Field>,
 }
 
 /// The validated material of a game.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Set {
     pub stars: Vec<StarSymbol>,
     pub discs: Vec<Disc>,

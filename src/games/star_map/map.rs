@@ -150,14 +150,16 @@ impl fmt::Display for Layout {
 }
 
 /// A field lying on the map.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Cell {
     pub field: Field,
     pub disc: DiscId,
 }
 
 /// A disc, where its first field goes, and how it is turned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Placement {
     pub disc: DiscId,
     pub at: Sq,
@@ -288,9 +290,11 @@ pub struct Scored {
 }
 
 /// The map: what each square asks, and what lies on it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Map {
+    #[serde(with = "serde_big_array::BigArray")]
     squares: [Square; SQUARES],
+    #[serde(with = "serde_big_array::BigArray")]
     cells: [Option<Cell>; SQUARES],
     placed: usize,
 }

@@ -139,7 +139,7 @@ impl fmt::Display for Intent {
 }
 
 /// A move that was made.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Moved {
     Placed {
         seat: Seat,
@@ -163,14 +163,14 @@ impl Moved {
 }
 
 /// A draw waiting for the next seat's entry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PendingDraw {
     pub id: u64,
     pub causer: Seat,
     pub shape: Shape,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct State {
     set: Arc<Set>,
     layout: Layout,

@@ -35,14 +35,14 @@ pub type FaceSummary = (Vec<(Star, Star)>, Vec<Star>);
 /// The unbounded face, around everything.
 pub const OUTSIDE: FaceId = 0;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct CycleInfo {
     face: FaceId,
     /// The outer boundary of its (bounded) face, rather than a hole in it.
     outer: bool,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Face {
     /// The outer cycle; `None` for the unbounded face.
     outer: Option<Cycle>,
@@ -54,7 +54,7 @@ pub struct Face {
     pub captor: Option<usize>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Component {
     /// The cycle around the component's outside; `None` for a lone star.
     outer: Option<Cycle>,
@@ -82,7 +82,7 @@ pub struct Added {
     pub captured: Vec<FaceId>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Map {
     stars: Vec<Point>,
     /// Per star: (neighbour, half-edge out to it), sorted by angle.

@@ -121,7 +121,7 @@ impl fmt::Display for Intent {
 }
 
 /// An edge drawn, and what it captured.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Drawn {
     pub seat: Seat,
     pub stars: (Star, Star),
@@ -129,7 +129,7 @@ pub struct Drawn {
 }
 
 /// A takeback asked for, and how it was answered.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema, serde::Deserialize)]
 pub struct TakebackRecord {
     /// Who asked.
     pub seat: Seat,
@@ -139,7 +139,7 @@ pub struct TakebackRecord {
     pub accepted: Option<bool>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Phase {
     Choosing,
     Playing(Seat),
@@ -148,7 +148,7 @@ enum Phase {
     Over,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct State {
     options: Options,
     map: Map,

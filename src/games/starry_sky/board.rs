@@ -32,6 +32,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::{Arc, LazyLock};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -54,15 +55,37 @@ pub const MIN_BOARDS: usize = 3;
 pub const BOX: u32 = 100;
 
 /// A board's id: lowercase letters, digits and `-`.
-#[derive(
-    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
+///
+/// Every star label holds one, and a move lists a label for each token it
+/// could place on each free star (a few hundred), so ids are cloned far
+/// more often than anything else in the engine: an id is kept so that a
+/// clone never allocates. Compared, ordered, hashed, printed and
+/// serialised as the string it is.
+#[derive(Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(try_from = "String", into = "String")]
-pub struct BoardId(String);
+pub struct BoardId(Id);
+
+/// The longest id kept in place: the shipped ids have at most 11 bytes
+/// (`sagittarius`), and 22 keeps an id, with its length and the enum's tag,
+/// in the 24 bytes a shared one takes.
+const INLINE_ID: usize = 22;
+
+#[derive(Clone)]
+enum Id {
+    /// The id's bytes (ASCII, see [`BoardId::try_from`]), copied on clone.
+    Inline { len: u8, bytes: [u8; INLINE_ID] },
+    /// A longer id, shared by its clones.
+    Shared(Arc<str>),
+}
 
 impl BoardId {
     pub fn as_str(&self) -> &str {
-        &self.0
+        match &self.0 {
+            Id::Inline { len, bytes } => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).expect("ids are ASCII")
+            }
+            Id::Shared(s) => s,
+        }
     }
 }
 
@@ -73,26 +96,65 @@ impl TryFrom<String> for BoardId {
         let ok = !s.is_empty()
             && s.bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-        if ok {
-            Ok(BoardId(s))
-        } else {
-            Err(RuleError::bad_setup(
+        if !ok {
+            return Err(RuleError::bad_setup(
                 "board-id",
                 format!("board id `{s}` must be lowercase letters, digits and `-`"),
-            ))
+            ));
         }
+        Ok(BoardId(match u8::try_from(s.len()) {
+            Ok(len) if s.len() <= INLINE_ID => {
+                let mut bytes = [0; INLINE_ID];
+                bytes[..s.len()].copy_from_slice(s.as_bytes());
+                Id::Inline { len, bytes }
+            }
+            _ => Id::Shared(s.into()),
+        }))
     }
 }
 
 impl From<BoardId> for String {
     fn from(id: BoardId) -> String {
-        id.0
+        id.as_str().to_string()
     }
 }
 
 impl fmt::Display for BoardId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
+    }
+}
+
+/// As the string, the way `BoardId(String)` printed: `BoardId("leo")`.
+impl fmt::Debug for BoardId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("BoardId").field(&self.as_str()).finish()
+    }
+}
+
+impl PartialEq for BoardId {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for BoardId {}
+
+impl PartialOrd for BoardId {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for BoardId {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::hash::Hash for BoardId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
     }
 }
 
@@ -305,7 +367,19 @@ pub fn board_set_json(boards: &[Board]) -> String {
 
 /// The 12 zodiac boards shipped with the game.
 pub fn default_boards() -> Vec<Board> {
-    parse_board_set(include_str!("boards.json")).expect("the shipped boards are valid")
+    shipped_boards().to_vec()
+}
+
+/// The shipped boards, read from `boards.json` once: every game on the
+/// default set shares them (parsing and checking the file took longer
+/// than playing a whole game).
+pub fn shipped_boards() -> Arc<[Board]> {
+    static SHIPPED: LazyLock<Arc<[Board]>> = LazyLock::new(|| {
+        parse_board_set(include_str!("boards.json"))
+            .expect("the shipped boards are valid")
+            .into()
+    });
+    Arc::clone(&SHIPPED)
 }
 
 /// The name of a star in moves: `board:number`, e.g. `leo:3`.
@@ -514,6 +588,38 @@ mod tests {
             &OK3.replace(r#""name":"C""#, r#""name":" ""#),
         )));
         assert_eq!(e.rule, "board-name");
+    }
+
+    #[test]
+    fn long_and_short_ids_behave_as_their_strings() {
+        let ids = [
+            "a",
+            "sagittarius",
+            "exactly-twenty-two-byt",
+            "twenty-three-bytes-long",
+        ];
+        let ids: Vec<BoardId> = ids
+            .iter()
+            .map(|s| BoardId::try_from(s.to_string()).unwrap())
+            .collect();
+        assert_eq!(ids[2].as_str().len(), INLINE_ID);
+        assert!(matches!(ids[2].0, Id::Inline { .. }));
+        assert!(matches!(ids[3].0, Id::Shared(_)));
+        for (a, b) in ids.iter().zip(&ids) {
+            assert_eq!(a, &b.clone());
+            assert_eq!(format!("{a:?}"), format!("BoardId({:?})", a.as_str()));
+            assert_eq!(String::from(a.clone()), a.to_string());
+            let json = serde_json::to_string(a).unwrap();
+            assert_eq!(serde_json::from_str::<BoardId>(&json).unwrap(), *a);
+        }
+        for a in &ids {
+            for b in &ids {
+                assert_eq!(a.cmp(b), a.as_str().cmp(b.as_str()));
+                assert_eq!(a == b, a.as_str() == b.as_str());
+            }
+        }
+        // A clone never allocates: an id is no bigger than a shared string.
+        assert_eq!(std::mem::size_of::<BoardId>(), 24);
     }
 
     #[test]

@@ -96,7 +96,7 @@ pub enum Ending {
 type BoardIdx = usize;
 
 /// A token on a star.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Placement {
     seat: Seat,
     face: Face,
@@ -104,7 +104,7 @@ struct Placement {
     at: u64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Face {
     /// Placed on a small star (or completing a board).
     Up(Token),
@@ -124,7 +124,7 @@ impl Face {
 }
 
 /// A board on the table and what lies on its stars.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct InPlay {
     board: BoardIdx,
     /// Index 0 is star 1.
@@ -161,7 +161,7 @@ impl InPlay {
 }
 
 /// What will replace a board being scored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Next {
     /// The draw is requested and not resolved yet.
     Event { id: u64, causer: Seat },
@@ -172,7 +172,7 @@ enum Next {
 }
 
 /// One place on the table; there is one per seat.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 enum Slot {
     /// A board being played.
     Open(InPlay),
@@ -212,7 +212,7 @@ impl Slot {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Phase {
     Move(Seat),
     /// Play is interrupted until the face-down tokens of this slot's board
@@ -235,7 +235,7 @@ pub struct Scored {
 }
 
 /// The whole public state.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct State {
     doubling: Doubling,
     tie: Tie,
@@ -258,7 +258,7 @@ pub struct State {
 /// cleared by entry `to`. Kept so that a later reveal can be checked against
 /// everything the seat had out at the same time: two face-down 10s on two
 /// boards are a cheat even if one went home before the other is revealed.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Past {
     seat: Seat,
     token: Token,
@@ -501,14 +501,20 @@ impl State {
         self.board_of(b).stars[star as usize - 1].large && b.free() > 1
     }
 
-    /// Applies `reveals` by `seat` and checks that the seat could have
-    /// held every revealed token: at no time since it was placed may more of
-    /// that token have lain on the boards than one set holds.
+    /// Applies `reveals` by `seat` once [`State::check_reveals`] has found
+    /// that the seat could have held every revealed token.
     fn apply_reveals(
         &mut self,
         seat: Seat,
         reveals: &[(HiddenRef, Token)],
     ) -> Result<(), RuleError> {
+        self.check_reveals(seat, reveals, None)?;
+        self.turn_over(reveals);
+        Ok(())
+    }
+
+    /// Turns the revealed tokens face up (as revealed); they were checked.
+    fn turn_over(&mut self, reveals: &[(HiddenRef, Token)]) {
         for &(r, t) in reveals {
             let spot = self
                 .slots
@@ -519,6 +525,36 @@ impl State {
                 .expect("reveal refs were checked");
             spot.face = Face::Revealed(t);
         }
+    }
+
+    /// Checks that `seat` could have held every token `reveals` opens: at
+    /// no time since it was placed may more of that token have lain on the
+    /// boards than one set holds. The boards are taken as they will be
+    /// once the tokens are turned over and `placed` (a token being placed
+    /// at a slot's star) lies on its star. It only reads, so that a move
+    /// is checked whole before anything changes and a refused one leaves
+    /// no trace without a copy of the state to throw away.
+    fn check_reveals(
+        &self,
+        seat: Seat,
+        reveals: &[(HiddenRef, Token)],
+        placed: Option<(usize, StarNo, Placement)>,
+    ) -> Result<(), RuleError> {
+        // Each ref opens a face-down token on a board, and only once (the
+        // protocol and the reveal set checked it).
+        for (i, &(r, _)) in reveals.iter().enumerate() {
+            let down = self
+                .boards_in_play()
+                .flat_map(|b| b.stars.iter().flatten())
+                .any(|p| p.face == Face::Down(r));
+            let again = reveals[..i].iter().any(|&(earlier, _)| earlier == r);
+            assert!(down && !again, "reveal refs were checked");
+        }
+        // What a token of the seat's shows once the reveals are applied.
+        let known = |p: &Placement| match p.face {
+            Face::Down(r) => reveals.iter().find(|&&(x, _)| x == r).map(|&(_, t)| t),
+            face => face.known(),
+        };
         let mut tokens: Vec<Token> = reveals.iter().map(|&(_, t)| t).collect();
         tokens.sort();
         tokens.dedup();
@@ -530,11 +566,17 @@ impl State {
                 .filter(|p| p.seat == seat && p.token == t)
                 .map(|p| (p.from, p.to, p.star.clone()))
                 .collect();
-            for b in self.boards_in_play() {
+            for (slot, b) in self.slots.iter().enumerate() {
+                let Some(b) = b.in_play() else { continue };
                 let def = self.board_of(b);
                 for (i, p) in b.stars.iter().enumerate() {
-                    if let Some(p) = p.filter(|p| p.seat == seat && p.face.known() == Some(t)) {
-                        spans.push((p.at, u64::MAX, def.label(i as StarNo + 1)));
+                    let star = i as StarNo + 1;
+                    let p = match placed {
+                        Some((at, s, new)) if (at, s) == (slot, star) => Some(new),
+                        _ => *p,
+                    };
+                    if let Some(p) = p.filter(|p| p.seat == seat && known(p) == Some(t)) {
+                        spans.push((p.at, u64::MAX, def.label(star)));
                     }
                 }
             }
@@ -679,16 +721,19 @@ impl State {
             Vec::new()
         };
         Self::check_reveal_set(&expected, ctx)?;
-
-        let Slot::Open(b) = &mut self.slots[slot] else {
-            unreachable!("located an open board")
-        };
-        b.stars[star as usize - 1] = Some(Placement {
+        let placement = Placement {
             seat,
             face,
             at: ctx.at,
-        });
-        self.apply_reveals(seat, &ctx.reveals)?;
+        };
+        self.check_reveals(seat, &ctx.reveals, Some((slot, star, placement)))?;
+
+        // The move is legal: nothing below refuses it.
+        let Slot::Open(b) = &mut self.slots[slot] else {
+            unreachable!("located an open board")
+        };
+        b.stars[star as usize - 1] = Some(placement);
+        self.turn_over(&ctx.reveals);
 
         if !completes {
             self.pass_turn(seat);
@@ -919,12 +964,12 @@ impl Game for StarrySky {
                 format!("Starry Sky is for 3 to 5 players, not {seats}"),
             ));
         }
-        let boards = match &options.boards {
+        let boards: Arc<[Board]> = match &options.boards {
             Some(b) => {
                 board::validate_set(b)?;
-                b.clone()
+                b.as_slice().into()
             }
-            None => board::default_boards(),
+            None => board::shipped_boards(),
         };
         if boards.len() < seats {
             return Err(RuleError::bad_setup(
@@ -942,7 +987,7 @@ impl Game for StarrySky {
         Ok(State {
             doubling: options.doubling,
             tie: options.tie,
-            boards: boards.into(),
+            boards,
             coins: vec![0; seats],
             slots,
             stack,
@@ -981,18 +1026,26 @@ impl Game for StarrySky {
         let Ok(hand) = state.hand(seat, own) else {
             return Vec::new();
         };
-        let mut out = Vec::new();
-        for slot in &state.slots {
-            let Slot::Open(b) = slot else { continue };
+        let open = || {
+            state.slots.iter().filter_map(|s| match s {
+                Slot::Open(b) => Some(b),
+                _ => None,
+            })
+        };
+        // Sized at once: the list is long (hundreds) and built every move.
+        let free: usize = open().map(InPlay::free).sum();
+        let mut out = Vec::with_capacity(free * hand.distinct().count());
+        for b in open() {
             let board = state.board_of(b);
             for (i, p) in b.stars.iter().enumerate() {
                 if p.is_some() {
                     continue;
                 }
+                let star = board.label(i as StarNo + 1);
                 for token in hand.distinct() {
                     out.push(Intent {
                         token,
-                        star: board.label(i as StarNo + 1),
+                        star: star.clone(),
                     });
                 }
             }
@@ -1063,26 +1116,19 @@ impl Game for StarrySky {
         })
     }
 
+    // A refused entry must leave no trace: `place`, `take_reveal` and
+    // `apply_reveals` check everything before they change anything (a copy
+    // of the whole state to apply each entry to cost more than the move).
     fn play(state: &mut State, ctx: &Context<Token>, action: &Action) -> Result<(), RuleError> {
-        // Work on a copy so that a refused move leaves no trace.
-        let mut next = state.clone();
-        next.place(ctx, action)?;
-        *state = next;
-        Ok(())
+        state.place(ctx, action)
     }
 
     fn reveal(state: &mut State, ctx: &Context<Token>) -> Result<(), RuleError> {
-        let mut next = state.clone();
-        next.take_reveal(ctx)?;
-        *state = next;
-        Ok(())
+        state.take_reveal(ctx)
     }
 
     fn resign(state: &mut State, ctx: &Context<Token>) -> Result<(), RuleError> {
-        let mut next = state.clone();
-        next.apply_reveals(ctx.seat, &ctx.reveals)?;
-        *state = next;
-        Ok(())
+        state.apply_reveals(ctx.seat, &ctx.reveals)
     }
 
     /// Each star of each board is filled at most once (a board leaves the
@@ -1094,9 +1140,13 @@ impl Game for StarrySky {
     }
 
     fn max_entries(options: &Options, seats: usize) -> u64 {
-        let boards = match &options.boards {
-            Some(b) => b.clone(),
-            None => board::default_boards(),
+        let shipped;
+        let boards: &[Board] = match &options.boards {
+            Some(b) => b,
+            None => {
+                shipped = board::shipped_boards();
+                &shipped
+            }
         };
         let stars: u64 = boards.iter().map(|b| b.star_count() as u64).sum();
         stars.saturating_add((seats.saturating_sub(1) as u64).saturating_mul(boards.len() as u64))

@@ -1663,3 +1663,314 @@ fn the_shipped_boards_can_never_stall() {
         );
     }
 }
+
+/// Long board ids (past what a short id keeps inline) on a small set whose
+/// 10-star boards can stall a game.
+fn long_id_set() -> Vec<Board> {
+    let lines: Vec<(u8, u8)> = (1..10).map(|i| (i, i + 1)).collect();
+    let mut boards = vec![
+        board(
+            "a-board-id-longer-than-twenty-two-bytes",
+            [10, 8],
+            10,
+            &[2, 5, 9],
+            &lines,
+        ),
+        board("exactly-twenty-two-byt", [9, 7], 10, &[1, 10], &lines),
+        board("twenty-three-bytes-long", [7, 5], 6, &[3], &lines[..5]),
+        board("x", [5, 3], 5, &[1, 2, 3], &lines[..4]),
+    ];
+    boards.extend(set(3, 7, &[4, 7]));
+    boards
+}
+
+/// One self-play game written out in full: every list of intents, every
+/// sealed move, every view, and what the rules say to a set of wrong moves
+/// tried on the side (out of turn, random tokens and stars, raw actions
+/// with wrong commitments or reveals, lying reveals and resignations). A
+/// refused move must leave the state exactly as it was.
+fn transcript(seats: usize, options: &Options, seed: u8) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let mut draw = Draw::new([seed; 32]);
+    let mut probe = Draw::new([seed ^ 0x5a; 32]);
+    let mut state = G::setup(options, seats, &mut draw).unwrap();
+    let mut own: Vec<Own<Token>> = vec![Own::default(); seats];
+    let boards: Vec<Board> = state.boards().to_vec();
+    let mut at = 1u64;
+    let random_label = |probe: &mut Draw| {
+        let b = &boards[probe.below(boards.len())];
+        let star = probe.below(b.star_count() + 2) as StarNo;
+        format!("{}:{star}", b.id)
+    };
+    let random_token = |probe: &mut Draw| Token::ALL[probe.below(Token::ALL.len())];
+    // Tries a change on a copy; a refusal must leave no trace.
+    let tried = |out: &mut String,
+                 what: &str,
+                 state: &State,
+                 r: &dyn Fn(&mut State) -> Result<(), RuleError>| {
+        let mut copy = state.clone();
+        match r(&mut copy) {
+            Ok(()) => writeln!(out, "{what}: ok {:?}", G::turn(&copy)).unwrap(),
+            Err(e) => {
+                assert_eq!(format!("{copy:?}"), format!("{state:?}"), "{what}: {e}");
+                writeln!(out, "{what}: {:?} {e}", e.kind).unwrap()
+            }
+        }
+    };
+    for _ in 0..2000 {
+        for e in G::pending(&state) {
+            writeln!(out, "resolve {e:?}").unwrap();
+            G::resolve(&mut state, e.id, &mut draw).unwrap();
+        }
+        let turn = G::turn(&state);
+        writeln!(out, "turn {turn:?}").unwrap();
+        match turn {
+            Turn::Over => break,
+            Turn::Move(s) => {
+                let other = (s + 1) % seats;
+                let all = G::intents(&state, s, &own[s]);
+                let list: Vec<String> = all.iter().map(Intent::to_string).collect();
+                writeln!(out, "intents {}", list.join(",")).unwrap();
+                assert!(G::intents(&state, other, &own[other]).is_empty());
+                // Wrong moves, sealed and parsed.
+                for _ in 0..3 {
+                    let text = format!("{} {}", random_token(&mut probe), random_label(&mut probe));
+                    match G::parse_intent(&state, &text) {
+                        Err(e) => writeln!(out, "parse {text}: {e}").unwrap(),
+                        Ok(i) => {
+                            for seat in [s, other] {
+                                match G::seal(&state, seat, &i, &own[seat]) {
+                                    Ok(sealed) => {
+                                        writeln!(out, "seal {seat} {i}: {sealed:?}").unwrap()
+                                    }
+                                    Err(e) => writeln!(out, "seal {seat} {i}: {e}").unwrap(),
+                                }
+                            }
+                        }
+                    }
+                }
+                // Raw actions a cheating program could write.
+                for _ in 0..3 {
+                    let label = random_label(&mut probe);
+                    let Ok(star) = label.parse::<StarLabel>() else {
+                        continue;
+                    };
+                    let token = match probe.below(3) {
+                        0 => None,
+                        _ => Some(random_token(&mut probe)),
+                    };
+                    let commitments = probe.below(3) as u32;
+                    let mut refs: Vec<HiddenRef> = own[s].hidden.keys().copied().collect();
+                    refs.retain(|_| probe.below(3) == 0);
+                    if probe.below(2) == 0 {
+                        // The reveals a completion asks for, with random values.
+                        refs = state
+                            .slots
+                            .iter()
+                            .filter_map(Slot::in_play)
+                            .find(|b| state.boards[b.board].id == star.board && b.free() == 1)
+                            .map(|b| b.face_down(s))
+                            .unwrap_or_default();
+                    }
+                    let reveals: Vec<(HiddenRef, Token)> = refs
+                        .iter()
+                        .map(|r| match probe.below(2) {
+                            0 => (*r, own[s].hidden[r]),
+                            _ => (*r, random_token(&mut probe)),
+                        })
+                        .collect();
+                    let seat = if probe.below(5) == 0 { other } else { s };
+                    let ctx = Context {
+                        seat,
+                        at,
+                        commitments,
+                        reveals,
+                    };
+                    let action = Action { star, token };
+                    tried(
+                        &mut out,
+                        &format!("play {ctx:?} {action:?}"),
+                        &state,
+                        &|st| G::play(st, &ctx, &action),
+                    );
+                }
+                // Completions of a board with one free star, with the
+                // reveals they ask for holding random values.
+                for b in state.slots.iter().filter_map(|slot| match slot {
+                    Slot::Open(b) if b.free() == 1 => Some(b),
+                    _ => None,
+                }) {
+                    let free = b.stars.iter().position(Option::is_none).unwrap();
+                    let star = state.boards[b.board].label(free as StarNo + 1);
+                    for _ in 0..2 {
+                        let reveals: Vec<(HiddenRef, Token)> = b
+                            .face_down(s)
+                            .into_iter()
+                            .map(|r| match probe.below(3) {
+                                0 => (r, own[s].hidden[&r]),
+                                _ => (r, random_token(&mut probe)),
+                            })
+                            .collect();
+                        let ctx = Context {
+                            seat: s,
+                            at,
+                            commitments: 0,
+                            reveals,
+                        };
+                        let action = Action {
+                            star: star.clone(),
+                            token: Some(random_token(&mut probe)),
+                        };
+                        tried(
+                            &mut out,
+                            &format!("complete {ctx:?} {action:?}"),
+                            &state,
+                            &|st| G::play(st, &ctx, &action),
+                        );
+                    }
+                }
+                // Resignations, honest and lying.
+                let honest: Vec<(HiddenRef, Token)> =
+                    own[s].hidden.iter().map(|(r, t)| (*r, *t)).collect();
+                let lying: Vec<(HiddenRef, Token)> = honest
+                    .iter()
+                    .map(|&(r, _)| (r, random_token(&mut probe)))
+                    .collect();
+                for reveals in [honest, lying] {
+                    let ctx = Context {
+                        seat: s,
+                        at,
+                        commitments: 0,
+                        reveals,
+                    };
+                    tried(&mut out, &format!("resign {ctx:?}"), &state, &|st| {
+                        G::resign(st, &ctx)
+                    });
+                }
+                let ctx = Context {
+                    seat: s,
+                    at,
+                    commitments: 0,
+                    reveals: Vec::new(),
+                };
+                tried(&mut out, "reveal out of turn", &state, &|st| {
+                    G::reveal(st, &ctx)
+                });
+                let intent = &all[draw.below(all.len())];
+                let action =
+                    crate::games::play_own::<G>(&mut state, s, intent, &mut own[s], at).unwrap();
+                writeln!(
+                    out,
+                    "play {intent} {action:?} {}",
+                    G::narrate(&state, &action, &[])
+                )
+                .unwrap();
+            }
+            Turn::Reveal(s, refs) => {
+                let other = (s + 1) % seats;
+                for lie in [false, true] {
+                    let reveals: Vec<(HiddenRef, Token)> = refs
+                        .iter()
+                        .map(|r| match lie && probe.below(2) == 0 {
+                            false => (*r, own[s].hidden[r]),
+                            true => (*r, random_token(&mut probe)),
+                        })
+                        .collect();
+                    for (seat, commitments) in [(s, 0), (other, 0), (s, 1)] {
+                        let ctx = Context {
+                            seat,
+                            at,
+                            commitments,
+                            reveals: reveals.clone(),
+                        };
+                        tried(&mut out, &format!("reveal {ctx:?}"), &state, &|st| {
+                            G::reveal(st, &ctx)
+                        });
+                    }
+                    let mut fewer = reveals.clone();
+                    fewer.pop();
+                    let ctx = Context {
+                        seat: s,
+                        at,
+                        commitments: 0,
+                        reveals: fewer,
+                    };
+                    tried(&mut out, &format!("reveal {ctx:?}"), &state, &|st| {
+                        G::reveal(st, &ctx)
+                    });
+                }
+                let intent = Intent {
+                    token: Token::One,
+                    star: boards[0].label(1),
+                };
+                writeln!(
+                    out,
+                    "seal during reveals: {:?}",
+                    G::seal(&state, s, &intent, &own[s]).map(|_| ())
+                )
+                .unwrap();
+                crate::games::reveal_own::<G>(&mut state, s, &refs, &mut own[s], at).unwrap();
+            }
+        }
+        at += 1;
+        writeln!(
+            out,
+            "view {}",
+            serde_json::to_string(&G::view(&state, None, None)).unwrap()
+        )
+        .unwrap();
+        for (seat, own) in own.iter().enumerate() {
+            let mine = serde_json::to_string(&G::view(&state, Some(seat), Some(own))).unwrap();
+            writeln!(out, "view {seat} {mine} {:?}", state.hand(seat, own)).unwrap();
+        }
+        writeln!(
+            out,
+            "{:?} {:?} {}",
+            G::standings(&state),
+            state.ended(),
+            state.stack_len()
+        )
+        .unwrap();
+    }
+    writeln!(
+        out,
+        "history {}",
+        serde_json::to_string(state.history()).unwrap()
+    )
+    .unwrap();
+    writeln!(out, "{}", G::render_text(&G::view(&state, None, None), &[])).unwrap();
+    out
+}
+
+/// Self-play games under every option and a custom set with long board ids,
+/// pinned byte for byte: the engine may get faster, never different.
+#[test]
+fn self_play_transcripts_are_pinned() {
+    let mut all = Vec::new();
+    for seed in 0..24u8 {
+        let seats = 3 + usize::from(seed % 3);
+        let options = Options {
+            doubling: if seed % 2 == 0 {
+                Doubling::Additive
+            } else {
+                Doubling::Compound
+            },
+            tie: if seed % 4 < 2 {
+                Tie::Coins
+            } else {
+                Tie::Nothing
+            },
+            boards: (seed % 3 == 1).then(long_id_set),
+        };
+        let t = transcript(seats, &options, seed);
+        all.extend_from_slice(&crate::crypto::sha256(t.as_bytes()));
+        if std::env::var_os("STARRY_SKY_TRANSCRIPT").is_some() {
+            std::fs::write(format!("/tmp/sky-transcript-{seed}.txt"), &t).unwrap();
+        }
+    }
+    assert_eq!(
+        hex::encode(crate::crypto::sha256(&all)),
+        "da176fff2225e9f2420bf1b0f35dc21f2850a0c4122d016e5b7af961a6e089aa"
+    );
+}

@@ -122,7 +122,7 @@ impl FromStr for Token {
 }
 
 /// A multiset of tokens (a hand, or what a seat is known to have on boards).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Tokens([u32; 8]);
 
 impl Tokens {

@@ -1,0 +1,196 @@
+//! Whole-process benchmarks: the release binary run as a player or an
+//! auditor runs it, start-up, reading, replaying and printing included.
+//!
+//! - `version`: `starry --version` (the cost of starting the program).
+//! - `status_300`, `play_dry_run_300`: `starry status LOG` and `starry play
+//!   LOG --auto --dry-run` on a Starry Night log of 300 entries (163 stars),
+//!   as the player who must act next; `…_cold` first deletes
+//!   `$STARRY_HOME/cache` (the verified-prefix cache), so that both a warm
+//!   and a cold cache are measured.
+//! - `audit_archive/J`: `starry audit -j J ARCHIVE` on an archive of 1,000
+//!   games of all three kinds (`examples/make_archive.rs`), output to
+//!   /dev/null; an item is a game.
+//!
+//! The data is made on first use, by `starry::app::generate` (the code
+//! behind `make_archive`), in `bench-data/` beside the binary's profile
+//! directory (`target/bench-data/`), and reused while its stamp matches
+//! [`generate::VERSION`] and the sizes below.
+//!
+//!     cargo bench --bench cli
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use divan::Bencher;
+use divan::counter::ItemsCount;
+use starry::app::generate::{self, Long};
+
+fn main() {
+    // Made (or found) before the first benchmark, so that what making it
+    // prints does not cut into divan's table.
+    data();
+    divan::main();
+}
+
+const BIN: &str = env!("CARGO_BIN_EXE_starry");
+/// Games in the archive.
+const GAMES: usize = 1000;
+/// Entries of the long game.
+const LONG_ENTRIES: u64 = 300;
+/// What the data is made from (`make_archive`'s default seed).
+const SEED: &str = "1";
+
+struct Data {
+    archive: PathBuf,
+    long: Long,
+    /// An empty home for the commands that need no identity, so that none
+    /// reads or writes the user's own.
+    nobody: PathBuf,
+}
+
+/// `target/bench-data`.
+fn data_dir() -> PathBuf {
+    let bin = Path::new(BIN);
+    bin.parent()
+        .and_then(Path::parent)
+        .expect("the binary is in target/PROFILE/")
+        .join("bench-data")
+}
+
+fn data() -> &'static Data {
+    static DATA: OnceLock<Data> = OnceLock::new();
+    DATA.get_or_init(|| {
+        let dir = data_dir();
+        let stamp_path = dir.join("stamp");
+        let stamp = format!(
+            "generate {} games {GAMES} long {LONG_ENTRIES} seed {SEED}\n",
+            generate::VERSION
+        );
+        if fs::read_to_string(&stamp_path).ok().as_deref() != Some(stamp.as_str()) {
+            make_data(&dir);
+            fs::write(&stamp_path, &stamp).expect("write the stamp");
+        }
+        Data {
+            archive: dir.join("archive"),
+            long: Long::load(&dir.join("long")).expect("the long game"),
+            nobody: dir.join("nobody"),
+        }
+    })
+}
+
+/// Makes the archive and the long game afresh (the stamp is written after).
+fn make_data(dir: &Path) {
+    if dir.exists() {
+        fs::remove_dir_all(dir).expect("remove old bench data");
+    }
+    let seed = starry::crypto::sha256(format!("starry archive {SEED}").as_bytes());
+    let players =
+        generate::identities(&dir.join("identities"), generate::NAMES.len()).expect("identities");
+    let plans = generate::plans(GAMES, seed);
+    let (summary, _) =
+        generate::archive(&dir.join("archive"), &players, &plans).expect("the archive");
+    eprintln!("bench data: {summary}");
+    let long = generate::long_game(&dir.join("long"), LONG_ENTRIES, seed).expect("the long game");
+    eprintln!(
+        "bench data: a game of {} entries in {}",
+        long.entries,
+        long.log.display()
+    );
+}
+
+/// Runs `starry ARGS` with `STARRY_HOME=home`, its output thrown away;
+/// panics unless it succeeds.
+fn starry(home: &Path, args: &[&std::ffi::OsStr]) {
+    let out = Command::new(BIN)
+        .args(args)
+        .env("STARRY_HOME", home)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run starry");
+    assert!(
+        out.status.success(),
+        "starry {args:?} failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn os(s: &str) -> &std::ffi::OsStr {
+    s.as_ref()
+}
+
+#[divan::bench(sample_count = 100, sample_size = 1)]
+fn version(b: Bencher) {
+    let d = data();
+    b.bench(|| starry(&d.nobody, &[os("--version")]));
+}
+
+fn status_args(d: &Data) -> [&std::ffi::OsStr; 2] {
+    [os("status"), d.long.log.as_os_str()]
+}
+
+fn play_args(d: &Data) -> [&std::ffi::OsStr; 4] {
+    [
+        os("play"),
+        d.long.log.as_os_str(),
+        os("--auto"),
+        os("--dry-run"),
+    ]
+}
+
+/// `args` as the player to act, the cache as the previous run left it
+/// (one run first, unmeasured, fills it).
+fn warm(b: Bencher, args: &[&std::ffi::OsStr]) {
+    let d = data();
+    starry(&d.long.home, args);
+    b.bench(|| starry(&d.long.home, args));
+}
+
+/// `args` as the player to act, with no cache.
+fn cold(b: Bencher, args: &[&std::ffi::OsStr]) {
+    let d = data();
+    let cache = d.long.home.join("cache");
+    b.with_inputs(|| {
+        let _ = fs::remove_dir_all(&cache);
+    })
+    .bench_values(|()| starry(&d.long.home, args));
+}
+
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn status_300(b: Bencher) {
+    warm(b, &status_args(data()));
+}
+
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn status_300_cold(b: Bencher) {
+    cold(b, &status_args(data()));
+}
+
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn play_dry_run_300(b: Bencher) {
+    warm(b, &play_args(data()));
+}
+
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn play_dry_run_300_cold(b: Bencher) {
+    cold(b, &play_args(data()));
+}
+
+/// `starry audit -j JOBS ARCHIVE`; a cache in its home (it uses none
+/// today) is removed before each run, so every run audits from scratch.
+#[divan::bench(args = [1, 2], sample_count = 5, sample_size = 1)]
+fn audit_archive(b: Bencher, jobs: usize) {
+    let d = data();
+    let jobs = jobs.to_string();
+    let args = [os("audit"), os("-j"), os(&jobs), d.archive.as_os_str()];
+    let cache = d.nobody.join("cache");
+    b.counter(ItemsCount::new(GAMES))
+        .with_inputs(|| {
+            let _ = fs::remove_dir_all(&cache);
+        })
+        .bench_values(|()| starry(&d.nobody, &args));
+}

@@ -1,0 +1,232 @@
+//! The verified-prefix cache: what this player's program has verified
+//! before is not verified again, as git trusts its own object store.
+//!
+//! After a command has verified a log it keeps, in
+//! `$STARRY_HOME/cache/verified/`, a record `GAME-ID.json` — how many
+//! entries it verified, the SHA-256 of the file's bytes up to the end of the
+//! last of them, that entry's id, which program did it — and a snapshot
+//! `GAME-ID.bin` of the replay and the story told of those entries. The
+//! next `play`, `status`, `view`, `games` or mail of the game hashes the same
+//! bytes of the file; if they are unchanged, it starts from the snapshot
+//! and verifies in full only the entries after it. Anything else — another
+//! program (a new build), a changed, shortened or replaced prefix, a
+//! damaged, missing or foreign record or snapshot — and the log is verified
+//! in full, as without a cache (when only the snapshot is unusable, the
+//! prefix is replayed without its costly checks, [`Check::Known`]).
+//!
+//! `starry audit` never reads it: an audit proves a game to anybody, from
+//! the log alone. The cache is an optimisation only: deleting it changes no
+//! output, and nothing in it is secret (the public replay of a log the
+//! player holds; no hidden value is ever in a replay). Whoever can write to
+//! `$STARRY_HOME` can make this player's program trust a log it should not
+//! — but they could as well replace the player's identity; the cache adds
+//! no new trust.
+//!
+//! [`Check::Known`]: crate::log::replay::Check::Known
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::history::{self, Event};
+use crate::error::LogFault;
+use crate::games::Game;
+use crate::log::Replay;
+
+/// Changes when the record's or the snapshot's meaning changes; an older
+/// record is ignored.
+const FORMAT: u32 = 2;
+
+/// Largest record read: anything larger is not one of ours.
+const MAX_RECORD_BYTES: u64 = 4096;
+
+/// Largest snapshot read (as large as the largest log).
+const MAX_SNAPSHOT_BYTES: u64 = crate::log::file::MAX_LOG_BYTES;
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+struct Record {
+    format: u32,
+    /// The program that verified: its version and its executable's size
+    /// and time, so that a new build (which may check more, or lay out its
+    /// snapshots otherwise) starts afresh.
+    program: String,
+    /// The game id (hex).
+    game: String,
+    /// Entries verified.
+    entries: u64,
+    /// Bytes of the log those entries fill, newlines included.
+    bytes: u64,
+    /// SHA-256 (hex) of those bytes.
+    prefix: String,
+    /// Id (hex) of the last entry verified.
+    last: String,
+    /// SHA-256 (hex) of the snapshot file.
+    snapshot: String,
+}
+
+/// The replay and story of a whole log, starting from what the cache vouches
+/// for; records what it verified.
+pub fn tell<G: Game>(bytes: &[u8]) -> Result<(Replay<G>, Vec<Event>), LogFault> {
+    let record = lookup(bytes);
+    let known = record.as_ref().map_or(0, |r| r.entries as usize);
+    let (told, loaded) = match record.as_ref().and_then(load::<G>) {
+        Some((r, events)) => (history::tell_on(r, events, bytes, known)?, true),
+        None => (history::tell_known(bytes, known)?, false),
+    };
+    // A damaged snapshot is replaced even when nothing is new.
+    if !loaded || told.0.len() as usize > known {
+        store(bytes, &told.0, &told.1);
+    }
+    Ok(told)
+}
+
+/// [`tell`], without the story.
+pub fn replay<G: Game>(bytes: &[u8]) -> Result<Replay<G>, LogFault> {
+    tell(bytes).map(|(r, _)| r)
+}
+
+/// The record for `bytes`, if there is one and it describes them: this
+/// program's, this game's, and a prefix of whole lines that hashes as it
+/// says.
+fn lookup(bytes: &[u8]) -> Option<Record> {
+    let text = read_bounded(&record_path(bytes, "json")?, MAX_RECORD_BYTES)?;
+    let r: Record = serde_json::from_slice(&text).ok()?;
+    if r.format != FORMAT || r.program != program()? || r.game != game_id(bytes)? {
+        return None;
+    }
+    let prefix = bytes.get(..usize::try_from(r.bytes).ok()?)?;
+    if prefix.last() != Some(&b'\n')
+        || prefix.iter().filter(|&&b| b == b'\n').count() as u64 != r.entries
+        || hex::encode(crate::crypto::sha256(prefix)) != r.prefix
+    {
+        return None;
+    }
+    let last = prefix[..prefix.len() - 1]
+        .rsplit(|&b| b == b'\n')
+        .next()
+        .unwrap_or_default();
+    (hex::encode(crate::crypto::sha256(last)) == r.last).then_some(r)
+}
+
+/// The snapshot the record names, if it is intact and of as many entries.
+fn load<G: Game>(record: &Record) -> Option<(Replay<G>, Vec<Event>)> {
+    let path = cache_dir()?.join(format!("{}.bin", record.game));
+    let bytes = read_bounded(&path, MAX_SNAPSHOT_BYTES)?;
+    if hex::encode(crate::crypto::sha256(&bytes)) != record.snapshot {
+        return None;
+    }
+    let (r, events): (Replay<G>, Vec<Event>) = postcard::from_bytes(&bytes).ok()?;
+    (r.len() == record.entries && events.len() as u64 == record.entries).then_some((r, events))
+}
+
+/// Records that `replay` and `events`, made from `bytes`, cover all of them
+/// (every line complete and verified), unless a record of as many entries
+/// is there already. Fails silently: without a record, the next command
+/// verifies in full.
+pub fn remember<G: Game>(bytes: &[u8], replay: &Replay<G>, events: &[Event]) {
+    let entries = replay.len();
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+    if entries == 0 || lines != entries || bytes.last() != Some(&b'\n') {
+        return;
+    }
+    if lookup(bytes).is_some_and(|r| r.entries >= entries) {
+        return;
+    }
+    store(bytes, replay, events);
+}
+
+/// Writes the record and snapshot of `replay` and `events`, made from all
+/// of `bytes`.
+fn store<G: Game>(bytes: &[u8], replay: &Replay<G>, events: &[Event]) {
+    let entries = replay.len();
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+    if entries == 0 || lines != entries || bytes.last() != Some(&b'\n') {
+        return;
+    }
+    let (Some(dir), Some(program), Some(game)) = (cache_dir(), program(), game_id(bytes)) else {
+        return;
+    };
+    let Ok(snapshot) = postcard::to_allocvec(&(replay, events)) else {
+        return;
+    };
+    let last = replay.entries.last().map(|e| e.id).unwrap_or_default();
+    let record = Record {
+        format: FORMAT,
+        program,
+        game: game.clone(),
+        entries,
+        bytes: bytes.len() as u64,
+        prefix: hex::encode(crate::crypto::sha256(bytes)),
+        last: hex::encode(last),
+        snapshot: hex::encode(crate::crypto::sha256(&snapshot)),
+    };
+    // The snapshot first: a record never names a snapshot not yet written
+    // (and one that another process replaced fails its hash).
+    let _ = write(&dir.join(format!("{game}.bin")), &snapshot).and_then(|()| {
+        write(
+            &dir.join(format!("{game}.json")),
+            &serde_json::to_vec(&record).unwrap_or_default(),
+        )
+    });
+}
+
+fn read_bounded(path: &Path, limit: u64) -> Option<Vec<u8>> {
+    // Before opening: opening a FIFO would wait for a writer.
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut out = Vec::new();
+    let file = std::fs::File::open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    file.take(limit + 1).read_to_end(&mut out).ok()?;
+    (out.len() as u64 <= limit).then_some(out)
+}
+
+/// Replaces `file` atomically; not synced to disk, since a record lost in a
+/// crash only costs one full verification, and a damaged one is refused.
+fn write(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = file.parent().expect("records live in a directory");
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".record.")
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.persist(file).map_err(|e| e.error)?;
+    Ok(())
+}
+
+fn cache_dir() -> Option<PathBuf> {
+    let home = crate::crypto::identity::home_dir().ok()?;
+    Some(home.join("cache").join("verified"))
+}
+
+fn record_path(bytes: &[u8], ext: &str) -> Option<PathBuf> {
+    Some(cache_dir()?.join(format!("{}.{ext}", game_id(bytes)?)))
+}
+
+/// The game id: the hash of the first line.
+fn game_id(bytes: &[u8]) -> Option<String> {
+    let end = bytes.iter().position(|&b| b == b'\n')?;
+    Some(hex::encode(crate::crypto::sha256(&bytes[..end])))
+}
+
+/// This program: version, and the executable's size and modification time.
+fn program() -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    let meta = std::fs::metadata(exe).ok()?;
+    let time = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    Some(format!(
+        "starry {} {} {}.{:09}",
+        env!("CARGO_PKG_VERSION"),
+        meta.len(),
+        time.as_secs(),
+        time.subsec_nanos()
+    ))
+}

@@ -1,0 +1,357 @@
+//! `starry audit` on a club's archive through the real binary: directories
+//! searched recursively, copies of one game grouped by game id, every game
+//! checked on all cores, one line per game and a summary, one JSON object per
+//! game, and the gravest fault's exit code. The archive mixes valid games in
+//! every state with a forked, a tampered, a truncated and an unreadable one,
+//! and the report expected for it is written out in full.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn copy(from: &str, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::copy(root().join(from), to).unwrap();
+}
+
+/// A club's archive under `dir/archive`: the club's own copies of finished
+/// games by month, and the players' mailboxes with their copies.
+fn archive(dir: &Path) -> PathBuf {
+    let a = dir.join("archive");
+    let month = a.join("club/2026-11");
+    copy(
+        "examples/games/finished-3p-additive-coins.jsonl",
+        &month.join("sky-3p.jsonl"),
+    );
+    copy(
+        "examples/games/starry-night-finished-area.jsonl",
+        &month.join("night.jsonl"),
+    );
+    copy(
+        "examples/games/star-map-4-players-teams.jsonl",
+        &month.join("map-teams.jsonl"),
+    );
+    copy(
+        "tests/vectors/star-map-resigned-before-setup.jsonl",
+        &month.join("map-resigned.jsonl"),
+    );
+    copy(
+        "tests/archive/stalled-custom-boards.jsonl",
+        &month.join("stalled.jsonl"),
+    );
+    // A game in progress: the club's copy and Ben's older one (a prefix).
+    copy(
+        "examples/games/in-progress-4p.jsonl",
+        &a.join("club/open/sky-4p.jsonl"),
+    );
+    let full = std::fs::read(root().join("examples/games/in-progress-4p.jsonl")).unwrap();
+    let lines: Vec<&[u8]> = full.split_inclusive(|&b| b == b'\n').collect();
+    std::fs::create_dir_all(a.join("mail/ben")).unwrap();
+    std::fs::write(a.join("mail/ben/sky-4p.jsonl"), lines[..30].concat()).unwrap();
+    // Two copies that fork: Cleo signed two different entries 30.
+    copy(
+        "tests/vectors/fork-a.jsonl",
+        &a.join("mail/anna/fork.jsonl"),
+    );
+    copy(
+        "tests/vectors/fork-b.jsonl",
+        &a.join("mail/cleo/fork.jsonl"),
+    );
+    // Tampered: one entry's time changed after it was signed.
+    let hard = std::fs::read_to_string(root().join("examples/games/star-map-3-players-hard.jsonl"))
+        .unwrap();
+    let mut lines: Vec<String> = hard.lines().map(String::from).collect();
+    let at = lines[5].find("\"time\":\"").unwrap() + 8;
+    let digit = lines[5].as_bytes()[at + 3];
+    let other = if digit == b'9' { "8" } else { "9" };
+    lines[5].replace_range(at + 3..at + 4, other);
+    std::fs::write(month.join("map-hard.jsonl"), lines.join("\n") + "\n").unwrap();
+    // Truncated: cut in the middle of its last line, as a full disk or a
+    // broken download leaves it.
+    let count =
+        std::fs::read(root().join("examples/games/starry-night-finished-count.jsonl")).unwrap();
+    std::fs::create_dir_all(a.join("mail/dan")).unwrap();
+    std::fs::write(
+        a.join("mail/dan/night-count.jsonl"),
+        &count[..count.len() - 40],
+    )
+    .unwrap();
+    // Unreadable: a link to a copy that is gone.
+    std::os::unix::fs::symlink("../../nowhere.jsonl", a.join("mail/dan/gone.jsonl")).unwrap();
+    // Not a log at all, and things the search skips: another file type, a
+    // hidden directory.
+    std::fs::write(a.join("club/notes.jsonl"), "Club rules: be kind.\n").unwrap();
+    std::fs::write(a.join("club/README.txt"), "not a log").unwrap();
+    std::fs::create_dir_all(a.join(".git/objects")).unwrap();
+    std::fs::write(a.join(".git/objects/x.jsonl"), "{}\n").unwrap();
+    a
+}
+
+/// The report, line by line, that the archive must give: exactly these
+/// games in this order, and this summary.
+const EXPECTED: &[&str] = &[
+    "INVALID  star-map      4833a47ffabaf17a  bad signature: archive/club/2026-11/map-hard.jsonl: entry 5 (line 6), written by seat 2, Ben <ben@example.org>: bad signature: the signature does not verify",
+    "valid    star-map      86968fff6f23f547  resigned after 5 entries: archive/club/2026-11/map-resigned.jsonl",
+    "valid    star-map      9badd10dd0cb2ef1  finished after 58 entries: archive/club/2026-11/map-teams.jsonl",
+    "valid    starry-night  ab3c0c12ab01f49e  finished after 31 entries: archive/club/2026-11/night.jsonl",
+    "valid    starry-sky    730c3de74319975a  finished after 120 entries: archive/club/2026-11/sky-3p.jsonl",
+    "valid    starry-sky    720396020dfc4c3e  stalled after 37 entries: archive/club/2026-11/stalled.jsonl",
+    "INVALID  -             -                 malformed line: archive/club/notes.jsonl: entry 0 (line 1): malformed line: not JSON",
+    "valid    starry-sky    8c09e41c2c8d7e12  in progress, 38 entries, waiting for Cleo to move: archive/club/open/sky-4p.jsonl, archive/mail/ben/sky-4p.jsonl (30 entries)",
+    "INVALID  starry-sky    e530d95a976a0e34  fork: archive/mail/anna/fork.jsonl and archive/mail/cleo/fork.jsonl are copies of the same game that fork at entry 30 (line 31)",
+    "INVALID  -             -                 unreadable file: cannot follow the symlink archive/mail/dan/gone.jsonl",
+    "INVALID  starry-night  172640546f63bd60  truncated last line: archive/mail/dan/night-count.jsonl: entry 20 (line 21): truncated last line",
+    "11 games in 13 logs: 6 valid (3 finished, 1 resigned, 1 stalled, 1 in progress), 5 invalid (1 fork, 1 bad signature, 1 malformed line, 1 truncated last line, 1 unreadable file).",
+];
+
+fn audit(dir: &Path, args: &[&str]) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("starry")
+        .unwrap()
+        .current_dir(dir)
+        .env("STARRY_HOME", dir.join("nobody"))
+        .arg("audit")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn an_archive_gives_one_line_per_game_and_the_gravest_faults_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    archive(dir.path());
+    let out = audit(dir.path(), &["archive"]);
+    // The gravest fault found is the fork.
+    assert_eq!(out.status.code(), Some(22));
+    assert!(out.stderr.is_empty(), "no progress bar in a pipe");
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), EXPECTED.len(), "{text}");
+    for (line, expected) in lines.iter().zip(EXPECTED) {
+        assert!(
+            line.starts_with(expected),
+            "expected {expected}\n got {line}"
+        );
+    }
+    check_golden(
+        &root().join("tests/golden/audit-archive.txt"),
+        &text,
+        "archive",
+    );
+    // The same report on one core as on all, and the same for the same
+    // archive named by its parts.
+    let one = audit(dir.path(), &["archive", "-j", "1"]);
+    assert_eq!(one.stdout, out.stdout);
+    let parts = audit(dir.path(), &["archive/club", "archive/mail", "-j", "2"]);
+    assert_eq!(parts.stdout, out.stdout);
+    assert_eq!(parts.status.code(), Some(22));
+}
+
+#[test]
+fn the_json_report_is_one_object_per_game() {
+    let dir = tempfile::tempdir().unwrap();
+    archive(dir.path());
+    let out = audit(dir.path(), &["archive", "--json"]);
+    assert_eq!(out.status.code(), Some(22));
+    let games = audit_games(&out.stdout);
+    assert_eq!(games.len(), 11);
+    let by_file = |file: &str| {
+        games
+            .iter()
+            .find(|g| {
+                g["files"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|f| f["file"] == file)
+            })
+            .unwrap_or_else(|| panic!("no game with {file}"))
+    };
+    let fork = by_file("archive/mail/anna/fork.jsonl");
+    assert_eq!(fork["valid"], false);
+    assert_eq!(fork["fault"], "fork");
+    assert_eq!(fork["code"], 22);
+    assert_eq!(fork["forks"][0]["entry"], 30);
+    assert_eq!(fork["forks"][0]["same_author"], true);
+    let open = by_file("archive/mail/ben/sky-4p.jsonl");
+    assert_eq!(open["valid"], true);
+    assert_eq!(open["state"], "in-progress");
+    assert_eq!(open["entries"], 38);
+    assert_eq!(open["files"].as_array().unwrap().len(), 2);
+    assert!(
+        open["forks"].as_array().unwrap().is_empty(),
+        "a prefix is no fork"
+    );
+    let expect = [
+        (
+            "archive/club/2026-11/stalled.jsonl",
+            true,
+            Some("stalled"),
+            None,
+        ),
+        (
+            "archive/club/2026-11/map-resigned.jsonl",
+            true,
+            Some("resigned"),
+            None,
+        ),
+        (
+            "archive/club/2026-11/map-hard.jsonl",
+            false,
+            None,
+            Some(("bad-signature", 15)),
+        ),
+        (
+            "archive/mail/dan/night-count.jsonl",
+            false,
+            None,
+            Some(("truncated", 11)),
+        ),
+        (
+            "archive/mail/dan/gone.jsonl",
+            false,
+            None,
+            Some(("unreadable", 3)),
+        ),
+        (
+            "archive/club/notes.jsonl",
+            false,
+            None,
+            Some(("malformed", 10)),
+        ),
+    ];
+    for (file, valid, state, fault) in expect {
+        let g = by_file(file);
+        assert_eq!(g["valid"], valid, "{file}");
+        if let Some(state) = state {
+            assert_eq!(g["state"], state, "{file}");
+        }
+        if let Some((fault, code)) = fault {
+            assert_eq!(g["fault"], fault, "{file}");
+            assert_eq!(g["code"], code, "{file}");
+        }
+    }
+    // Every line is a game the schema describes.
+    let schema = validator("audit.json");
+    for g in &games {
+        assert!(schema.is_valid(g), "{g}");
+    }
+}
+
+#[test]
+fn an_archive_of_valid_games_exits_zero_and_one_fault_sets_the_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("archive");
+    copy(
+        "examples/games/finished-3p-additive-coins.jsonl",
+        &a.join("x/one.jsonl"),
+    );
+    copy(
+        "examples/games/star-map-2-players.jsonl",
+        &a.join("y/two.jsonl"),
+    );
+    let out = audit(dir.path(), &["archive"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.ends_with("2 games in 2 logs: 2 valid (2 finished).\n"),
+        "{text}"
+    );
+    copy(
+        "tests/vectors/out-of-turn.jsonl",
+        &a.join("y/z/three.jsonl"),
+    );
+    let out = audit(dir.path(), &["archive"]);
+    assert_eq!(out.status.code(), Some(19));
+}
+
+#[test]
+fn a_directory_without_logs_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("empty/.hidden")).unwrap();
+    std::fs::write(dir.path().join("empty/.hidden/x.jsonl"), "{}\n").unwrap();
+    let out = audit(dir.path(), &["empty"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no log found in empty"), "{err}");
+    let out = audit(dir.path(), &["-j", "0", "empty"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// What a hostile try of the archive audit found, each now refused or
+/// reported as it should be.
+#[test]
+fn hostile_archives() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A fork is found even when one copy has a bad last line after it.
+    let fork_a = std::fs::read(root().join("tests/vectors/fork-a.jsonl")).unwrap();
+    let fork_b = std::fs::read(root().join("tests/vectors/fork-b.jsonl")).unwrap();
+    std::fs::create_dir_all(d.join("f")).unwrap();
+    std::fs::write(d.join("f/a.jsonl"), &fork_a).unwrap();
+    std::fs::write(
+        d.join("f/b.jsonl"),
+        [fork_b.as_slice(), b"{\"body\":"].concat(),
+    )
+    .unwrap();
+    let out = audit(d, &["f"]);
+    assert_eq!(
+        out.status.code(),
+        Some(22),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("proof that this player signed"));
+    // Identical copies are compared once: no fork between them, one fork
+    // reported for many copies of two versions.
+    for i in 0..5 {
+        std::fs::write(d.join(format!("f/a{i}.jsonl")), &fork_a).unwrap();
+    }
+    let out = audit(d, &["f", "--json"]);
+    let games = audit_games(&out.stdout);
+    assert_eq!(games.len(), 1);
+    assert_eq!(
+        games[0]["forks"].as_array().unwrap().len(),
+        1,
+        "{}",
+        games[0]["forks"]
+    );
+    // A file name cannot forge a line of the report.
+    std::fs::create_dir_all(d.join("n")).unwrap();
+    let name = "x\nvalid    starry-sky    0000000000000000  finished after 1 entries: fake.jsonl";
+    std::fs::copy(
+        root().join("tests/vectors/short-game.jsonl"),
+        d.join("n").join(name),
+    )
+    .unwrap();
+    let out = audit(d, &["n"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().next().unwrap().contains("x\\u{a}valid"),
+        "{text}"
+    );
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with("valid    starry-sky    0000")),
+        "{text}"
+    );
+    // A directory of links to logs found already is no error (a games
+    // directory beside the logs it links to); nor is an empty directory
+    // beside logs.
+    std::fs::create_dir_all(d.join("links")).unwrap();
+    std::fs::create_dir_all(d.join("empty")).unwrap();
+    std::os::unix::fs::symlink(d.join("f/a.jsonl"), d.join("links/a.jsonl")).unwrap();
+    let out = audit(d, &["f", "links", "empty"]);
+    assert_eq!(out.status.code(), Some(22));
+    // More jobs than logs, and the most allowed.
+    let out = audit(d, &["-j", "256", "n"]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = audit(d, &["-j", "257", "n"]);
+    assert_eq!(out.status.code(), Some(2));
+}
