@@ -82,7 +82,7 @@ fn make(
     make_game::<StarrySky>(path, n, variants, stop)
 }
 
-fn make_game<G: Game>(
+fn make_game<G: starry::bot::Bot>(
     path: &Path,
     n: usize,
     variants: &[(&str, &str)],
@@ -1723,7 +1723,7 @@ fn append(
 }
 
 /// [`append`] to a log of game `G`.
-fn append_to<G: Game>(
+fn append_to<G: starry::bot::Bot>(
     bytes: &[u8],
     ps: &[(PathBuf, Identity)],
     seat: usize,

@@ -2,6 +2,7 @@
 //! signed, hash-chained, append-only move log that anyone can audit.
 
 pub mod app;
+pub mod bot;
 pub mod cli;
 pub mod crypto;
 pub mod draw;

@@ -40,6 +40,8 @@ pub fn all() -> Vec<(&'static str, Value)> {
             schema::<crate::app::history::HistoryReport>(),
         ),
         ("games.json", schema::<crate::app::games::GamesReport>()),
+        ("arena.json", schema::<crate::app::arena::ArenaReport>()),
+        ("robot.json", schema::<crate::app::robot::RobotReport>()),
         (
             "starry-sky-options.json",
             schema::<<StarrySky as Game>::Options>(),

@@ -6,12 +6,13 @@
 use std::fs;
 use std::path::Path;
 
-use super::report::EntryReport;
+use super::report::{BotReport, EntryReport};
 use super::{Output, joined_dir, load_identity, status_of, status_text};
 use crate::cli::NewArgs;
 use crate::crypto::identity::Identity;
 use crate::crypto::{Hash, beacon, os_random};
 
+use crate::bot::{self, Bot, BotRng, Level, Player, Sight};
 use crate::error::{Error, Fault, Result};
 use crate::games::{Draw, Game, Seat, Turn};
 use crate::log::canonical::to_value;
@@ -38,6 +39,9 @@ pub enum Do {
     Abandon,
     /// Whatever they must do next; a uniformly random legal move.
     Auto,
+    /// Whatever they must do next; the move the computer chooses at this
+    /// level, from this seed (none: fresh randomness).
+    Bot(Level, Option<u64>),
 }
 
 /// Parses one `--players` seat: `EMAIL`, `Name <EMAIL>`, either followed
@@ -98,7 +102,7 @@ fn parse_seat(text: &str) -> Result<SeatInfo> {
     Ok(SeatInfo { email, key, name })
 }
 
-fn parse_variants(variants: &[String]) -> Result<Vec<(String, String)>> {
+pub(crate) fn parse_variants(variants: &[String]) -> Result<Vec<(String, String)>> {
     variants
         .iter()
         .map(|v| {
@@ -414,6 +418,7 @@ pub fn create_in<G: Game>(
         status: status.clone(),
         mail: None,
         git: None,
+        bot: None,
     };
     let to = status.to_act.clone().unwrap_or_default();
     let next = if mailing {
@@ -540,7 +545,7 @@ pub fn act_file(path: &Path, what: Do, dry_run: bool) -> Result<Output> {
 
 /// [`act_with`] without failure injection.
 #[allow(clippy::too_many_arguments)]
-pub fn act<G: Game>(
+pub fn act<G: Bot>(
     home: &Path,
     path: &Path,
     locked: LockedLog,
@@ -567,7 +572,7 @@ pub fn act<G: Game>(
 /// moves and nonces (OS randomness in the CLI, a seeded draw when making
 /// examples); `step` is called before each write and may fail it (tests).
 #[allow(clippy::too_many_arguments)]
-pub fn act_with<G: Game>(
+pub fn act_with<G: Bot>(
     home: &Path,
     path: &Path,
     locked: LockedLog,
@@ -585,8 +590,8 @@ pub fn act_with<G: Game>(
     let (replay, mut events) = super::cache::tell::<G>(&locked.bytes).map_err(log_err)?;
     let entry = replay.len();
     // Name the file and the entry being written in every refusal.
-    let (line, summary) =
-        build::<G>(home, &replay, id, what, time, chooser).map_err(|e| match e {
+    let (line, summary, bot) =
+        build_noted::<G>(home, &replay, id, what, time, chooser).map_err(|e| match e {
             Error::Rule(mut r, f) => {
                 r.detail = format!(
                     "{}: cannot write entry {entry}: {}",
@@ -639,6 +644,7 @@ pub fn act_with<G: Game>(
         status: status.clone(),
         mail: None,
         git: None,
+        bot: bot.clone(),
     };
     let mut text = format!(
         "{}Entry {entry}: {} — {summary}.\n",
@@ -649,6 +655,12 @@ pub fn act_with<G: Game>(
         },
         after.name(after.entries.last().expect("just applied").author),
     );
+    if let Some(b) = &bot {
+        text.push_str(&format!(
+            "The computer (level {}) chose `{}`: {}.\n",
+            b.level, b.choice, b.why
+        ));
+    }
     text.push_str(&status_text(&status));
     if let (Some(state), false) = (&after.state, after.is_over())
         && matches!(kind, Kind::Move | Kind::Ready | Kind::Reveal)
@@ -662,7 +674,7 @@ pub fn act_with<G: Game>(
 /// Builds the next entry for `id`, or says why they cannot write one: the
 /// line (with its newline) and what it does. Writes nothing (it reads the
 /// player's join record); public so that tools can play games in memory.
-pub fn build<G: Game>(
+pub fn build<G: Bot>(
     home: &Path,
     r: &Replay<G>,
     id: &Identity,
@@ -670,10 +682,40 @@ pub fn build<G: Game>(
     time: String,
     chooser: &mut Draw,
 ) -> Result<(Vec<u8>, String)> {
+    build_entry(home, r, id, what, time, chooser, &mut None)
+}
+
+/// [`build`], and what the computer chose and why when it chose the move.
+fn build_noted<G: Bot>(
+    home: &Path,
+    r: &Replay<G>,
+    id: &Identity,
+    what: Do,
+    time: String,
+    chooser: &mut Draw,
+) -> Result<(Vec<u8>, String, Option<BotReport>)> {
+    let mut note = None;
+    let (line, summary) = build_entry(home, r, id, what, time, chooser, &mut note)?;
+    Ok((line, summary, note))
+}
+
+fn build_entry<G: Bot>(
+    home: &Path,
+    r: &Replay<G>,
+    id: &Identity,
+    what: Do,
+    time: String,
+    chooser: &mut Draw,
+    note: &mut Option<BotReport>,
+) -> Result<(Vec<u8>, String)> {
     let (action, who) = r.expected();
     let me = r.seat_of_key(&id.public_key());
+    let bot = match what {
+        Do::Bot(level, seed) => Some((level, seed)),
+        _ => None,
+    };
     let what = match what {
-        Do::Auto => match action {
+        Do::Auto | Do::Bot(..) => match action {
             Action::Join => Do::Join(Notify::All),
             Action::Ready => Do::Ready,
             Action::Reveal => Do::Reveal,
@@ -902,7 +944,31 @@ pub fn build<G: Game>(
             }
             let state = r.preview(seat, &link).expect("playing");
             let own = r.own_hidden(&secret, seat).map_err(Error::Other)?;
-            let intent = if auto_move {
+            let intent = if let (true, Some((level, seed))) = (auto_move, bot) {
+                let seed = seed.unwrap_or_else(|| {
+                    let b = chooser.bytes();
+                    u64::from_be_bytes(b[..8].try_into().expect("8 bytes"))
+                });
+                let sight = Sight::<G>::new(&state, seat, &own, r.len());
+                // The entry number is mixed in, so that one seed given to a
+                // robot for a whole game does not repeat the same stream.
+                let stream = seed ^ r.len().wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                let choice =
+                    bot::choose(Player::Search(level), &sight, &mut BotRng::seeded(stream))
+                        .ok_or_else(|| {
+                            Error::Other(
+                                "there is no legal move (the engine should have skipped you)"
+                                    .into(),
+                            )
+                        })?;
+                *note = Some(BotReport {
+                    level: level.get(),
+                    seed,
+                    choice: choice.intent.to_string(),
+                    why: choice.why,
+                });
+                choice.intent
+            } else if auto_move {
                 let mut all = G::intents(&state, seat, &own);
                 if all.is_empty() {
                     return Err(Error::Other(
@@ -935,7 +1001,7 @@ pub fn build<G: Game>(
             // in a commit message or a mail, and a face-down token must not).
             Ok((line(Kind::Move, to_value(&data)), String::new()))
         }
-        Do::Join(_) | Do::Auto => unreachable!("handled above"),
+        Do::Join(_) | Do::Auto | Do::Bot(..) => unreachable!("handled above"),
     }
 }
 

@@ -23,7 +23,7 @@ pub fn run(a: &DemoArgs) -> Result<Output> {
     crate::with_game!(a.game.as_deref().unwrap_or(&a.game_arg), G => run_game::<G>(a))
 }
 
-fn run_game<G: Game>(a: &DemoArgs) -> Result<Output> {
+fn run_game<G: crate::bot::Bot>(a: &DemoArgs) -> Result<Output> {
     let players = a.players.unwrap_or(*G::SEATS.start());
     if !G::SEATS.contains(&players) {
         return Err(Error::Usage(format!(
@@ -94,7 +94,7 @@ fn run_game<G: Game>(a: &DemoArgs) -> Result<Output> {
 }
 
 /// Plays a complete game in `dir` and audits it.
-fn play_demo<G: Game>(
+fn play_demo<G: crate::bot::Bot>(
     dir: &Path,
     players: usize,
     pairs: &[(String, String)],
@@ -213,7 +213,7 @@ pub fn new_table<G: Game>(
 /// Writes `what` for seat `seat` of `players` on `log` the way that
 /// player's own program does (under the lock, checked, replaced
 /// atomically): self-play for the demo, the example games and tests.
-pub fn act_as<G: Game>(
+pub fn act_as<G: crate::bot::Bot>(
     log: &Path,
     players: &[(PathBuf, Identity)],
     seat: usize,
@@ -238,7 +238,7 @@ pub fn act_as<G: Game>(
 /// does so with `play --auto` semantics (after the end, everyone
 /// countersigns), until `stop` says so. `each` sees the replay after every
 /// entry.
-pub fn autoplay<G: Game>(
+pub fn autoplay<G: crate::bot::Bot>(
     log: &Path,
     players: &[(PathBuf, Identity)],
     chooser: &mut Draw,
@@ -273,7 +273,7 @@ pub fn autoplay<G: Game>(
 
 /// Plays a game of `G` in memory with every seat's identity on this machine
 /// ([`play_in_memory_with`]), each seat doing what `play --auto` would.
-pub fn play_in_memory<G: Game>(
+pub fn play_in_memory<G: crate::bot::Bot>(
     players: &[(&Path, &Identity)],
     pairs: &[(String, String)],
     seed: [u8; 32],
@@ -299,7 +299,7 @@ pub fn play_in_memory<G: Game>(
 /// Deterministic: the same identities, options, `seed` (which gives the
 /// creator's and joiners' nonces and every automatic choice) and clock give
 /// the same bytes.
-pub fn play_in_memory_with<G: Game>(
+pub fn play_in_memory_with<G: crate::bot::Bot>(
     players: &[(&Path, &Identity)],
     pairs: &[(String, String)],
     seed: [u8; 32],

@@ -193,7 +193,11 @@ pub fn make(dir: &Path, players: &[(PathBuf, Identity)], plan: &Plan) -> Result<
     crate::with_game!(plan.game, G => make_game::<G>(dir, players, plan))
 }
 
-fn make_game<G: Game>(dir: &Path, players: &[(PathBuf, Identity)], plan: &Plan) -> Result<Made> {
+fn make_game<G: crate::bot::Bot>(
+    dir: &Path,
+    players: &[(PathBuf, Identity)],
+    plan: &Plan,
+) -> Result<Made> {
     let seated: Vec<(&Path, &Identity)> = plan
         .seats
         .iter()

@@ -43,12 +43,17 @@ pub fn ingest(input: Option<&Path>, into: Option<&Path>) -> Result<Output> {
         Some(p) => p.display().to_string(),
     };
     let raw = read_input(input, &name)?;
-    let mut log = pick_log(&raw, &name)?;
+    ingest_bytes(&home, &raw, &name, into)
+}
+
+/// [`ingest`] of input already read (`name` says where it came from).
+pub fn ingest_bytes(home: &Path, raw: &[u8], name: &str, into: Option<&Path>) -> Result<Output> {
+    let mut log = pick_log(raw, name)?;
     if let Some(part) = partial(&log) {
-        log = complete(&home, &name, &log, part, into)?;
+        log = complete(home, name, &log, part, into)?;
     }
-    let (genesis, _) = read_genesis(&log).map_err(|fault| refused(&name, fault))?;
-    with_game!(genesis.game.as_str(), G => ingest_game::<G>(&home, &name, &log, into))
+    let (genesis, _) = read_genesis(&log).map_err(|fault| refused(name, fault))?;
+    with_game!(genesis.game.as_str(), G => ingest_game::<G>(home, name, &log, into))
 }
 
 /// Where a partial log (a turn mail's entries that its recipient lacks)

@@ -3,6 +3,7 @@
 //! whose exit code says what class of problem it was.
 
 pub mod act;
+pub mod arena;
 pub mod audit;
 pub mod cache;
 pub mod demo;
@@ -14,6 +15,7 @@ pub mod ingest;
 pub mod inspect;
 pub mod mail;
 pub mod report;
+pub mod robot;
 pub mod rules;
 
 use std::path::{Path, PathBuf};
@@ -121,6 +123,10 @@ pub fn run(cli: Cli) -> Result<Output> {
         Command::Ready(a) => act_then(&a.file, a.after, act::Do::Ready, false),
         Command::Play(a) => {
             let what = match (a.auto, a.r#move) {
+                _ if a.bot.is_some() => act::Do::Bot(
+                    a.bot.and_then(crate::bot::Level::new).unwrap_or(crate::bot::Level::DEFAULT),
+                    a.seed,
+                ),
                 (true, _) => act::Do::Auto,
                 (false, Some(m)) if m.trim().is_empty() => {
                     return Err(Error::Usage(
@@ -183,6 +189,27 @@ pub fn run(cli: Cli) -> Result<Output> {
         Command::Audit(a) => audit::run(&a),
         Command::Rules(r) => rules::run(r),
         Command::Demo(a) => demo::run(&a),
+        Command::Robot(a) => robot::run(
+            &match (a.maildir, a.outbox) {
+                (Some(d), _) => robot::Source::Maildir(d),
+                (None, Some(d)) => robot::Source::Outbox(d),
+                (None, None) => unreachable!("clap requires one"),
+            },
+            crate::bot::Level::new(a.level).unwrap_or(crate::bot::Level::DEFAULT),
+            a.seed,
+        ),
+        Command::Arena(a) => arena::run(&arena::Match {
+            players: a
+                .bots
+                .iter()
+                .map(|b| b.parse().map_err(Error::Usage))
+                .collect::<Result<_>>()?,
+            game: a.game,
+            games: a.games,
+            seed: a.seed,
+            jobs: a.jobs.map(usize::from),
+            variants: act::parse_variants(&a.variants)?,
+        }),
     }
 }
 
@@ -272,7 +299,7 @@ fn act_then(file: &Path, after: AfterArgs, what: act::Do, dry_run: bool) -> Resu
 /// asked. The mail settings are checked first, so that broken settings stop
 /// the command before anything is written; after that, the entry is written
 /// whatever happens to the mail or the commit.
-fn then(after: AfterArgs, write: impl FnOnce() -> Result<Output>) -> Result<Output> {
+pub(crate) fn then(after: AfterArgs, write: impl FnOnce() -> Result<Output>) -> Result<Output> {
     let mail_cfg = if after.mail {
         let home = identity::home_dir()?;
         Some(crate::mail::load(&home).map_err(|e| {

@@ -256,6 +256,24 @@ pub struct EntryReport {
     /// With `--git-commit`: the commit made, or why not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub git: Option<GitReport>,
+    /// With `--bot`, when the computer chose the move: what and why. Only
+    /// ever printed for the player it plays for: the choice may name a
+    /// token placed face down.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot: Option<BotReport>,
+}
+
+/// The computer's choice of a move for the local player.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct BotReport {
+    /// 1 to 3.
+    pub level: u8,
+    /// The seed it chose from (the same seed and position give the same move).
+    pub seed: u64,
+    /// The move, in the notation of `starry play`.
+    pub choice: String,
+    /// Why, in one line (e.g. the win rate in its simulated games).
+    pub why: String,
 }
 
 /// One mail that left (or was written to the outbox folder).

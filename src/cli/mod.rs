@@ -149,6 +149,35 @@ pub enum Command {
                             starry demo starry-night\n  \
                             starry demo star-map --players 4 --dir star-map-demo")]
     Demo(DemoArgs),
+    /// Play computer players against each other, in-process, and print win rates with a 95%
+    /// interval and the time each takes per move (also the benchmark of their strength).
+    #[command(
+        after_help = "Players: random (a uniformly random legal move), greedy (the best move by \
+                            what it does at once), bot (the search at the default level 2) or bot:1 to \
+                            bot:3. One player per seat; the seats rotate from game to game, so nobody \
+                            always moves first. Game i is played from seed SEED+i, so any game can be \
+                            played again alone.\n\n\
+                            Examples:\n  \
+                            starry arena starry-night --bots bot,greedy --games 200\n  \
+                            starry arena starry-sky --bots bot,random,random,random --games 200 -j 2\n  \
+                            starry arena star-map --bots bot:3,bot:1 --games 50 --variant map=easy --json"
+    )]
+    Arena(ArenaArgs),
+    /// Answer turn mails as a computer player: take every new mail addressed to your identity,
+    /// join the games it is invited to, play its turns and mail them on.
+    #[command(
+        after_help = "Run it from cron or a loop with an identity of its own (STARRY_HOME) and mail \
+                            settings that send (docs/mail.md). It remembers every mail it handled \
+                            ($STARRY_HOME/robot/handled/), so running it again does nothing twice, and it \
+                            never changes the mail folder. A log that does not verify is refused with a \
+                            mail to its sender saying why. Exit code: 0 when every new mail was handled \
+                            (a refused log included), else that of the first that was not (5: an entry \
+                            written and its mail kept for the next run, which sends it).\n\n\
+                            Examples:\n  \
+                            STARRY_HOME=~/robot starry robot --maildir ~/Maildir\n  \
+                            starry robot --outbox ~/anna/outbox --level 3 --json"
+    )]
+    Robot(RobotArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "Examples:\n  \
                             starry completions bash > ~/.local/share/bash-completion/completions/starry\n  \
@@ -400,6 +429,15 @@ pub struct PlayArgs {
     /// Do whatever you must do next: join, ready, reveal, or a uniformly random legal move.
     #[arg(long, conflicts_with = "move")]
     pub auto: bool,
+    /// Like --auto, but the computer chooses the move, at LEVEL 1 (quick) to 3 (strong; default 2).
+    /// With --dry-run it only shows its choice and why.
+    #[arg(long, value_name = "LEVEL", num_args = 0..=1, default_missing_value = "2",
+          conflicts_with_all = ["move", "auto"], value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub bot: Option<u8>,
+    /// With --bot: the seed of its choice (the same seed and position give the same move);
+    /// default: fresh randomness.
+    #[arg(long, requires = "bot")]
+    pub seed: Option<u64>,
     /// Check and show the result, write nothing.
     #[arg(long, conflicts_with_all = ["mail", "git_commit"])]
     pub dry_run: bool,
@@ -465,6 +503,47 @@ pub enum RulesCommand {
         /// The input: a JSON file, or `-` (or nothing) for standard input. At most 16 MiB.
         input: Option<PathBuf>,
     },
+}
+
+#[derive(Args, Debug)]
+pub struct ArenaArgs {
+    /// The game: starry-sky, starry-night or star-map.
+    pub game: String,
+    /// The players, comma-separated, one per seat: random, greedy, bot, bot:1, bot:2, bot:3.
+    #[arg(long, value_delimiter = ',', required = true, value_name = "PLAYERS")]
+    pub bots: Vec<String>,
+    /// How many games to play.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub games: u32,
+    /// The seed of game 1 (game i uses SEED+i-1).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Play at most N games at a time (default: one per core; at most 256).
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: Option<u16>,
+    /// A variant, as for `starry new` (e.g. `doubling=compound`, `score=area`, `map=easy`,
+    /// `random-stars=15`, `grid=12x12`).
+    #[arg(long = "variant", value_name = "KEY=VALUE")]
+    pub variants: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["maildir", "outbox"])))]
+pub struct RobotArgs {
+    /// A maildir the robot's mail is delivered to (its new/ and cur/ are read, never changed).
+    #[arg(long, value_name = "DIR")]
+    pub maildir: Option<PathBuf>,
+    /// A folder of .eml files, as the outbox transport writes them (e.g. another player's
+    /// $STARRY_HOME/outbox on the same machine).
+    #[arg(long, value_name = "DIR")]
+    pub outbox: Option<PathBuf>,
+    /// How hard it thinks: 1 (quick) to 3 (strong).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub level: u8,
+    /// Seed of its choices (with the game's entry number: the same log gives the same moves);
+    /// default: fresh randomness.
+    #[arg(long)]
+    pub seed: Option<u64>,
 }
 
 #[derive(Args, Debug)]

@@ -244,7 +244,7 @@ pub trait Game: Sized {
     const SEATS: std::ops::RangeInclusive<usize>;
 
     /// Game options, stored in the genesis.
-    type Options: Clone + fmt::Debug + Serialize + DeserializeOwned + JsonSchema;
+    type Options: Clone + fmt::Debug + Serialize + DeserializeOwned + JsonSchema + Send + Sync;
     /// The whole public state.
     /// Serialisable so that a player's program can keep a replay it has
     /// verified (the verified-prefix cache).

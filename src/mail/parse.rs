@@ -139,6 +139,51 @@ impl Found {
     }
 }
 
+/// The headers of a received mail that a robot answering it needs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Headers {
+    /// The first `From` address and its display name.
+    pub from: Option<(String, String)>,
+    /// Every address in `To` and `Cc`, as written.
+    pub recipients: Vec<String>,
+    /// Without angle brackets.
+    pub message_id: Option<String>,
+    pub subject: Option<String>,
+}
+
+/// Reads the headers of `raw`; `None` when it is not a mail (a pasted
+/// text, or a mail too damaged to parse). Never panics (see
+/// [`extract_logs`]).
+pub fn headers(raw: &[u8]) -> Option<Headers> {
+    let mail = mail_bytes(raw)?;
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let message = MessageParser::default().parse_headers(mail)?;
+        let list = |a: Option<&mail_parser::Address<'_>>| -> Vec<(String, String)> {
+            a.map(|a| {
+                a.iter()
+                    .filter_map(|addr| {
+                        Some((
+                            addr.name().unwrap_or_default().to_string(),
+                            addr.address()?.to_string(),
+                        ))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+        };
+        let mut recipients: Vec<String> = list(message.to()).into_iter().map(|(_, e)| e).collect();
+        recipients.extend(list(message.cc()).into_iter().map(|(_, e)| e));
+        Some(Headers {
+            from: list(message.from()).into_iter().next(),
+            recipients,
+            message_id: message.message_id().map(str::to_string),
+            subject: message.subject().map(str::to_string),
+        })
+    }))
+    .ok()
+    .flatten()
+}
+
 /// Nesting limit for forwarded messages (mail-parser has its own as well).
 const MAX_DEPTH: usize = 8;
 

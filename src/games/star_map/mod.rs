@@ -8,6 +8,7 @@
 //! `view` draws it. Draws after a placement are random events resolved by
 //! the next seat's entry (docs/protocol.md, section 6.3).
 
+pub mod bot;
 pub mod data;
 pub mod map;
 pub mod picture;

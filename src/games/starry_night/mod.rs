@@ -6,6 +6,7 @@
 //! The geometry is exact (`geometry`), the drawing is a planar map updated
 //! edge by edge (`map`), the sky comes from `sky`, and `view` draws it.
 
+pub mod bot;
 pub mod geometry;
 pub mod map;
 pub mod picture;

@@ -8,6 +8,7 @@
 //! are marked "Our ruling" where they are implemented.
 
 pub mod board;
+pub mod bot;
 pub mod picture;
 pub mod referee;
 pub mod scoring;
@@ -341,6 +342,25 @@ impl State {
         self.placements(seat)
             .filter(|p| matches!(p.face, Face::Down(_)))
             .count() as u32
+    }
+
+    /// The seat's face-down tokens on the boards (public: everyone sees
+    /// where they lie, not what they are), in log order.
+    pub fn face_down_refs(&self, seat: Seat) -> Vec<HiddenRef> {
+        let mut refs: Vec<HiddenRef> = self
+            .boards_in_play()
+            .flat_map(|b| b.face_down(seat))
+            .collect();
+        refs.sort();
+        refs
+    }
+
+    /// Whether `seat` could hold the tokens `values` give its face-down
+    /// tokens: the check a reveal of them would pass (rule C1), so that a
+    /// bot guessing another seat's tokens only guesses what is possible.
+    /// Every ref must be one of [`State::face_down_refs`].
+    pub fn could_hold(&self, seat: Seat, values: &[(HiddenRef, Token)]) -> bool {
+        self.check_reveals(seat, values, None).is_ok()
     }
 
     /// The seat's exact hand, from what only they know. Errors if `own`

@@ -1,0 +1,290 @@
+//! Starry Sky's computer opponents.
+//!
+//! The search is determinized Monte Carlo: the other seats' face-down
+//! tokens are unknown, so each simulated game first guesses them, and only
+//! guesses that a reveal could show (what the seat can still hold, checked
+//! as a reveal is checked: [`State::could_hold`]). The candidate move is
+//! then played and the game played on at random until the board it went on
+//! has been scored; its value is the coins the bot gained minus the others'
+//! average gain. Coins are what wins, and one board's scoring is where a
+//! move's consequences end: later boards start from nothing.
+//!
+//! The greedy bot takes coins now when a move completes a board, and
+//! otherwise places its highest token.
+
+use super::token::{Token, Tokens};
+use super::{StarrySky, State};
+use crate::bot::{self, BotRng, Choice, Sight, World};
+use crate::games::{HiddenRef, Own, Seat};
+
+/// Entries a simulated game may run before it is cut short (a board is
+/// always scored long before: at most 10 stars, and every seat plays).
+const HORIZON: usize = 400;
+
+impl bot::Bot for StarrySky {
+    const BUDGET: [u64; 3] = [300, 2_000, 8_000];
+
+    fn greedy(sight: &Sight<'_, Self>, rng: &mut BotRng) -> Option<Choice<super::Intent>> {
+        let me = sight.seat();
+        let before = sight.state().coins().to_vec();
+        let world = sample_world(sight, rng);
+        let all = sight.intents();
+        if all.is_empty() {
+            return None;
+        }
+        let mut best = Vec::new();
+        let mut top = f64::NEG_INFINITY;
+        for (i, intent) in all.iter().enumerate() {
+            let mut w = world.clone();
+            // A completing move scores at once only if nobody else has to
+            // reveal first; play the reveals out too (they are forced).
+            let mut none = |_: &State, _: Seat, _: &Own<Token>, _: &mut BotRng| None;
+            let v = match w
+                .play(me, intent, rng)
+                .and_then(|()| w.rollout(rng, HORIZON, &mut none))
+            {
+                Ok(_) => 100.0 * gain(&before, &w.state, me) + intent.token.value() as f64,
+                Err(_) => continue,
+            };
+            if v > top {
+                top = v;
+                best.clear();
+            }
+            if v == top {
+                best.push(i);
+            }
+        }
+        let i = best[rng.below(best.len())];
+        Some(Choice {
+            intent: all[i].clone(),
+            why: format!(
+                "the most coins at once (then the highest token) among {} moves",
+                all.len()
+            ),
+        })
+    }
+
+    fn search(
+        sight: &Sight<'_, Self>,
+        budget: u64,
+        rng: &mut BotRng,
+    ) -> Option<Choice<super::Intent>> {
+        let me = sight.seat();
+        let state = sight.state();
+        let before = state.coins().to_vec();
+        let candidates = sight.intents();
+        if candidates.is_empty() {
+            return None;
+        }
+        let found = bot::search::halving(candidates.len(), budget, |i| {
+            let mut w = sample_world(sight, rng);
+            let board = &candidates[i].star.board;
+            let scored = w.state.history().len();
+            if w.play(me, &candidates[i], rng).is_err() {
+                return f64::NEG_INFINITY;
+            }
+            let mut policy = bot::random_move::<StarrySky>;
+            for _ in 0..HORIZON {
+                let done = w.state.history()[scored..]
+                    .iter()
+                    .any(|s| &s.board == board);
+                if done {
+                    break;
+                }
+                match w.step(rng, &mut policy) {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(_) => return f64::NEG_INFINITY,
+                }
+            }
+            gain(&before, &w.state, me)
+        });
+        let best = candidates[found.best.index].clone();
+        Some(Choice {
+            why: format!(
+                "{} {:+.2} coins against the others' average over {} simulated games ({} moves compared)",
+                if found.best.mean() >= 0.0 {
+                    "gains"
+                } else {
+                    "loses only"
+                },
+                found.best.mean(),
+                found.simulations,
+                candidates.len()
+            ),
+            intent: best,
+        })
+    }
+}
+
+/// The coins `me` gained since `before`, minus the other seats' average gain.
+fn gain(before: &[i64], state: &State, me: Seat) -> f64 {
+    let coins = state.coins();
+    let n = coins.len();
+    let mine = (coins[me] - before[me]) as f64;
+    let others: i64 = (0..n)
+        .filter(|&s| s != me)
+        .map(|s| coins[s] - before[s])
+        .sum();
+    mine - others as f64 / (n - 1).max(1) as f64
+}
+
+/// A world in which every other seat's face-down tokens are guessed.
+fn sample_world(sight: &Sight<'_, StarrySky>, rng: &mut BotRng) -> World<StarrySky> {
+    let state = sight.state();
+    let mut owns: Vec<Own<Token>> = vec![Own::default(); state.seats()];
+    for (seat, own) in owns.iter_mut().enumerate() {
+        if seat == sight.seat() {
+            own.clone_from(sight.own());
+        } else {
+            own.hidden = guess(state, seat, rng).into_iter().collect();
+        }
+    }
+    World::new(state.clone(), owns, sight.at())
+}
+
+/// Values for `seat`'s face-down tokens that it could hold: its tokens not
+/// seen face up, shared out at random. A uniform shuffle is kept if a reveal
+/// of it would pass; after a few refusals (rare: only when a token of the
+/// seat's lay face up somewhere while these were down) a search finds a
+/// possible one.
+pub fn guess(state: &State, seat: Seat, rng: &mut BotRng) -> Vec<(HiddenRef, Token)> {
+    let refs = state.face_down_refs(seat);
+    if refs.is_empty() {
+        return Vec::new();
+    }
+    let mut unseen = Tokens::full_set();
+    for t in state.known_on_boards(seat).to_vec() {
+        unseen.take(t);
+    }
+    let pool = unseen.to_vec();
+    for _ in 0..32 {
+        let mut p = pool.clone();
+        rng.shuffle(&mut p);
+        let values: Vec<(HiddenRef, Token)> = refs.iter().copied().zip(p).collect();
+        if state.could_hold(seat, &values) {
+            return values;
+        }
+    }
+    let mut values = Vec::with_capacity(refs.len());
+    if extend(state, seat, &refs, unseen, &mut values, rng) {
+        values
+    } else {
+        // The seat's own reveals would be refused whatever it holds: the
+        // public state is not one a legal game reaches. Guess anything.
+        refs.iter().copied().zip(pool).collect()
+    }
+}
+
+/// Depth-first: gives `refs[values.len()]` a token from `left` that keeps
+/// the values possible, and goes on.
+fn extend(
+    state: &State,
+    seat: Seat,
+    refs: &[HiddenRef],
+    left: Tokens,
+    values: &mut Vec<(HiddenRef, Token)>,
+    rng: &mut BotRng,
+) -> bool {
+    let Some(&r) = refs.get(values.len()) else {
+        return true;
+    };
+    let mut kinds: Vec<Token> = left.distinct().collect();
+    rng.shuffle(&mut kinds);
+    for t in kinds {
+        values.push((r, t));
+        let mut rest = left;
+        rest.take(t);
+        if state.could_hold(seat, values) && extend(state, seat, refs, rest, values, rng) {
+            return true;
+        }
+        values.pop();
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bot::{Bot, Player, choose};
+    use crate::games::{Game, Turn};
+
+    /// Random games from many seeds; calls `at` at every position where a
+    /// seat must move, with the true world (every seat's real values).
+    fn positions(games: u64, mut at: impl FnMut(&World<StarrySky>, Seat, &mut BotRng)) -> usize {
+        let mut seen = 0;
+        for seed in 0..games {
+            let mut rng = BotRng::seeded(seed);
+            let seats = 3 + (seed % 3) as usize;
+            let options = StarrySky::options(&[], None).unwrap();
+            let state = StarrySky::setup(&options, seats, &mut rng.draw()).unwrap();
+            let mut world = World::<StarrySky>::new(state, vec![Own::default(); seats], 1);
+            loop {
+                if let Turn::Move(seat) = StarrySky::turn(&world.state) {
+                    at(&world, seat, &mut rng);
+                    seen += 1;
+                }
+                if !world
+                    .step(&mut rng, &mut bot::random_move::<StarrySky>)
+                    .unwrap()
+                {
+                    break;
+                }
+            }
+        }
+        seen
+    }
+
+    fn legal(world: &World<StarrySky>, seat: Seat, intent: &super::super::Intent) {
+        let mut w = world.clone();
+        w.play(seat, intent, &mut BotRng::seeded(0))
+            .unwrap_or_else(|e| panic!("`{intent}` for seat {seat} is refused: {e}"));
+    }
+
+    #[test]
+    fn every_choice_is_legal_and_every_guess_possible_over_thousands_of_positions() {
+        let mut searched = 0;
+        let seen = positions(24, |world, seat, rng| {
+            let sight = Sight::new(&world.state, seat, &world.owns[seat], world.at);
+            for other in (0..world.state.seats()).filter(|&s| s != seat) {
+                let values = guess(&world.state, other, rng);
+                assert_eq!(values.len(), world.state.face_down_refs(other).len());
+                assert!(world.state.could_hold(other, &values), "{values:?}");
+            }
+            let c = choose(Player::Random, &sight, rng).expect("a move");
+            legal(world, seat, &c.intent);
+            if world.at % 3 == 0 {
+                let c = StarrySky::greedy(&sight, rng).expect("a move");
+                legal(world, seat, &c.intent);
+            }
+            if world.at % 7 == 0 {
+                let c = StarrySky::search(&sight, 6, rng).expect("a move");
+                legal(world, seat, &c.intent);
+                searched += 1;
+            }
+        });
+        assert!(seen >= 2000, "{seen} positions");
+        assert!(searched >= 200, "{searched} searches");
+    }
+
+    #[test]
+    fn a_seed_gives_the_same_choice() {
+        let mut checked = 0;
+        positions(2, |world, seat, _| {
+            if world.at % 9 != 0 {
+                return;
+            }
+            let sight = Sight::new(&world.state, seat, &world.owns[seat], world.at);
+            for player in [Player::Greedy, Player::Random] {
+                let a = choose(player, &sight, &mut BotRng::seeded(5)).unwrap();
+                let b = choose(player, &sight, &mut BotRng::seeded(5)).unwrap();
+                assert_eq!(a, b);
+            }
+            let a = StarrySky::search(&sight, 12, &mut BotRng::seeded(5)).unwrap();
+            let b = StarrySky::search(&sight, 12, &mut BotRng::seeded(5)).unwrap();
+            assert_eq!(a, b);
+            checked += 1;
+        });
+        assert!(checked >= 10, "{checked}");
+    }
+}
