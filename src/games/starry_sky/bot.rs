@@ -267,6 +267,48 @@ mod tests {
         assert!(searched >= 200, "{searched} searches");
     }
 
+    /// The coins `me` gains (less the others' average) by playing `intent`
+    /// in the true world and making the reveals that follow.
+    fn true_gain(world: &World<StarrySky>, me: Seat, intent: &super::super::Intent) -> f64 {
+        let mut w = world.clone();
+        let mut rng = BotRng::seeded(0);
+        w.play(me, intent, &mut rng).unwrap();
+        let mut none = |_: &State, _: Seat, _: &Own<Token>, _: &mut BotRng| None;
+        w.rollout(&mut rng, HORIZON, &mut none).unwrap();
+        gain(world.state.coins(), &w.state, me)
+    }
+
+    #[test]
+    fn greedy_takes_the_most_coins_a_move_can_win_at_once() {
+        // Where nobody else has a face-down token (so no guess is needed),
+        // greedy's move wins as many coins at once as the best move does.
+        let mut completions = 0;
+        positions(200, |world, seat, rng| {
+            let others_hidden = (0..world.state.seats())
+                .filter(|&s| s != seat)
+                .any(|s| !world.state.face_down_refs(s).is_empty());
+            if others_hidden {
+                return;
+            }
+            let sight = Sight::new(&world.state, seat, &world.owns[seat], world.at);
+            let best = sight
+                .intents()
+                .iter()
+                .map(|i| true_gain(world, seat, i))
+                .fold(f64::NEG_INFINITY, f64::max);
+            if best <= 0.0 {
+                return;
+            }
+            let c = StarrySky::greedy(&sight, rng).unwrap();
+            assert_eq!(true_gain(world, seat, &c.intent), best, "{}", c.intent);
+            completions += 1;
+        });
+        assert!(
+            completions >= 10,
+            "{completions} positions where coins could be won"
+        );
+    }
+
     #[test]
     fn a_seed_gives_the_same_choice() {
         let mut checked = 0;
