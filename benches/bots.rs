@@ -51,7 +51,7 @@ fn starry_sky_4_players(b: divan::Bencher, level: u8) {
 
 #[divan::bench(args = LEVELS, sample_count = 10, sample_size = 1)]
 fn starry_night_12_stars(b: divan::Bencher, level: u8) {
-    choose::<StarryNight>(b, 2, 4, Player::Search(Level::new(level).unwrap()));
+    choose::<StarryNight>(b, 2, 2, Player::Search(Level::new(level).unwrap()));
 }
 
 #[divan::bench(args = LEVELS, sample_count = 10, sample_size = 1)]

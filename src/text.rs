@@ -274,6 +274,19 @@ pub fn count(n: impl std::fmt::Display, one: &str, many: &str) -> String {
     format!("{s} {unit}")
 }
 
+/// `n` with a comma between groups of three digits: `1,849`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The edit distance between two words: the fewest insertions, deletions,
 /// substitutions and swaps of two neighbouring characters that turn one into
 /// the other (optimal string alignment), so `frist` is one slip from `first`.
@@ -339,6 +352,19 @@ pub fn did_you_mean<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        for (n, s) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (1849, "1,849"),
+            (1234567, "1,234,567"),
+        ] {
+            assert_eq!(thousands(n), s);
+        }
+    }
 
     #[test]
     fn unsafe_characters_are_escaped_on_one_line() {

@@ -590,8 +590,9 @@ pub fn act_with<G: Bot>(
     let (replay, mut events) = super::cache::tell::<G>(&locked.bytes).map_err(log_err)?;
     let entry = replay.len();
     // Name the file and the entry being written in every refusal.
-    let (line, summary, bot) =
-        build_noted::<G>(home, &replay, id, what, time, chooser).map_err(|e| match e {
+    let mut bot = None;
+    let (line, summary) = build_entry::<G>(home, &replay, id, what, time, chooser, &mut bot)
+        .map_err(|e| match e {
             Error::Rule(mut r, f) => {
                 r.detail = format!(
                     "{}: cannot write entry {entry}: {}",
@@ -685,20 +686,8 @@ pub fn build<G: Bot>(
     build_entry(home, r, id, what, time, chooser, &mut None)
 }
 
-/// [`build`], and what the computer chose and why when it chose the move.
-fn build_noted<G: Bot>(
-    home: &Path,
-    r: &Replay<G>,
-    id: &Identity,
-    what: Do,
-    time: String,
-    chooser: &mut Draw,
-) -> Result<(Vec<u8>, String, Option<BotReport>)> {
-    let mut note = None;
-    let (line, summary) = build_entry(home, r, id, what, time, chooser, &mut note)?;
-    Ok((line, summary, note))
-}
-
+/// [`build`], and in `note` what the computer chose and why when it chose
+/// the move.
 fn build_entry<G: Bot>(
     home: &Path,
     r: &Replay<G>,

@@ -394,28 +394,18 @@ pub fn win_share<G: Game>(state: &G::State, seat: Seat) -> f64 {
     }
 }
 
-/// The one-ply choice: every legal move is tried once (random events it
-/// asks for sampled with `rng`) and valued by `value` for the mover; the
-/// best wins, ties drawn at random. `None` when the seat cannot move.
-pub fn one_ply<G: Game>(
-    sight: &Sight<'_, G>,
+/// The index of the item `value` rates highest, ties drawn at random;
+/// items rated `None` (a move the rules refuse in a simulation) are left
+/// out. `None` when no item is rated.
+pub fn pick_best<T>(
+    items: &[T],
     rng: &mut BotRng,
-    value: impl Fn(&G::State, Seat) -> f64,
-) -> Option<Choice<G::Intent>> {
-    let all = sight.intents();
-    if all.is_empty() {
-        return None;
-    }
-    let seat = sight.seat();
-    let world = World::<G>::open(sight, G::standings(sight.state()).len());
+    mut value: impl FnMut(&T) -> Option<f64>,
+) -> Option<(usize, f64)> {
     let mut best: Vec<usize> = Vec::new();
     let mut top = f64::NEG_INFINITY;
-    for (i, intent) in all.iter().enumerate() {
-        let mut w = world.clone();
-        let v = match w.play(seat, intent, rng) {
-            Ok(()) => value(&w.state, seat),
-            Err(_) => continue,
-        };
+    for (i, item) in items.iter().enumerate() {
+        let Some(v) = value(item) else { continue };
         if v > top {
             top = v;
             best.clear();
@@ -424,14 +414,7 @@ pub fn one_ply<G: Game>(
             best.push(i);
         }
     }
-    let i = *best.get(rng.below(best.len().max(1)))?;
-    Some(Choice {
-        intent: all[i].clone(),
-        why: format!(
-            "the best of {} moves by what it does at once ({top:+})",
-            all.len()
-        ),
-    })
+    (!best.is_empty()).then(|| (best[rng.below(best.len())], top))
 }
 
 /// Determinized Monte Carlo search: for each simulated game a fresh world
@@ -469,9 +452,62 @@ pub fn rollouts<G: Game>(
     Some((candidates[found.best.index].clone(), found))
 }
 
+/// Random positions for the bots' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// Plays `games` random games of `G` (game `g` with `seats(g)` seats and
+    /// the options `pairs(g)`), calling `at` with the true world — every
+    /// seat's real values — wherever a seat must move. Returns how many
+    /// positions there were.
+    pub(crate) fn positions<G: Game>(
+        games: u64,
+        seats: impl Fn(u64) -> usize,
+        pairs: impl Fn(u64) -> Vec<(String, String)>,
+        mut at: impl FnMut(&World<G>, Seat, &mut BotRng),
+    ) -> usize {
+        let mut seen = 0;
+        for g in 0..games {
+            let mut rng = BotRng::seeded(g);
+            let options = G::options(&pairs(g), None).expect("options");
+            let n = seats(g);
+            let state = G::setup(&options, n, &mut rng.draw()).expect("setup");
+            let mut world = World::<G>::new(state, vec![Own::default(); n], 3);
+            loop {
+                if let Turn::Move(seat) = G::turn(&world.state) {
+                    at(&world, seat, &mut rng);
+                    seen += 1;
+                }
+                if !world
+                    .step(&mut rng, &mut random_move::<G>)
+                    .expect("random play is legal")
+                {
+                    break;
+                }
+            }
+        }
+        seen
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pick_best_draws_among_ties_and_skips_the_unrated() {
+        let items = [3.0, 7.0, 7.0, f64::NAN, 1.0];
+        let mut seen = [false; 5];
+        let mut rng = BotRng::seeded(1);
+        for _ in 0..50 {
+            let (i, v) = pick_best(&items, &mut rng, |&x| (!x.is_nan()).then_some(x)).unwrap();
+            assert_eq!(v, 7.0);
+            seen[i] = true;
+        }
+        assert_eq!(seen, [false, true, true, false, false]);
+        assert_eq!(pick_best(&items, &mut rng, |_| None::<f64>), None);
+    }
 
     #[test]
     fn players_read_and_print() {

@@ -84,19 +84,7 @@ fn rollout_move(state: &State, seat: Seat, own: &Own<Nothing>, rng: &mut BotRng)
         let i = rng.below(all.len());
         return Some(all.swap_remove(i));
     }
-    let mut best = Vec::new();
-    let mut top = i64::MIN;
-    for (i, intent) in all.iter().enumerate() {
-        let v = points_of_intent(state, intent);
-        if v > top {
-            top = v;
-            best.clear();
-        }
-        if v == top {
-            best.push(i);
-        }
-    }
-    let i = best[rng.below(best.len())];
+    let (i, _) = bot::pick_best(&all, rng, |i| Some(points_of_intent(state, i) as f64))?;
     Some(all.swap_remove(i))
 }
 
@@ -128,13 +116,9 @@ impl bot::Bot for StarMap {
         if all.is_empty() {
             return None;
         }
-        let values: Vec<i64> = all
-            .iter()
-            .map(|i| points_of_intent(sight.state(), i))
-            .collect();
-        let top = *values.iter().max().expect("intents");
-        let best: Vec<usize> = (0..all.len()).filter(|&i| values[i] == top).collect();
-        let i = best[rng.below(best.len())];
+        let (i, top) = bot::pick_best(&all, rng, |i| {
+            Some(points_of_intent(sight.state(), i) as f64)
+        })?;
         Some(Choice {
             intent: all[i].clone(),
             why: format!("the most points now ({top}) among {} placements", all.len()),
@@ -155,7 +139,7 @@ impl bot::Bot for StarMap {
             .map(|i| (static_worth(sight, &i, rng), i))
             .collect();
         // Stable: equal worths keep the engine's order, so a seed decides.
-        ranked.sort_by(|a, b| b.0.cmp(&a.0));
+        ranked.sort_by_key(|r| std::cmp::Reverse(r.0));
         ranked.truncate(KEEP);
         let candidates: Vec<Intent> = ranked.into_iter().map(|(_, i)| i).collect();
         let me = sight.seat();
@@ -176,7 +160,7 @@ impl bot::Bot for StarMap {
             why: format!(
                 "{:+.1} points on the other side over the next turns in {} simulated games ({} of {n} placements compared)",
                 found.best.mean(),
-                found.simulations,
+                crate::text::thousands(found.simulations),
                 KEEP.min(n)
             ),
         })
@@ -187,27 +171,15 @@ impl bot::Bot for StarMap {
 mod tests {
     use super::*;
     use crate::bot::{Bot, Player, choose};
-    use crate::games::Turn;
 
-    /// Random games of 2 and 4 players from many seeds; calls `at` at
-    /// every position where a seat must move.
-    fn positions(games: u64, mut at: impl FnMut(&World<StarMap>, Seat, &mut BotRng)) -> usize {
-        let mut seen = 0;
-        for seed in 0..games {
-            let mut rng = BotRng::seeded(seed);
-            let seats = if seed % 3 == 0 { 4 } else { 2 };
-            let options = StarMap::options(&[], None).unwrap();
-            let state = StarMap::setup(&options, seats, &mut rng.draw()).unwrap();
-            let mut w = World::<StarMap>::new(state, vec![Own::default(); seats], 3);
-            while let Turn::Move(seat) = StarMap::turn(&w.state) {
-                at(&w, seat, &mut rng);
-                seen += 1;
-                let sight = Sight::<StarMap>::new(&w.state, seat, &w.owns[seat], w.at);
-                let c = choose(Player::Random, &sight, &mut rng).unwrap();
-                w.play(seat, &c.intent, &mut rng).unwrap();
-            }
-        }
-        seen
+    /// Random games of 2 players, and of 4 every third game.
+    fn positions(games: u64, at: impl FnMut(&World<StarMap>, Seat, &mut BotRng)) -> usize {
+        bot::testing::positions::<StarMap>(
+            games,
+            |g| if g % 3 == 0 { 4 } else { 2 },
+            |_| Vec::new(),
+            at,
+        )
     }
 
     #[test]

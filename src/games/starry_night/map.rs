@@ -330,6 +330,23 @@ impl Map {
         (self.cycles[c].face, Some(c))
     }
 
+    /// The component `s` belongs to, named by its root star (the name
+    /// [`Map::island_roots`] uses). For the bots' look-ahead.
+    pub fn component_of(&self, s: Star) -> Star {
+        self.find(s)
+    }
+
+    /// The islands of a face by their components' roots (for the unbounded
+    /// face: every outermost component), in no particular order.
+    pub fn island_roots(&self, f: FaceId) -> &[Star] {
+        &self.faces[f].islands
+    }
+
+    /// The stars joined to `s`, in the angular order of the rotation.
+    pub fn neighbours(&self, s: Star) -> impl Iterator<Item = Star> + '_ {
+        self.rotation[s].iter().map(|&(w, _)| w)
+    }
+
     /// The face an edge between `a` and `b` would lie in (assuming it
     /// crosses nothing).
     pub fn face_between(&self, a: Star, b: Star) -> FaceId {

@@ -32,29 +32,17 @@ impl bot::Bot for StarrySky {
         if all.is_empty() {
             return None;
         }
-        let mut best = Vec::new();
-        let mut top = f64::NEG_INFINITY;
-        for (i, intent) in all.iter().enumerate() {
+        // A completing move scores at once only if nobody else has to
+        // reveal first; the reveals are played out too (they are forced).
+        let mut sim = BotRng::seeded(rng.next_u64());
+        let mut none = |_: &State, _: Seat, _: &Own<Token>, _: &mut BotRng| None;
+        let (i, _) = bot::pick_best(&all, rng, |intent| {
             let mut w = world.clone();
-            // A completing move scores at once only if nobody else has to
-            // reveal first; play the reveals out too (they are forced).
-            let mut none = |_: &State, _: Seat, _: &Own<Token>, _: &mut BotRng| None;
-            let v = match w
-                .play(me, intent, rng)
-                .and_then(|()| w.rollout(rng, HORIZON, &mut none))
-            {
-                Ok(_) => 100.0 * gain(&before, &w.state, me) + intent.token.value() as f64,
-                Err(_) => continue,
-            };
-            if v > top {
-                top = v;
-                best.clear();
-            }
-            if v == top {
-                best.push(i);
-            }
-        }
-        let i = best[rng.below(best.len())];
+            w.play(me, intent, &mut sim)
+                .and_then(|()| w.rollout(&mut sim, HORIZON, &mut none))
+                .ok()
+                .map(|_| 100.0 * gain(&before, &w.state, me) + intent.token.value() as f64)
+        })?;
         Some(Choice {
             intent: all[i].clone(),
             why: format!(
@@ -109,7 +97,7 @@ impl bot::Bot for StarrySky {
                     "loses only"
                 },
                 found.best.mean(),
-                found.simulations,
+                crate::text::thousands(found.simulations),
                 candidates.len()
             ),
             intent: best,
@@ -207,32 +195,10 @@ fn extend(
 mod tests {
     use super::*;
     use crate::bot::{Bot, Player, choose};
-    use crate::games::{Game, Turn};
 
-    /// Random games from many seeds; calls `at` at every position where a
-    /// seat must move, with the true world (every seat's real values).
-    fn positions(games: u64, mut at: impl FnMut(&World<StarrySky>, Seat, &mut BotRng)) -> usize {
-        let mut seen = 0;
-        for seed in 0..games {
-            let mut rng = BotRng::seeded(seed);
-            let seats = 3 + (seed % 3) as usize;
-            let options = StarrySky::options(&[], None).unwrap();
-            let state = StarrySky::setup(&options, seats, &mut rng.draw()).unwrap();
-            let mut world = World::<StarrySky>::new(state, vec![Own::default(); seats], 1);
-            loop {
-                if let Turn::Move(seat) = StarrySky::turn(&world.state) {
-                    at(&world, seat, &mut rng);
-                    seen += 1;
-                }
-                if !world
-                    .step(&mut rng, &mut bot::random_move::<StarrySky>)
-                    .unwrap()
-                {
-                    break;
-                }
-            }
-        }
-        seen
+    /// Random games of 3 to 5 players (see [`bot::testing::positions`]).
+    fn positions(games: u64, at: impl FnMut(&World<StarrySky>, Seat, &mut BotRng)) -> usize {
+        bot::testing::positions::<StarrySky>(games, |g| 3 + (g % 3) as usize, |_| Vec::new(), at)
     }
 
     fn legal(world: &World<StarrySky>, seat: Seat, intent: &super::super::Intent) {
