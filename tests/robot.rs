@@ -340,3 +340,54 @@ fn the_robot_says_what_it_needs() {
         .unwrap();
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
 }
+
+#[cfg(unix)]
+#[test]
+fn the_robot_survives_a_hostile_maildir() {
+    // Whoever can write to the maildir chooses the files and their names:
+    // junk, a name that would break a terminal line, a FIFO (that would
+    // block a reader), a link to an endless device. None of them hangs the
+    // robot, is answered, or breaks its one-line-per-mail report.
+    let dir = tempfile::tempdir().unwrap();
+    let robot = Person::new(dir.path(), "Robo", &[]);
+    let maildir = dir.path().join("mail");
+    let new = maildir.join("new");
+    std::fs::create_dir_all(&new).unwrap();
+    std::fs::write(new.join("junk"), b"\x00\x01not a mail\xff").unwrap();
+    std::fs::write(
+        new.join("evil\x1b[31m\nname"),
+        "From: x@example.org\r\nTo: robo@example.org\r\nSubject: \x1b[2J\r\n\r\nhello\r\n",
+    )
+    .unwrap();
+    let fifo = new.join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::os::unix::fs::symlink("/dev/zero", new.join("zero")).unwrap();
+    let out = Command::cargo_bin("starry")
+        .unwrap()
+        .env("STARRY_HOME", &robot.home)
+        .args(["robot", "--maildir", maildir.to_str().unwrap()])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains('\x1b'), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "two mails and the summary: {text}");
+    assert!(
+        lines[0..2].iter().any(|l| l.ends_with(": no log")),
+        "{text}"
+    );
+    assert!(
+        lines[0..2].iter().any(|l| l.ends_with(": not for me")),
+        "{text}"
+    );
+    assert!(lines[2].starts_with("2 new mails: 0 played"), "{text}");
+    // Nothing was answered.
+    assert!(!robot.home.join("outbox").exists());
+    assert!(!robot.home.join("pending").exists());
+}

@@ -472,14 +472,20 @@ fn text_of(r: &RobotReport) -> String {
         let game = m
             .game_id
             .as_deref()
-            .map(|g| format!(" game {}", &g[..16.min(g.len())]))
+            .map(|g| format!(" game {}", text::inline(g.get(..16).unwrap_or(g))))
             .unwrap_or_default();
-        t.push_str(&format!("{}:{game} {}", m.file, m.outcome.as_str()));
+        // A file name is anybody's choice (whoever can write to the
+        // maildir): one line per mail, whatever it holds.
+        t.push_str(&format!(
+            "{}:{game} {}",
+            text::inline(&m.file),
+            m.outcome.as_str()
+        ));
         if !m.entries.is_empty() {
-            t.push_str(&format!(" ({})", m.entries.join("; ")));
+            t.push_str(&format!(" ({})", text::inline(&m.entries.join("; "))));
         }
         if let Some(d) = &m.detail {
-            t.push_str(&format!(" — {d}"));
+            t.push_str(&format!(" — {}", text::inline(d)));
         }
         t.push('\n');
     }
