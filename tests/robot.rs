@@ -1,12 +1,16 @@
-//! `starry robot` end to end: a human plays whole games against the robot
-//! by mail — through the real SMTP server of the mail tests (its maildir is
-//! the robot's mailbox), and through outbox folders — with the robot run
-//! again and again as cron would. Nothing is answered twice, and the final
-//! logs audit valid. A tampered log is refused with a mail saying why.
+//! `starry robot` end to end: humans play whole games of each of the three
+//! games against the robot by mail — Starry Night and a three-seat Starry
+//! Sky through the real SMTP server of the mail tests (its maildir is the
+//! robot's mailbox), Star Map through outbox folders — with the robot run
+//! again and again as cron would. Nothing is answered twice, the final
+//! logs audit valid, and no mail of the robot shows a secret of its seat
+//! before the log reveals it. A tampered log is refused with a mail saying
+//! why; a hostile maildir is survived.
 //!
 //! Needs python3 with aiosmtpd (tests/smtp_server/mod.rs says what happens
 //! without it).
 
+mod players;
 mod smtp_server;
 
 use std::collections::HashSet;
@@ -16,6 +20,7 @@ use std::process::Output;
 use assert_cmd::Command;
 use serde_json::Value;
 use smtp_server::*;
+use starry::games::starry_sky::StarrySky;
 
 struct Person {
     home: PathBuf,
@@ -104,68 +109,89 @@ fn robot_twice(robot: &Person, source: &[&str]) -> Value {
     first
 }
 
-/// Plays until the game is over and countersigned by both: the robot
-/// answers from `robot_source`, the human takes every mail `mails_for_human`
-/// returns (new ones only) and plays `--auto`. Returns how many entries the
+/// Plays until the game is over and countersigned by every seat: the robot
+/// answers from `robot_source`, each human takes every mail for them that
+/// `mails` returns (new ones only) and plays `--auto` when it is their
+/// turn (moves, reveals, countersignature). Returns how many entries the
 /// robot reported writing.
 fn play_out(
-    human: &Person,
+    humans: &[&Person],
     robot: &Person,
     robot_source: &[&str],
-    mut mails_for_human: impl FnMut() -> Vec<(String, Vec<u8>)>,
+    mut mails: impl FnMut() -> Vec<(String, Vec<u8>)>,
 ) -> usize {
-    let mut taken: HashSet<String> = HashSet::new();
+    let mut taken: HashSet<(String, String)> = HashSet::new();
     let mut robot_entries = 0;
-    for _round in 0..200 {
+    for _round in 0..400 {
         let report = robot_twice(robot, robot_source);
         for m in report["mails"].as_array().unwrap() {
             assert_ne!(m["outcome"], "failed", "{m}");
             assert_ne!(m["outcome"], "refused", "{m}");
             robot_entries += m["entries"].as_array().unwrap().len();
         }
-        for (name, raw) in mails_for_human() {
-            if !taken.insert(name.clone()) || !to_of(&raw).contains(&human.email) {
-                continue;
+        let new = mails();
+        for human in humans {
+            for (name, raw) in &new {
+                if !to_of(raw).contains(&human.email)
+                    || !taken.insert((human.email.clone(), name.clone()))
+                {
+                    continue;
+                }
+                let f = human.home.join("turn.eml");
+                std::fs::write(&f, raw).unwrap();
+                let out = human.run(&["ingest", f.to_str().unwrap()]);
+                assert!(out.status.success(), "{}", stderr(&out));
             }
-            let f = human.home.join("turn.eml");
-            std::fs::write(&f, &raw).unwrap();
-            let out = human.run(&["ingest", f.to_str().unwrap()]);
-            assert!(out.status.success(), "{}", stderr(&out));
         }
-        let game = human.games()[0].clone();
-        let status = human.json(&["status", game.to_str().unwrap(), "--json"]);
-        let countersigned = status["seats"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|s| s["countersigned"] == true)
-            .count();
-        if status["over"] == true && countersigned == 2 {
+        let mut moved = false;
+        let mut done = true;
+        for human in humans {
+            let game = human.games()[0].clone();
+            let status = human.json(&["status", game.to_str().unwrap(), "--json"]);
+            let seats = status["seats"].as_array().unwrap();
+            if !(status["over"] == true && seats.iter().all(|s| s["countersigned"] == true)) {
+                done = false;
+            }
+            let mine = seats.iter().find(|s| s["email"] == human.email.as_str());
+            let mine_signed = mine.is_some_and(|s| s["countersigned"] == true);
+            // One player a round: two countersignatures written at once
+            // on two copies would be a fork (docs/mail.md).
+            if !moved
+                && (status["to_act"] == human.email.as_str()
+                    || (status["over"] == true && !mine_signed))
+            {
+                let out = human.run(&["play", game.to_str().unwrap(), "--auto", "--mail"]);
+                assert!(out.status.success(), "{}", stderr(&out));
+                moved = true;
+            }
+        }
+        if done && !moved {
             return robot_entries;
-        }
-        let mine_signed = status["seats"][0]["countersigned"] == true;
-        if status["to_act"] == human.email.as_str() || (status["over"] == true && !mine_signed) {
-            let out = human.run(&["play", game.to_str().unwrap(), "--auto", "--mail"]);
-            assert!(out.status.success(), "{}", stderr(&out));
         }
     }
     panic!("the game did not end");
 }
 
-/// Both copies are the same, audit valid, and are countersigned by both.
-fn check_copies(human: &Person, robot: &Person) -> Vec<u8> {
-    let (h, r) = (human.games()[0].clone(), robot.games()[0].clone());
-    let log = std::fs::read(&h).unwrap();
-    assert_eq!(log, std::fs::read(&r).unwrap(), "the two copies agree");
-    for (p, f) in [(human, &h), (robot, &r)] {
+/// Every copy is the same and audits valid, in `state` (`finished`,
+/// `resigned`). Returns the log.
+fn check_copies(people: &[&Person], state: &str) -> Vec<u8> {
+    let log = std::fs::read(&people[0].games()[0]).unwrap();
+    for p in people {
+        let f = p.games()[0].clone();
+        assert_eq!(log, std::fs::read(&f).unwrap(), "the copies agree");
         let audit = p.json(&["audit", f.to_str().unwrap(), "--json"]);
         assert_eq!(audit["valid"], true, "{audit}");
-        assert_eq!(audit["state"], "finished", "{audit}");
+        assert_eq!(audit["state"], state, "{audit}");
     }
     log
 }
 
-/// Entries of `log` written by the seat with `email`'s key, after its join.
+/// The number of entries of `log`.
+fn entries_in_log(log: &[u8]) -> usize {
+    log.iter().filter(|&&b| b == b'\n').count()
+}
+
+/// Entries of `log` written by `seat` (the genesis aside).
 fn entries_by(log: &[u8], seat: u64) -> usize {
     log.split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
@@ -204,8 +230,8 @@ fn a_whole_game_against_the_robot_through_the_smtp_server() {
     assert!(out.status.success(), "{}", stderr(&out));
     let maildir = server.maildir.to_str().unwrap().to_string();
     let source = ["--maildir", maildir.as_str()];
-    let robot_entries = play_out(&human, &robot, &source, || server.messages_by_name());
-    let log = check_copies(&human, &robot);
+    let robot_entries = play_out(&[&human], &robot, &source, || server.messages_by_name());
+    let log = check_copies(&[&human, &robot], "finished");
     // Every entry the robot wrote was reported once: join, ready, its
     // moves and its countersignature, nothing twice.
     assert_eq!(robot_entries, entries_by(&log, 1));
@@ -253,7 +279,132 @@ fn a_whole_game_against_the_robot_through_the_smtp_server() {
         "{reply}"
     );
     assert_eq!(to_of(&replies[0]), vec![human.email.clone()]);
-    assert_eq!(check_copies(&human, &robot), log, "nothing was changed");
+    assert_eq!(
+        check_copies(&[&human, &robot], "finished"),
+        log,
+        "nothing was changed"
+    );
+}
+
+#[test]
+fn a_starry_sky_game_with_the_robot_keeps_its_tokens_secret_until_scoring() {
+    // Three seats, the robot in the middle: it joins, contributes its
+    // randomness, places tokens face down, reveals them when a board is
+    // scored and countersigns, all by mail, and no mail it sends shows a
+    // secret of its seat before the log itself reveals it.
+    let Some(py) = python_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&py, dir.path(), Mode::Plain, 0);
+    let port = server.port.to_string();
+    let env = [
+        ("STARRY_SMTP_HOST", "127.0.0.1"),
+        ("STARRY_SMTP_PORT", port.as_str()),
+        ("STARRY_SMTP_SECURITY", "none"),
+    ];
+    let anna = Person::new(dir.path(), "Anna", &env);
+    let robot = Person::new(dir.path(), "Robo", &env);
+    let ben = Person::new(dir.path(), "Ben", &env);
+    let players = format!("{},{},{}", anna.email, robot.email, ben.email);
+    let out = anna.run(&["new", "starry-sky", "--players", &players, "--mail"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let maildir = server.maildir.to_str().unwrap().to_string();
+    let source = ["--maildir", maildir.as_str()];
+    let robot_entries = play_out(&[&anna, &ben], &robot, &source, || {
+        server.messages_by_name()
+    });
+    let log = check_copies(&[&anna, &robot, &ben], "finished");
+    assert_eq!(robot_entries, entries_by(&log, 1), "nothing twice");
+    // Every token the robot committed to, it opened by the end (in a
+    // move or a reveal entry, when its board was scored).
+    let robot_data: Vec<Value> = log
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice::<Value>(l).unwrap())
+        .filter(|v| v["body"]["author"] == 1)
+        .map(|v| v["body"]["data"].clone())
+        .collect();
+    let count = |field: &str| -> usize {
+        robot_data
+            .iter()
+            .filter_map(|d| d[field].as_array())
+            .map(Vec::len)
+            .sum()
+    };
+    assert!(
+        count("commitments") >= 3,
+        "the robot placed tokens face down"
+    );
+    assert_eq!(
+        count("reveals"),
+        count("commitments"),
+        "and opened them all"
+    );
+
+    let homes = [
+        anna.home.as_path(),
+        robot.home.as_path(),
+        ben.home.as_path(),
+    ];
+    let along = players::secrets_along::<StarrySky>(&homes, &log);
+    let mut checked = 0;
+    for raw in server.messages() {
+        let mail = players::parse_mail(&raw);
+        if mail.from != robot.email {
+            continue;
+        }
+        // What the robot knew when it sent the mail: the log up to the
+        // last entry attached.
+        let last = mail
+            .log()
+            .split(|&b| b == b'\n')
+            .rfind(|l| !l.is_empty())
+            .map(|l| {
+                serde_json::from_slice::<Value>(l).unwrap()["body"]["n"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .unwrap();
+        let robot_secrets: Vec<(usize, Vec<u8>)> = along[last as usize + 1]
+            .iter()
+            .filter(|(seat, _)| *seat == 1)
+            .cloned()
+            .collect();
+        assert!(!robot_secrets.is_empty());
+        players::assert_no_secret(&mail, &robot_secrets);
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked} mails from the robot");
+    // The check can see a secret when there is one: the salts the robot
+    // revealed at scoring, secret before, are in its later mails.
+    let revealed: HashSet<Vec<u8>> = along[entries_in_log(&log)]
+        .iter()
+        .filter(|(seat, _)| *seat == 1)
+        .map(|(_, b)| b.clone())
+        .collect();
+    let once_secret: HashSet<Vec<u8>> = along
+        .iter()
+        .flatten()
+        .filter(|(seat, b)| *seat == 1 && !revealed.contains(b))
+        .map(|(_, b)| b.clone())
+        .collect();
+    // In the attached logs, as the mails' readers decode them.
+    let everything: String = server
+        .messages()
+        .iter()
+        .filter_map(|raw| players::parse_mail(raw).attachment)
+        .map(|(_, log)| players::latin1(&log))
+        .collect();
+    assert!(
+        once_secret.len() >= 3
+            && once_secret.iter().all(|salt| {
+                players::encodings(salt)
+                    .iter()
+                    .any(|e| everything.contains(e))
+            }),
+        "every salt the robot once kept secret is in a mail now"
+    );
 }
 
 #[test]
@@ -284,7 +435,7 @@ fn the_robot_answers_outbox_files_and_skips_mails_for_others() {
     assert!(outcomes.contains(&"played"), "{first}");
     let robot_outbox = robot.home.join("outbox");
     let robot_source = ["--outbox", outbox.to_str().unwrap()];
-    let robot_entries = play_out(&human, &robot, &robot_source, || {
+    let robot_entries = play_out(&[&human], &robot, &robot_source, || {
         let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(&robot_outbox)
             .map(|d| {
                 d.map(|e| {
@@ -302,7 +453,7 @@ fn the_robot_answers_outbox_files_and_skips_mails_for_others() {
         .iter()
         .map(|m| m["entries"].as_array().unwrap().len())
         .sum::<usize>();
-    let log = check_copies(&human, &robot);
+    let log = check_copies(&[&human, &robot], "finished");
     assert_eq!(robot_entries, entries_by(&log, 1));
 }
 
@@ -390,4 +541,111 @@ fn the_robot_survives_a_hostile_maildir() {
     // Nothing was answered.
     assert!(!robot.home.join("outbox").exists());
     assert!(!robot.home.join("pending").exists());
+}
+
+/// The `.eml` files of `dir` not taken yet, oldest name first.
+fn new_emls(dir: &Path, taken: &mut HashSet<PathBuf>) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    v.sort();
+    v.retain(|p| taken.insert(p.clone()));
+    v
+}
+
+#[test]
+fn countersignatures_written_at_once_with_the_robot_converge() {
+    // The human resigns and countersigns at once, before the robot has
+    // run: the robot then countersigns the resignation on its copy and
+    // receives the human's countersignature at the same position. The
+    // protocol resolves the fork (the smaller entry id wins); whichever
+    // side loses writes its countersignature again on top and mails it
+    // on, and the copies agree. Entry ids are hashes, so which side wins
+    // is chance: games are played until the robot has lost once (the case
+    // where it must mail its entry on unasked) and won once.
+    let (mut robot_lost, mut robot_won) = (0, 0);
+    for attempt in 0..24 {
+        if robot_lost > 0 && robot_won > 0 {
+            break;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let human = Person::new(dir.path(), "Anna", &[]);
+        let robot = Person::new(dir.path(), "Robo", &[]);
+        let (human_out, robot_out) = (human.home.join("outbox"), robot.home.join("outbox"));
+        let source = ["--outbox", human_out.to_str().unwrap()];
+        let players = format!("{},{}", human.email, robot.email);
+        let out = human.run(&["new", "starry-night", "--players", &players, "--mail"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let mut taken = HashSet::new();
+        let take = |human: &Person, taken: &mut HashSet<PathBuf>| {
+            let mut resolved = false;
+            for f in new_emls(&robot_out, taken) {
+                let v = human.json(&["ingest", f.to_str().unwrap(), "--json"]);
+                // Its own countersignature written again on top: a person
+                // mails the log on, as ingest tells them to.
+                if v["outcome"] == "resolved"
+                    && v["entries_after"].as_u64() > v["entries_received"].as_u64()
+                {
+                    let game = human.games()[0].clone();
+                    human.json(&["mail", game.to_str().unwrap(), "--json"]);
+                    resolved = true;
+                }
+            }
+            resolved
+        };
+        // The robot joins and gives its ready; the human gives theirs, and
+        // the game has begun.
+        robot_twice(&robot, &source);
+        take(&human, &mut taken);
+        let game = human.games()[0].clone();
+        let game = game.to_str().unwrap();
+        human.json(&["ready", game, "--mail", "--json"]);
+        // A resignation is written in one's own turn.
+        for _ in 0..4 {
+            let status = human.json(&["status", game, "--json"]);
+            if status["to_act"] == human.email.as_str() && status["action"] == "move" {
+                break;
+            }
+            robot_twice(&robot, &source);
+            take(&human, &mut taken);
+        }
+        human.json(&["resign", game, "--yes", "--mail", "--json"]);
+        human.json(&["countersign", game, "--mail", "--json"]);
+        let report = robot_twice(&robot, &source);
+        let rewrote = report["mails"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|m| m["entries"].as_array().unwrap().iter())
+            .any(|e| e.as_str().unwrap().contains("written again on top"));
+        let human_rewrote = take(&human, &mut taken);
+        assert!(
+            rewrote != human_rewrote,
+            "attempt {attempt}: exactly one side loses ({report})"
+        );
+        if human_rewrote {
+            robot_won += 1;
+            robot_twice(&robot, &source);
+        } else {
+            robot_lost += 1;
+        }
+        let log = check_copies(&[&human, &robot], "resigned");
+        let status = human.json(&["status", game, "--json"]);
+        assert!(
+            status["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|s| s["countersigned"] == true),
+            "attempt {attempt}: {status}"
+        );
+        assert_eq!(
+            entries_by(&log, 0) + entries_by(&log, 1),
+            entries_in_log(&log) - 1
+        );
+    }
+    assert!(
+        robot_lost > 0 && robot_won > 0,
+        "both sides lost once in 24 games ({robot_lost} robot, {robot_won} human)"
+    );
 }

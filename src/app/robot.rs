@@ -331,6 +331,40 @@ fn handle(
         return mail;
     };
     let mut sent = Vec::new();
+    // Countersignatures written at once on two copies are a fork the
+    // protocol resolves: when the sender's side won, ingest wrote the
+    // robot's lost countersignature again on top, and only a mail brings
+    // it to the others (a person is told to run `starry mail`).
+    let rewritten = out.json["outcome"] == "resolved"
+        && out.json["entries_after"].as_u64() > out.json["entries_received"].as_u64();
+    if rewritten {
+        let entry = out.json["entries_after"].as_u64().unwrap_or(1) - 1;
+        mail.outcome = Outcome::Played;
+        mail.entries.push(format!(
+            "entry {entry}: its countersignature, written again on top of the copy that won"
+        ));
+        match super::mail::mail_file(&log, super::mail::Sending::default()) {
+            Ok(out) => {
+                sent.extend(
+                    out.json["sent"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|m| m["to"].as_str().map(str::to_string)),
+                );
+                if let Some(w) = out.warning {
+                    mail.code = out.code;
+                    mail.detail = Some(w);
+                    return mail;
+                }
+            }
+            Err(e) => {
+                mail.code = e.exit_code();
+                mail.detail = Some(e.to_string());
+                return mail;
+            }
+        }
+    }
     for _ in 0..MAX_ENTRIES_PER_MAIL {
         let what = match owed(&log, id, level, seed) {
             Ok(Some(what)) => what,
