@@ -202,11 +202,12 @@ fn entries_by(log: &[u8], seat: u64) -> usize {
         .count()
 }
 
-#[test]
-fn a_whole_game_against_the_robot_through_the_smtp_server() {
-    let Some(py) = python_or_skip() else {
-        return;
-    };
+/// People named `names` who mail through a fresh test SMTP server (its
+/// maildir receives every mail), or None when the server cannot run (see
+/// tests/smtp_server/mod.rs). The folder comes first so that it outlives
+/// the server and the people.
+fn mailing(names: &[&str]) -> Option<(tempfile::TempDir, Server, Vec<Person>)> {
+    let py = python_or_skip()?;
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(&py, dir.path(), Mode::Plain, 0);
     let port = server.port.to_string();
@@ -215,8 +216,19 @@ fn a_whole_game_against_the_robot_through_the_smtp_server() {
         ("STARRY_SMTP_PORT", port.as_str()),
         ("STARRY_SMTP_SECURITY", "none"),
     ];
-    let human = Person::new(dir.path(), "Anna", &env);
-    let robot = Person::new(dir.path(), "Robo", &env);
+    let people = names
+        .iter()
+        .map(|name| Person::new(dir.path(), name, &env))
+        .collect();
+    Some((dir, server, people))
+}
+
+#[test]
+fn a_whole_game_against_the_robot_through_the_smtp_server() {
+    let Some((_dir, server, people)) = mailing(&["Anna", "Robo"]) else {
+        return;
+    };
+    let [human, robot]: [Person; 2] = people.try_into().unwrap_or_else(|_| unreachable!());
     let players = format!("{},{}", human.email, robot.email);
     let out = human.run(&[
         "new",
@@ -292,20 +304,10 @@ fn a_starry_sky_game_with_the_robot_keeps_its_tokens_secret_until_scoring() {
     // randomness, places tokens face down, reveals them when a board is
     // scored and countersigns, all by mail, and no mail it sends shows a
     // secret of its seat before the log itself reveals it.
-    let Some(py) = python_or_skip() else {
+    let Some((_dir, server, people)) = mailing(&["Anna", "Robo", "Ben"]) else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(&py, dir.path(), Mode::Plain, 0);
-    let port = server.port.to_string();
-    let env = [
-        ("STARRY_SMTP_HOST", "127.0.0.1"),
-        ("STARRY_SMTP_PORT", port.as_str()),
-        ("STARRY_SMTP_SECURITY", "none"),
-    ];
-    let anna = Person::new(dir.path(), "Anna", &env);
-    let robot = Person::new(dir.path(), "Robo", &env);
-    let ben = Person::new(dir.path(), "Ben", &env);
+    let [anna, robot, ben]: [Person; 3] = people.try_into().unwrap_or_else(|_| unreachable!());
     let players = format!("{},{},{}", anna.email, robot.email, ben.email);
     let out = anna.run(&["new", "starry-sky", "--players", &players, "--mail"]);
     assert!(out.status.success(), "{}", stderr(&out));
