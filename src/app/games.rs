@@ -45,12 +45,34 @@ pub struct GamesReport {
 /// `starry games`.
 pub fn list() -> Result<Output> {
     let home = identity::home_dir()?;
-    let me = match Identity::load(&home) {
+    let (dir, rows) = rows(&home)?;
+    let text = if rows.is_empty() {
+        format!(
+            "No games in {} yet: `starry new` starts one, `starry ingest` takes one from a mail.",
+            dir.display()
+        )
+    } else {
+        rows.iter().map(row_text).collect::<Vec<_>>().join("\n")
+    };
+    Ok(Output::new(
+        text,
+        &GamesReport {
+            dir: dir.display().to_string(),
+            games: rows,
+        },
+    ))
+}
+
+/// The games directory and its games: your turns first, then the games in
+/// progress (the one that has waited longest first), the finished ones,
+/// and files that are no game.
+pub fn rows(home: &Path) -> Result<(PathBuf, Vec<GameRow>)> {
+    let me = match Identity::load(home) {
         Ok(id) => Some(id),
         Err(IdentityError::Missing { .. }) => None,
         Err(e) => return Err(e.into()),
     };
-    let dir = games_dir(&home);
+    let dir = games_dir(home);
     let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
         Ok(d) => d
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -71,21 +93,7 @@ pub fn list() -> Result<Output> {
             &b.waiting_since,
         ))
     });
-    let text = if rows.is_empty() {
-        format!(
-            "No games in {} yet: `starry new` starts one, `starry ingest` takes one from a mail.",
-            dir.display()
-        )
-    } else {
-        rows.iter().map(row_text).collect::<Vec<_>>().join("\n")
-    };
-    Ok(Output::new(
-        text,
-        &GamesReport {
-            dir: dir.display().to_string(),
-            games: rows,
-        },
-    ))
+    Ok((dir, rows))
 }
 
 fn row(path: &Path, me: Option<&Identity>) -> GameRow {
@@ -152,7 +160,7 @@ fn fill<G: Game>(
 }
 
 /// One or two lines per game, safe to print.
-fn row_text(g: &GameRow) -> String {
+pub fn row_text(g: &GameRow) -> String {
     let Some(game) = &g.game else {
         return format!(
             "(not a game)     {}",

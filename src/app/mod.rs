@@ -17,6 +17,8 @@ pub mod mail;
 pub mod report;
 pub mod robot;
 pub mod rules;
+pub mod setup;
+pub mod sync;
 
 use std::path::{Path, PathBuf};
 
@@ -90,6 +92,7 @@ pub fn unknown_game(name: &str) -> Error {
 }
 
 pub fn run(cli: Cli) -> Result<Output> {
+    let json = cli.json;
     match cli.command {
         Command::Id(IdCommand::New { name, email }) => {
             let home = identity::home_dir()?;
@@ -162,6 +165,18 @@ pub fn run(cli: Cli) -> Result<Output> {
         }
         Command::Abandon(a) => act_then(&a.file, a.after, act::Do::Abandon, false),
         Command::Countersign(a) => act_then(&a.file, a.after, act::Do::Countersign, false),
+        Command::Mail(crate::cli::MailArgs {
+            action: Some(crate::cli::MailAction::Setup(s)),
+            ..
+        }) => setup::run(&s),
+        Command::Sync(a) => sync::run(
+            &match a.maildir {
+                Some(d) => sync::Source::Maildir(d),
+                None => sync::Source::Imap,
+            },
+            a.watch,
+            json,
+        ),
         Command::Mail(a) => match (a.retry, &a.file) {
             (true, _) => mail::retry_pending(),
             (false, Some(f)) => mail::mail_file(

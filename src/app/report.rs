@@ -340,7 +340,7 @@ pub struct GitReport {
 }
 
 /// What `starry ingest` did to the local copy.
-#[derive(Serialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Serialize, serde::Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum IngestOutcome {
     /// There was no local copy: it was created.

@@ -93,8 +93,35 @@ pub enum Command {
                             starry countersign game.jsonl\n  \
                             starry countersign 1a2b3c4d --mail")]
     Countersign(ActArgs),
-    /// Mail the log to whoever must act next (or `--retry` what could not be sent).
+    /// Mail the log to whoever must act next (or `--retry` what could not be sent; `mail setup`
+    /// writes the mail settings).
+    #[command(
+        args_conflicts_with_subcommands = true,
+        after_help = "Examples:\n  \
+                      starry mail 1a2b3c4d\n  \
+                      starry mail --retry\n  \
+                      starry mail setup --email anna@example.org --smtp-host smtp.example.org \
+                      --imap-host imap.example.org"
+    )]
     Mail(MailArgs),
+    /// Fetch your mail (IMAP, or a local maildir), take in every starry mail oldest first, file it
+    /// away, and list the games where it is your turn.
+    #[command(after_help = "Each mail is moved to the folder `starry` (created when missing; \
+                            `folder` in the [imap] section of mail.toml) and flagged seen only \
+                            once its entries are on disk; a mail that cannot be used stays in the \
+                            inbox, flagged, and the report says why. What was read is remembered \
+                            per account ($STARRY_HOME/sync/), so the next sync asks the server only \
+                            for newer mail; a sync stopped at any point loses nothing, and running \
+                            it again finishes the job. Exit code: 0, or 8 when the mail server \
+                            could not be reached or dropped the connection (what was taken is \
+                            kept), or that of a mail that could not be taken for a local reason \
+                            (3: a file that cannot be written).\n\n\
+                            Examples:\n  \
+                            starry sync\n  \
+                            starry sync --watch               (stay connected; take mail as it arrives)\n  \
+                            starry sync --maildir ~/Maildir   (mbsync, offlineimap, notmuch)\n  \
+                            starry sync --json")]
+    Sync(SyncArgs),
     /// Take a received turn mail (or a pasted armored block): verify it and fast-forward your copy.
     #[command(after_help = "Examples:\n  \
                             starry ingest turn.eml\n  \
@@ -291,8 +318,9 @@ Examples:\n  \
   starry mail --retry"
 )]
 pub struct MailArgs {
+    #[command(subcommand)]
+    pub action: Option<MailAction>,
     /// The game log (a .jsonl file, or the id of a game in your games directory).
-    #[arg(required_unless_present = "retry")]
     pub file: Option<PathBuf>,
     /// Send the mails that could not be sent before (kept in $STARRY_HOME/pending/).
     #[arg(long, conflicts_with_all = ["file", "to_all", "full"])]
@@ -304,6 +332,81 @@ pub struct MailArgs {
     /// `starry ingest` said that it needs a full copy).
     #[arg(long)]
     pub full: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum MailAction {
+    /// Write the mail settings (SMTP to send, IMAP to receive) and test both connections.
+    #[command(after_help = "Whatever is not given is asked for on a terminal (the password without \
+                            echo); without a terminal, missing values are an error. Both connections \
+                            are tried (log in, nothing sent); the settings are written only when \
+                            both work, unless --no-test. They go to $STARRY_HOME/mail.toml, readable \
+                            by you alone (mode 0600); an earlier file is kept as mail.toml.bak. A \
+                            password given here is stored in that file; prefer --password-command \
+                            with a password manager. For Gmail, Outlook.com, iCloud, Fastmail and \
+                            others use an app password (docs/mail.md lists their servers).\n\n\
+                            Examples:\n  \
+                            starry mail setup\n  \
+                            starry mail setup --email anna@example.org --smtp-host smtp.example.org \
+                            --imap-host imap.example.org --password-command \"pass show mail\"\n  \
+                            starry mail setup --provider gmail --email anna@gmail.com")]
+    Setup(MailSetupArgs),
+}
+
+#[derive(Args, Debug, Default)]
+pub struct MailSetupArgs {
+    /// Your e-mail address (the login name too, unless --user).
+    #[arg(long, value_name = "ADDRESS")]
+    pub email: Option<String>,
+    /// A provider whose servers are known: gmail, outlook, icloud, fastmail, yahoo, gmx, posteo.
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// The SMTP server (sending).
+    #[arg(long, value_name = "HOST")]
+    pub smtp_host: Option<String>,
+    /// Its port (default: 587 for starttls, 465 for tls).
+    #[arg(long, value_name = "PORT")]
+    pub smtp_port: Option<u16>,
+    /// starttls (default), tls, or none (this machine only).
+    #[arg(long, value_name = "SECURITY")]
+    pub smtp_security: Option<String>,
+    /// The IMAP server (receiving, for `starry sync`).
+    #[arg(long, value_name = "HOST")]
+    pub imap_host: Option<String>,
+    /// Its port (default: 993 for tls, 143 for starttls).
+    #[arg(long, value_name = "PORT")]
+    pub imap_port: Option<u16>,
+    /// tls (default), starttls, or none (this machine only).
+    #[arg(long, value_name = "SECURITY")]
+    pub imap_security: Option<String>,
+    /// The login name, when it is not the address.
+    #[arg(long)]
+    pub user: Option<String>,
+    /// A command that prints the password (e.g. `pass show mail`); nothing is stored then.
+    #[arg(long, value_name = "COMMAND", conflicts_with = "password_stdin")]
+    pub password_command: Option<String>,
+    /// Read the password from the first line of standard input (stored in mail.toml, mode 0600).
+    #[arg(long)]
+    pub password_stdin: bool,
+    /// An extra trusted root certificate (PEM), for a server with a private CA.
+    #[arg(long, value_name = "FILE")]
+    pub ca_file: Option<PathBuf>,
+    /// Write the settings without trying the connections.
+    #[arg(long)]
+    pub no_test: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SyncArgs {
+    /// Read this local maildir (its new/ and cur/) instead of the IMAP server; taken mails move
+    /// to its folder .starry, unusable ones are flagged.
+    #[arg(long, value_name = "DIR")]
+    pub maildir: Option<PathBuf>,
+    /// Keep going: wait for new mail (IMAP IDLE; a maildir is looked at every 5 seconds) and
+    /// take it as it arrives; reconnect after a failure, waiting longer each time (up to 5
+    /// minutes). Stop with Ctrl-C.
+    #[arg(long)]
+    pub watch: bool,
 }
 
 #[derive(Args, Debug)]

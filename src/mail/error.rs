@@ -91,17 +91,33 @@ pub enum MailError {
     #[error("mail settings: {0}")]
     Config(String),
 
-    /// mail.toml holds a password.
+    /// mail.toml holds a password where no password belongs.
     #[error(
-        "{} must not hold a password: remove its `password` key and either set \
-         `password_command` (a command that prints the password, e.g. \
-         `password_command = \"pass show mail/smtp\"`) or put the password in the \
-         STARRY_SMTP_PASSWORD environment variable",
+        "{} holds a password key outside the two places one may stand (`password` in the \
+         [smtp] and the [imap] section); remove it, and give the password there, or as \
+         `password_command` (a command that prints it, e.g. \
+         `password_command = \"pass show mail/smtp\"`), or in the STARRY_SMTP_PASSWORD \
+         (STARRY_IMAP_PASSWORD) environment variable",
         path.display()
     )]
     PasswordInConfigFile {
         /// The offending file.
         path: PathBuf,
+    },
+
+    /// mail.toml holds a password and others may read it.
+    #[error(
+        "{} holds a password but other users of this computer can read it (mode {:04o}): run \
+         `chmod 600 {}`, or use `password_command` instead",
+        path.display(),
+        mode,
+        path.display()
+    )]
+    PasswordFileReadable {
+        /// The file.
+        path: PathBuf,
+        /// Its permission bits.
+        mode: u32,
     },
 
     /// password_command failed.

@@ -14,6 +14,7 @@
 
 pub mod armor;
 pub mod compose;
+pub mod imap;
 mod error;
 pub mod parse;
 pub mod transport;

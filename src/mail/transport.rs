@@ -50,6 +50,7 @@ use lettre::{Message, Transport as _};
 use serde::{Deserialize, Serialize};
 
 use super::MailError;
+use super::imap::{ImapSecurity, ImapSettings};
 use crate::text;
 
 /// Name of the settings file inside the starry home directory.
@@ -74,6 +75,16 @@ pub const ENV_VARS: &[&str] = &[
     "STARRY_SMTP_CA_FILE",
     "STARRY_SMTP_TIMEOUT",
     "STARRY_SENDMAIL",
+    "STARRY_IMAP_HOST",
+    "STARRY_IMAP_PORT",
+    "STARRY_IMAP_SECURITY",
+    "STARRY_IMAP_USER",
+    "STARRY_IMAP_PASSWORD",
+    "STARRY_IMAP_PASSWORD_COMMAND",
+    "STARRY_IMAP_CA_FILE",
+    "STARRY_IMAP_TIMEOUT",
+    "STARRY_IMAP_INBOX",
+    "STARRY_IMAP_FOLDER",
 ];
 
 /// How messages leave.
@@ -220,6 +231,8 @@ pub struct MailConfig {
     /// The sendmail program (used by the `sendmail` transport); `None` =
     /// `sendmail` from `PATH`.
     pub sendmail: Option<String>,
+    /// IMAP settings (used by `starry sync` and `starry robot --imap`).
+    pub imap: ImapSettings,
     /// Where the settings came from, for messages.
     pub source: Option<PathBuf>,
 }
@@ -233,6 +246,23 @@ struct FileConfig {
     smtp: FileSmtp,
     #[serde(default)]
     sendmail: FileSendmail,
+    #[serde(default)]
+    imap: FileImap,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FileImap {
+    host: Option<String>,
+    port: Option<u16>,
+    security: Option<ImapSecurity>,
+    user: Option<String>,
+    password: Option<String>,
+    password_command: Option<String>,
+    ca_file: Option<PathBuf>,
+    timeout_secs: Option<u64>,
+    inbox: Option<String>,
+    folder: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -242,6 +272,7 @@ struct FileSmtp {
     port: Option<u16>,
     security: Option<Security>,
     user: Option<String>,
+    password: Option<String>,
     password_command: Option<String>,
     ca_file: Option<PathBuf>,
     timeout_secs: Option<u64>,
@@ -267,7 +298,7 @@ pub fn load_with_env(
 ) -> Result<MailConfig, MailError> {
     let path = home.join(CONFIG_FILE);
     let file = match fs::read_to_string(&path) {
-        Ok(text) => parse_file(&path, &text)?,
+        Ok(text) => parse_file(&path, &text, readable_by_others(&path))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => FileConfig::default(),
         Err(e) => return Err(MailError::io(format!("cannot read {}", path.display()), e)),
     };
@@ -278,7 +309,7 @@ pub fn load_with_env(
         port: file.smtp.port,
         security: file.smtp.security.unwrap_or_default(),
         user: file.smtp.user,
-        password: None,
+        password: file.smtp.password.map(Secret),
         password_command: file.smtp.password_command,
         ca_file: file.smtp.ca_file.map(|p| home.join(p)),
         timeout: file
@@ -353,6 +384,8 @@ pub fn load_with_env(
         ));
     }
 
+    let imap = imap_settings(home, file.imap, &smtp, &env)?;
+
     let transport = transport.unwrap_or(if smtp.host.is_some() {
         TransportKind::Smtp
     } else {
@@ -363,13 +396,126 @@ pub fn load_with_env(
         from,
         smtp,
         sendmail,
+        imap,
         source: path.exists().then_some(path),
     };
     validate(&cfg)?;
     Ok(cfg)
 }
 
-fn parse_file(path: &Path, text: &str) -> Result<FileConfig, MailError> {
+/// The IMAP settings: `[imap]` and `STARRY_IMAP_*`, the account's user,
+/// password and extra root certificate defaulting to the SMTP ones (one
+/// account, both directions; a different IMAP user brings its own password).
+fn imap_settings(
+    home: &Path,
+    file: FileImap,
+    smtp: &SmtpSettings,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ImapSettings, MailError> {
+    let mut imap = ImapSettings {
+        host: file.host,
+        port: file.port,
+        security: file.security.unwrap_or_default(),
+        user: file.user,
+        password: file.password.map(Secret),
+        password_command: file.password_command,
+        ca_file: file.ca_file.map(|p| home.join(p)),
+        timeout: file
+            .timeout_secs
+            .map_or(super::imap::DEFAULT_TIMEOUT, Duration::from_secs),
+        inbox: file.inbox.unwrap_or_else(|| "INBOX".into()),
+        folder: file
+            .folder
+            .unwrap_or_else(|| super::imap::DEFAULT_FOLDER.into()),
+    };
+    let number = |name: &str, v: &str, what: &str| {
+        MailError::Config(format!(
+            "{name} is `{}`; it must be {what}",
+            text::excerpt(v)
+        ))
+    };
+    if let Some(v) = env("STARRY_IMAP_HOST") {
+        imap.host = Some(v.trim().to_string());
+    }
+    if let Some(v) = env("STARRY_IMAP_PORT") {
+        imap.port = Some(
+            v.trim()
+                .parse()
+                .map_err(|_| number("STARRY_IMAP_PORT", &v, "a port number (1-65535)"))?,
+        );
+    }
+    if let Some(v) = env("STARRY_IMAP_SECURITY") {
+        imap.security = ImapSecurity::parse(&v).ok_or_else(|| {
+            MailError::Config(format!(
+                "STARRY_IMAP_SECURITY is `{}`; use tls, starttls or none",
+                text::excerpt(&v)
+            ))
+        })?;
+    }
+    if let Some(v) = env("STARRY_IMAP_USER") {
+        imap.user = Some(v);
+    }
+    if let Some(v) = env("STARRY_IMAP_PASSWORD") {
+        imap.password = Some(Secret(v));
+    }
+    if let Some(v) = env("STARRY_IMAP_PASSWORD_COMMAND") {
+        imap.password_command = Some(v);
+    }
+    if let Some(v) = env("STARRY_IMAP_CA_FILE") {
+        imap.ca_file = Some(PathBuf::from(v));
+    }
+    if let Some(v) = env("STARRY_IMAP_TIMEOUT") {
+        let secs: u64 = v
+            .trim()
+            .parse()
+            .map_err(|_| number("STARRY_IMAP_TIMEOUT", &v, "a number of seconds"))?;
+        imap.timeout = Duration::from_secs(secs);
+    }
+    if let Some(v) = env("STARRY_IMAP_INBOX") {
+        imap.inbox = v;
+    }
+    if let Some(v) = env("STARRY_IMAP_FOLDER") {
+        imap.folder = v;
+    }
+    if imap.port == Some(0) {
+        return Err(MailError::Config("the IMAP port cannot be 0".into()));
+    }
+    if imap.timeout.is_zero() {
+        return Err(MailError::Config(
+            "the IMAP timeout cannot be 0 seconds".into(),
+        ));
+    }
+    if imap.user.is_none() {
+        imap.user = smtp.user.clone();
+    }
+    let own_secret = imap.password.is_some() || imap.password_command.is_some();
+    if !own_secret && imap.user == smtp.user {
+        imap.password = smtp.password.clone();
+        imap.password_command = smtp.password_command.clone();
+    }
+    if imap.ca_file.is_none() {
+        imap.ca_file = smtp.ca_file.clone();
+    }
+    Ok(imap)
+}
+
+/// Whether users other than the owner may read `path` (and so a password
+/// in it). Where there are no such permissions, never.
+fn readable_by_others(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = fs::metadata(path).ok()?.permissions().mode() & 0o777;
+        (mode & 0o044 != 0).then_some(mode)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+fn parse_file(path: &Path, text: &str, readable: Option<u32>) -> Result<FileConfig, MailError> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         MailError::Config(format!(
             "{} is not valid TOML: {}",
@@ -377,9 +523,24 @@ fn parse_file(path: &Path, text: &str) -> Result<FileConfig, MailError> {
             text::inline(&without_values(&one_line(e.message())))
         ))
     })?;
-    if holds_password(&toml::Value::Table(table.clone())) {
+    // A password has two places, `password` in [smtp] and in [imap]; one
+    // anywhere else is a mistake whose value must not be echoed.
+    let mut rest = table.clone();
+    let mut stored = false;
+    for section in ["smtp", "imap"] {
+        if let Some(toml::Value::Table(t)) = rest.get_mut(section) {
+            stored |= t.remove("password").is_some();
+        }
+    }
+    if holds_password(&toml::Value::Table(rest)) {
         return Err(MailError::PasswordInConfigFile {
             path: path.to_path_buf(),
+        });
+    }
+    if let (true, Some(mode)) = (stored, readable) {
+        return Err(MailError::PasswordFileReadable {
+            path: path.to_path_buf(),
+            mode,
         });
     }
     FileConfig::deserialize(toml::Value::Table(table)).map_err(|e| {
@@ -427,7 +588,7 @@ fn holds_password(v: &toml::Value) -> bool {
     }
 }
 
-fn is_local_host(host: &str) -> bool {
+pub(crate) fn is_local_host(host: &str) -> bool {
     let h = host.trim().trim_start_matches('[').trim_end_matches(']');
     h.eq_ignore_ascii_case("localhost") || h.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
@@ -529,6 +690,13 @@ pub fn send(cfg: &MailConfig, home: &Path, msg: &Message) -> Result<Sent, MailEr
             }),
         },
     }
+}
+
+/// Connects to the SMTP server of `cfg` and logs in, sending nothing: the
+/// test of `starry mail setup`. Says how it went (`250 logged in`).
+pub fn check_smtp(cfg: &MailConfig, home: &Path) -> Result<Sent, MailError> {
+    validate(cfg)?;
+    Sender::new(cfg, home).smtp(None)
 }
 
 /// Sends every message waiting in `home/pending/`, oldest first, removing
@@ -801,7 +969,7 @@ impl<'a> Sender<'a> {
                     })?;
                 Ok(Sent::Sendmail { program })
             }
-            TransportKind::Smtp => self.smtp(envelope, bytes),
+            TransportKind::Smtp => self.smtp(Some((envelope, bytes))),
         }
     }
 
@@ -827,7 +995,9 @@ impl<'a> Sender<'a> {
         Ok(p)
     }
 
-    fn smtp(&mut self, envelope: &Envelope, bytes: &[u8]) -> Result<Sent, MailError> {
+    /// Sends `message` through the SMTP server; with `None`, only connects
+    /// and logs in (`starry mail setup`'s test).
+    fn smtp(&mut self, message: Option<(&Envelope, &[u8])>) -> Result<Sent, MailError> {
         validate(self.cfg)?;
         let s = &self.cfg.smtp;
         let host = s.host.clone().unwrap_or_default();
@@ -883,8 +1053,22 @@ impl<'a> Sender<'a> {
                 conn.auth(&[Mechanism::Plain, Mechanism::Login], credentials)
                     .map_err(|e| self.classify(&ctx, Phase::Auth, &e))?;
             }
-            conn.send(envelope, bytes)
-                .map_err(|e| self.classify(&ctx, Phase::Send, &e))
+            match message {
+                Some((envelope, bytes)) => conn
+                    .send(envelope, bytes)
+                    .map_err(|e| self.classify(&ctx, Phase::Send, &e)),
+                None => Ok(lettre::transport::smtp::response::Response::new(
+                    lettre::transport::smtp::response::Code::new(
+                        lettre::transport::smtp::response::Severity::PositiveCompletion,
+                        lettre::transport::smtp::response::Category::Information,
+                        lettre::transport::smtp::response::Detail::Zero,
+                    ),
+                    vec![match credentials {
+                        Some(_) => "logged in".to_string(),
+                        None => "connected (no login)".to_string(),
+                    }],
+                )),
+            }
         })();
         match result {
             Ok(reply) => {
@@ -1059,7 +1243,7 @@ fn io_kind(e: &lettre::transport::smtp::Error) -> Option<std::io::ErrorKind> {
 /// Runs `password_command` with `sh -c`; its stdout, minus one trailing
 /// newline, is the password. Its stdin and stderr stay the terminal's, so a
 /// password manager can ask for its own passphrase.
-fn run_password_command(cmd: &str) -> Result<Secret, MailError> {
+pub(crate) fn run_password_command(cmd: &str) -> Result<Secret, MailError> {
     let out = Command::new("sh")
         .arg("-c")
         .arg(cmd)
@@ -1100,12 +1284,12 @@ fn run_password_command(cmd: &str) -> Result<Secret, MailError> {
 /// control character escaped ([`text::inline`]): a server's or a program's
 /// answer is not trusted to be fit for a terminal.
 #[derive(Default)]
-struct Redactor {
+pub(crate) struct Redactor {
     secrets: Vec<String>,
 }
 
 impl Redactor {
-    fn add(&mut self, user: &str, password: &str) {
+    pub(crate) fn add(&mut self, user: &str, password: &str) {
         if password.is_empty() {
             return;
         }
@@ -1125,7 +1309,7 @@ impl Redactor {
         self.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
     }
 
-    fn clean(&self, text: &str) -> String {
+    pub(crate) fn clean(&self, text: &str) -> String {
         let mut s = one_line(text);
         for secret in &self.secrets {
             s = s.replace(secret.as_str(), "<redacted>");
@@ -1280,10 +1464,12 @@ mod tests {
     }
 
     #[test]
-    fn password_in_file_is_refused() {
+    fn password_in_file_only_in_its_place_and_only_private() {
+        use std::os::unix::fs::PermissionsExt as _;
+        // Anywhere but [smtp] / [imap] `password`: refused, never echoed.
         for text in [
-            "[smtp]\nhost = \"h\"\npassword = \"hunter2-distinct\"\n",
             "password = \"hunter2-distinct\"\n",
+            "[smtp]\nhost = \"h\"\npasswd = \"hunter2-distinct\"\n",
         ] {
             let home = home_with(Some(text));
             let err = load_with_env(home.path(), &env_of(&[])).unwrap_err();
@@ -1293,8 +1479,56 @@ mod tests {
             );
             let msg = err.to_string();
             assert!(msg.contains("password_command"), "{msg}");
-            assert!(msg.contains("STARRY_SMTP_PASSWORD"), "{msg}");
             assert!(!msg.contains("hunter2-distinct"), "{msg}");
+        }
+        let text = "[smtp]\nhost = \"h\"\nuser = \"ann@example.org\"\npassword = \"hunter2-distinct\"\n\
+                    [imap]\nhost = \"i\"\n";
+        let home = home_with(Some(text));
+        let file = home.path().join(CONFIG_FILE);
+        // Readable by others: refused, saying how to fix it.
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o644)).unwrap();
+        let err = load_with_env(home.path(), &env_of(&[])).unwrap_err();
+        assert!(
+            matches!(err, MailError::PasswordFileReadable { mode: 0o644, .. }),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("chmod 600"), "{err}");
+        assert!(!err.to_string().contains("hunter2-distinct"), "{err}");
+        // Private: taken, and the IMAP side of the account shares it.
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
+        let cfg = load_with_env(home.path(), &env_of(&[])).unwrap();
+        assert_eq!(cfg.smtp.password, Some(Secret::new("hunter2-distinct")));
+        assert_eq!(cfg.imap.password, Some(Secret::new("hunter2-distinct")));
+        assert_eq!(cfg.imap.user.as_deref(), Some("ann@example.org"));
+        assert_eq!(cfg.imap.host.as_deref(), Some("i"));
+        // Another IMAP user brings its own secret: none is borrowed.
+        let cfg = load_with_env(
+            home.path(),
+            &env_of(&[("STARRY_IMAP_USER", "other@example.org")]),
+        )
+        .unwrap();
+        assert_eq!(cfg.imap.password, None);
+        assert!(format!("{cfg:?}").contains("redacted"));
+        assert!(!format!("{cfg:?}").contains("hunter2-distinct"));
+    }
+
+    #[test]
+    fn imap_settings_from_file_and_environment() {
+        let home = home_with(Some(
+            "[imap]\nhost = \"imap.example.org\"\nsecurity = \"starttls\"\nfolder = \"games\"\n",
+        ));
+        let cfg = load_with_env(home.path(), &env_of(&[("STARRY_IMAP_PORT", "1143")])).unwrap();
+        assert_eq!(cfg.imap.server(), "imap.example.org:1143");
+        assert_eq!(cfg.imap.security, ImapSecurity::Starttls);
+        assert_eq!(cfg.imap.folder, "games");
+        assert_eq!(cfg.imap.inbox, "INBOX");
+        for (k, v) in [
+            ("STARRY_IMAP_PORT", "imap"),
+            ("STARRY_IMAP_SECURITY", "maybe"),
+            ("STARRY_IMAP_TIMEOUT", "soon"),
+        ] {
+            let err = load_with_env(home.path(), &env_of(&[(k, v)])).unwrap_err();
+            assert!(err.to_string().contains(k), "{err}");
         }
     }
 

@@ -1,0 +1,449 @@
+//! `starry mail setup`: write the mail settings (SMTP to send, IMAP to
+//! receive) and test both connections before keeping them.
+//!
+//! Values come from the flags, from a provider's known servers, from the
+//! settings already there, and, on a terminal, from questions. The new
+//! settings are tried in a scratch home first; `mail.toml` is replaced
+//! (atomically, mode 0600, the earlier file kept as `mail.toml.bak`) only
+//! when both connections work, or with `--no-test`.
+
+use std::fs;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::Output;
+use crate::cli::MailSetupArgs;
+use crate::crypto::identity::{self, Identity};
+use crate::error::{Error, Result};
+use crate::mail::imap::{Imap, ImapSecurity};
+use crate::mail::transport::{CONFIG_FILE, Security, check_smtp, load_with_env};
+use crate::text;
+
+/// A provider's servers, as its help pages give them (November 2026). All
+/// of them want an app password (or OAuth, which starry does not speak)
+/// once two-step login is on.
+struct Provider {
+    name: &'static str,
+    smtp: (&'static str, u16, Security),
+    imap: (&'static str, u16, ImapSecurity),
+}
+
+const PROVIDERS: &[Provider] = &[
+    Provider {
+        name: "gmail",
+        smtp: ("smtp.gmail.com", 587, Security::Starttls),
+        imap: ("imap.gmail.com", 993, ImapSecurity::Tls),
+    },
+    Provider {
+        name: "outlook",
+        smtp: ("smtp-mail.outlook.com", 587, Security::Starttls),
+        imap: ("outlook.office365.com", 993, ImapSecurity::Tls),
+    },
+    Provider {
+        name: "icloud",
+        smtp: ("smtp.mail.me.com", 587, Security::Starttls),
+        imap: ("imap.mail.me.com", 993, ImapSecurity::Tls),
+    },
+    Provider {
+        name: "fastmail",
+        smtp: ("smtp.fastmail.com", 465, Security::Tls),
+        imap: ("imap.fastmail.com", 993, ImapSecurity::Tls),
+    },
+    Provider {
+        name: "yahoo",
+        smtp: ("smtp.mail.yahoo.com", 465, Security::Tls),
+        imap: ("imap.mail.yahoo.com", 993, ImapSecurity::Tls),
+    },
+    Provider {
+        name: "gmx",
+        smtp: ("mail.gmx.net", 587, Security::Starttls),
+        imap: ("imap.gmx.net", 993, ImapSecurity::Tls),
+    },
+    Provider {
+        name: "posteo",
+        smtp: ("posteo.de", 587, Security::Starttls),
+        imap: ("posteo.de", 993, ImapSecurity::Tls),
+    },
+];
+
+/// `starry mail setup --json`.
+#[derive(Serialize, JsonSchema, Debug)]
+pub struct SetupReport {
+    /// The settings file written (or that would have been).
+    pub file: String,
+    /// Whether it was written.
+    pub written: bool,
+    /// The earlier settings, kept aside.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<String>,
+    /// How the SMTP test went (`null` with --no-test).
+    pub smtp: Option<String>,
+    /// How the IMAP test went (`null` with --no-test).
+    pub imap: Option<String>,
+}
+
+/// `starry mail setup`.
+pub fn run(a: &MailSetupArgs) -> Result<Output> {
+    let home = identity::home_dir()?;
+    let path = home.join(CONFIG_FILE);
+    let mut table: toml::Table = match fs::read_to_string(&path) {
+        Ok(t) => t.parse().map_err(|_| {
+            Error::Usage(format!(
+                "{} is not valid TOML; fix or remove it first (nothing was changed)",
+                path.display()
+            ))
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => toml::Table::new(),
+        Err(e) => return Err(Error::io("cannot read", &path, e)),
+    };
+    let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let mut ask = Asker { terminal };
+
+    let provider = match &a.provider {
+        Some(p) => Some(
+            PROVIDERS
+                .iter()
+                .find(|x| x.name.eq_ignore_ascii_case(p.trim()))
+                .ok_or_else(|| {
+                    Error::Usage(format!(
+                        "--provider {}: not one starry knows; known: {}. Give --smtp-host and \
+                         --imap-host instead",
+                        text::excerpt(p),
+                        PROVIDERS
+                            .iter()
+                            .map(|p| p.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                })?,
+        ),
+        None => None,
+    };
+    let current = |section: &str, key: &str| -> Option<String> {
+        table
+            .get(section)
+            .and_then(|s| s.get(key))
+            .and_then(|v| match v {
+                toml::Value::String(s) => Some(s.clone()),
+                toml::Value::Integer(i) => Some(i.to_string()),
+                _ => None,
+            })
+    };
+    let email = match a.email.clone() {
+        Some(e) => Some(e),
+        None => current("smtp", "user")
+            .or_else(|| Identity::load(&home).ok().map(|i| i.email))
+            .or(ask.line("Your e-mail address")?),
+    };
+    let email = email.ok_or_else(|| missing("--email"))?;
+    text::check_email(&email).map_err(Error::Usage)?;
+    let user = a.user.clone().unwrap_or_else(|| email.clone());
+    let guess = |kind: &str| {
+        let domain = email.rsplit('@').next().unwrap_or_default();
+        format!("{kind}.{domain}")
+    };
+
+    let smtp_host = match (&a.smtp_host, provider) {
+        (Some(h), _) => h.clone(),
+        (None, Some(p)) => p.smtp.0.to_string(),
+        (None, None) => match current("smtp", "host") {
+            Some(h) => h,
+            None => ask
+                .line_or(&format!("SMTP server (sending) [{}]", guess("smtp")), guess("smtp"))?
+                .ok_or_else(|| missing("--smtp-host"))?,
+        },
+    };
+    let imap_host = match (&a.imap_host, provider) {
+        (Some(h), _) => h.clone(),
+        (None, Some(p)) => p.imap.0.to_string(),
+        (None, None) => match current("imap", "host") {
+            Some(h) => h,
+            None => ask
+                .line_or(&format!("IMAP server (receiving) [{}]", guess("imap")), guess("imap"))?
+                .ok_or_else(|| missing("--imap-host"))?,
+        },
+    };
+    let smtp_security = match &a.smtp_security {
+        Some(s) => Some(parse_security(s)?),
+        None => provider.map(|p| p.smtp.2),
+    };
+    let imap_security = match &a.imap_security {
+        Some(s) => Some(
+            ImapSecurity::parse(s).ok_or_else(|| {
+                Error::Usage(format!(
+                    "--imap-security {}: use tls, starttls or none",
+                    text::excerpt(s)
+                ))
+            })?,
+        ),
+        None => provider.map(|p| p.imap.2),
+    };
+    let smtp_port = a.smtp_port.or(provider.map(|p| p.smtp.1));
+    let imap_port = a.imap_port.or(provider.map(|p| p.imap.1));
+    for (flag, port) in [("--smtp-port", smtp_port), ("--imap-port", imap_port)] {
+        if port == Some(0) {
+            return Err(Error::Usage(format!("{flag} cannot be 0")));
+        }
+    }
+
+    // The secret: a command, a password read from standard input, the one
+    // already there, or a question.
+    enum Secret {
+        Command(String),
+        Password(String),
+        Keep,
+    }
+    let had_secret = current("smtp", "password").is_some()
+        || current("smtp", "password_command").is_some();
+    let secret = if let Some(c) = &a.password_command {
+        Secret::Command(c.clone())
+    } else if a.password_stdin {
+        let mut line = String::new();
+        std::io::stdin()
+            .lock()
+            .take_line(&mut line)
+            .map_err(|e| Error::io("cannot read the password from", "standard input", e))?;
+        let p = line.trim_end_matches(['\r', '\n']).to_string();
+        if p.is_empty() {
+            return Err(Error::Usage(
+                "--password-stdin: standard input held no password".into(),
+            ));
+        }
+        Secret::Password(p)
+    } else if had_secret {
+        Secret::Keep
+    } else if terminal {
+        let p = rpassword::prompt_password(format!(
+            "Password for {} (an app password for most providers; not shown): ",
+            text::inline(&user)
+        ))
+        .map_err(|e| Error::io("cannot read the password from", "the terminal", e))?;
+        if p.is_empty() {
+            return Err(Error::Usage("no password given; nothing was changed".into()));
+        }
+        Secret::Password(p)
+    } else {
+        return Err(Error::Usage(
+            "no password: give --password-command COMMAND (a command that prints it) or \
+             --password-stdin, or run `starry mail setup` on a terminal; nothing was changed"
+                .into(),
+        ));
+    };
+
+    // The new settings, over the old ones.
+    let smtp = section(&mut table, "smtp");
+    smtp.insert("host".into(), smtp_host.clone().into());
+    set_or_keep(smtp, "port", smtp_port.map(|p| i64::from(p).into()));
+    set_or_keep(
+        smtp,
+        "security",
+        smtp_security.map(|s| security_name(s).into()),
+    );
+    smtp.insert("user".into(), user.clone().into());
+    match &secret {
+        Secret::Command(c) => {
+            smtp.remove("password");
+            smtp.insert("password_command".into(), c.clone().into());
+        }
+        Secret::Password(p) => {
+            smtp.remove("password_command");
+            smtp.insert("password".into(), p.clone().into());
+        }
+        Secret::Keep => {}
+    }
+    if let Some(ca) = &a.ca_file {
+        let abs = fs::canonicalize(ca).map_err(|e| Error::io("cannot find", ca, e))?;
+        smtp.insert("ca_file".into(), abs.display().to_string().into());
+    }
+    let imap = section(&mut table, "imap");
+    imap.insert("host".into(), imap_host.clone().into());
+    set_or_keep(imap, "port", imap_port.map(|p| i64::from(p).into()));
+    set_or_keep(
+        imap,
+        "security",
+        imap_security.map(|s| s.as_str().into()),
+    );
+    table.insert("transport".into(), "smtp".into());
+    let text_of_settings = toml::to_string(&table)
+        .map_err(|e| Error::Other(format!("cannot write the settings: {e}")))?;
+
+    // Tried in a scratch home, with the same environment.
+    let scratch = tempfile::tempdir().map_err(|e| Error::io("cannot create", "a temporary folder", e))?;
+    write_private(&scratch.path().join(CONFIG_FILE), text_of_settings.as_bytes())?;
+    let cfg = load_with_env(scratch.path(), &|n| std::env::var(n).ok())
+        .map_err(|e| Error::Usage(format!("{e}; nothing was changed")))?;
+    let mut report = SetupReport {
+        file: path.display().to_string(),
+        written: false,
+        backup: None,
+        smtp: None,
+        imap: None,
+    };
+    if !a.no_test {
+        let smtp_result = check_smtp(&cfg, &home);
+        let imap_result = Imap::connect(&cfg.imap).and_then(|mut i| {
+            let sel = i.select(&cfg.imap.inbox)?;
+            let server = i.server().to_string();
+            i.logout();
+            Ok((server, sel.exists))
+        });
+        let smtp_text = match &smtp_result {
+            Ok(sent) => format!("SMTP works: {sent}"),
+            Err(e) => format!("SMTP failed: {e}"),
+        };
+        let imap_text = match &imap_result {
+            Ok((server, n)) => format!(
+                "IMAP works: logged in at {server} as {}; {} holds {n} mails",
+                text::inline(&user),
+                text::inline(&cfg.imap.inbox)
+            ),
+            Err(e) => format!("IMAP failed: {e}"),
+        };
+        report.smtp = Some(smtp_text.clone());
+        report.imap = Some(imap_text.clone());
+        if smtp_result.is_err() || imap_result.is_err() {
+            let mut out = Output::new(
+                format!(
+                    "{smtp_text}\n{imap_text}\nNothing was written: fix what failed and run \
+                     `starry mail setup` again (or add --no-test to keep the settings \
+                     untried)."
+                ),
+                &report,
+            );
+            out.code = 2;
+            return Ok(out);
+        }
+    }
+    if path.exists() {
+        let backup = home.join(format!("{CONFIG_FILE}.bak"));
+        fs::copy(&path, &backup).map_err(|e| Error::io("cannot keep a copy at", &backup, e))?;
+        report.backup = Some(backup.display().to_string());
+    }
+    fs::create_dir_all(&home).map_err(|e| Error::io("cannot create", &home, e))?;
+    write_private(&path, text_of_settings.as_bytes())?;
+    report.written = true;
+    let mut t = String::new();
+    for line in [&report.smtp, &report.imap].into_iter().flatten() {
+        t.push_str(line);
+        t.push('\n');
+    }
+    t.push_str(&format!(
+        "Settings written to {} (readable by you alone){}.\nNext: `starry sync` takes your \
+         turn mails; `--mail` on any command sends them.",
+        path.display(),
+        report
+            .backup
+            .as_deref()
+            .map(|b| format!("; the earlier file is kept as {b}"))
+            .unwrap_or_default()
+    ));
+    Ok(Output::new(t, &report))
+}
+
+fn missing(flag: &str) -> Error {
+    Error::Usage(format!(
+        "{flag} is needed (and there is no terminal to ask on); nothing was changed"
+    ))
+}
+
+fn parse_security(s: &str) -> Result<Security> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "starttls" => Ok(Security::Starttls),
+        "tls" | "ssl" | "smtps" => Ok(Security::Tls),
+        "none" | "plain" => Ok(Security::None),
+        _ => Err(Error::Usage(format!(
+            "--smtp-security {}: use starttls, tls or none",
+            text::excerpt(s)
+        ))),
+    }
+}
+
+fn security_name(s: Security) -> &'static str {
+    match s {
+        Security::Starttls => "starttls",
+        Security::Tls => "tls",
+        Security::None => "none",
+    }
+}
+
+fn section<'a>(table: &'a mut toml::Table, name: &str) -> &'a mut toml::Table {
+    let entry = table
+        .entry(name.to_string())
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    if !entry.is_table() {
+        *entry = toml::Value::Table(toml::Table::new());
+    }
+    entry.as_table_mut().expect("a table")
+}
+
+/// Sets `key` when a value is given; otherwise keeps what is there.
+fn set_or_keep(t: &mut toml::Table, key: &str, value: Option<toml::Value>) {
+    if let Some(v) = value {
+        t.insert(key.into(), v);
+    }
+}
+
+/// Writes `bytes` to `path` atomically, readable by its owner alone (a
+/// temporary file is created with mode 0600, then renamed).
+fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
+        .map_err(|e| Error::io("cannot write in", &dir, e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        tmp.as_file()
+            .set_permissions(fs::Permissions::from_mode(0o600))
+            .map_err(|e| Error::io("cannot protect", path, e))?;
+    }
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| Error::io("cannot write (disk full?)", path, e))?;
+    tmp.persist(path)
+        .map_err(|e| Error::io("cannot replace", path, e.error))?;
+    Ok(())
+}
+
+/// Questions on the terminal; none without one.
+struct Asker {
+    terminal: bool,
+}
+
+impl Asker {
+    fn line(&mut self, question: &str) -> Result<Option<String>> {
+        if !self.terminal {
+            return Ok(None);
+        }
+        eprint!("{question}: ");
+        let _ = std::io::stderr().flush();
+        let mut s = String::new();
+        std::io::stdin()
+            .lock()
+            .take_line(&mut s)
+            .map_err(|e| Error::io("cannot read from", "the terminal", e))?;
+        let s = s.trim().to_string();
+        Ok((!s.is_empty()).then_some(s))
+    }
+
+    fn line_or(&mut self, question: &str, default: String) -> Result<Option<String>> {
+        if !self.terminal {
+            return Ok(None);
+        }
+        Ok(Some(self.line(question)?.unwrap_or(default)))
+    }
+}
+
+/// One line of at most 4 KiB.
+trait TakeLine {
+    fn take_line(&mut self, s: &mut String) -> std::io::Result<usize>;
+}
+
+impl<R: BufRead> TakeLine for R {
+    fn take_line(&mut self, s: &mut String) -> std::io::Result<usize> {
+        use std::io::Read as _;
+        self.by_ref().take(4096).read_line(s)
+    }
+}
