@@ -313,25 +313,34 @@ fn broken_mail_settings_stop_the_command_before_anything_is_written() {
     );
     assert_eq!(std::fs::read(&log).unwrap(), before);
 
-    // A password in mail.toml is refused, and not echoed.
+    // A password in a mail.toml that others can read is refused, naming
+    // the fix, and not echoed; so is one outside [smtp] and [imap].
+    use std::os::unix::fs::PermissionsExt as _;
     let home = &players.p[1].home;
-    std::fs::write(
-        home.join("mail.toml"),
-        "[smtp]\nhost = \"127.0.0.1\"\npassword = \"Plain-Text-Pa55word-q02\"\n",
-    )
-    .unwrap();
-    let out = players.p[1].run_env(
-        &[("STARRY_SMTP_SECURITY", "")],
-        &["join", log.to_str().unwrap(), "--mail"],
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("must not hold a password"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(!stderr(&out).contains("Plain-Text-Pa55word-q02"));
-    assert_eq!(std::fs::read(&log).unwrap(), before);
+    let settings = home.join("mail.toml");
+    for (text, mode, says) in [
+        (
+            "[smtp]\nhost = \"127.0.0.1\"\npassword = \"Plain-Text-Pa55word-q02\"\n",
+            0o644,
+            "chmod 600",
+        ),
+        (
+            "pass = \"Plain-Text-Pa55word-q02\"\n[smtp]\nhost = \"127.0.0.1\"\n",
+            0o600,
+            "outside the two places",
+        ),
+    ] {
+        std::fs::write(&settings, text).unwrap();
+        std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(mode)).unwrap();
+        let out = players.p[1].run_env(
+            &[("STARRY_SMTP_SECURITY", "")],
+            &["join", log.to_str().unwrap(), "--mail"],
+        );
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+        assert!(!stderr(&out).contains("Plain-Text-Pa55word-q02"));
+        assert_eq!(std::fs::read(&log).unwrap(), before);
+    }
 }
 
 #[test]
