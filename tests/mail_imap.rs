@@ -426,10 +426,9 @@ fn wrong_password_and_foreign_certificate_are_refused() {
         assert_eq!(kind, "auth", "{security}: {message}");
         assert!(message.contains("AUTHENTICATIONFAILED"), "{message}");
     }
-    // And the right one right after (no penalty for the failures).
-    let t = Instant::now();
+    // And the right one right after (auth_failure_delay and the anvil
+    // penalty are off, or this would wait seconds).
     imap_client(&dovecot.login(ALICE, "tls"), &[]).unwrap();
-    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
     assert!(!dovecot.log().contains(WRONG_PASSWORD));
 
     let other = Dovecot::start_with_cert_for("mail.other.example", &[(ALICE, ALICE_PASSWORD)]);
@@ -532,24 +531,22 @@ fn ten_thousand_mails_are_indexed_and_found() {
     let filled = t.elapsed();
     let login = dovecot.login(ALICE, "tls");
     let t = Instant::now();
-    let found = imap_client(&login, &["search INBOX ALL", "search INBOX SUBJECT 9999"]).unwrap();
-    let searched = t.elapsed();
+    let found = imap_client(&login, &["search INBOX ALL"]).unwrap();
+    let first_look = t.elapsed();
     let uids = found[0]["uids"].as_array().unwrap();
     assert_eq!(uids.len(), 10_000);
     assert_eq!(uids.first().unwrap(), 1);
     assert_eq!(uids.last().unwrap(), 10_000);
-    assert_eq!(found[1]["uids"], serde_json::json!([10_000]));
-    let (all, subject) = (
-        found[0]["seconds"].as_f64().unwrap(),
-        found[1]["seconds"].as_f64().unwrap(),
-    );
 
-    dovecot.deliver(
-        ALICE,
-        b"From: <ben@example.org>\nSubject: a game mail among many\n\nhello\n",
-    );
+    // A mail among them found by its subject (read from every header: the
+    // fillers say "game" only in their bodies).
+    let game = b"From: <ben@example.org>\nSubject: a game mail among many\n\nhello\n";
+    dovecot.deliver(ALICE, game);
+    let t = Instant::now();
     let found = imap_client(&login, &["search INBOX SUBJECT game"]).unwrap();
+    let by_subject = t.elapsed();
     assert_eq!(found[0]["uids"], serde_json::json!([10_001]));
+    let subject_seconds = found[0]["seconds"].as_f64().unwrap();
     let t = Instant::now();
     let on_disk = dovecot.messages(ALICE, "INBOX");
     let read = t.elapsed();
@@ -560,10 +557,14 @@ fn ten_thousand_mails_are_indexed_and_found() {
             .enumerate()
             .all(|(i, m)| m.uid == Some(i as u32 + 1))
     );
+    assert_eq!(
+        on_disk[9_999].header("Subject").as_deref(),
+        Some("Unrelated mail number 9999")
+    );
     eprintln!(
-        "10,000 mails: fill {filled:.2?}; python client with login, SELECT and two \
-         SEARCHes {searched:.2?}, of which SEARCH ALL (first look: indexing) {all:.3} s, \
-         SEARCH SUBJECT {subject:.3} s; messages() {read:.2?}"
+        "10,000 mails: fill {filled:.2?}; python client, login and SEARCH ALL (Dovecot \
+         indexes them on SELECT) {first_look:.2?}; after one more by LMTP, SEARCH SUBJECT \
+         {by_subject:.2?} (in Dovecot {subject_seconds:.2} s); messages() {read:.2?}"
     );
 }
 
