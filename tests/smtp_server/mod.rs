@@ -8,6 +8,10 @@
 //! would claim more than it checked. STARRY_SKIP_SMTP_TESTS=1 turns that into
 //! a loud skip, for a machine where the server cannot be installed. The TLS tests also need the `openssl`
 //! command to make a throw-away certificate; without it they fail.
+//!
+//! [`Server::start_with`] can also make it the recipients' mail server in
+//! front of a test Dovecot (tests/imap_server/mod.rs): delivery by LMTP,
+//! several accounts, and `Authentication-Results` as an MTA that checked SPF.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
@@ -110,8 +114,61 @@ pub enum Mode {
     Drop,
 }
 
+/// How to start a [`Server`] beyond its mode (see [`Server::start_with`]).
+/// `Options::new(mode)` behaves exactly like [`Server::start`].
+#[derive(Clone)]
+pub struct Options {
+    pub mode: Mode,
+    /// 0: a free port.
+    pub port: u16,
+    /// The accounts that may log in (AUTH). `None`: the one [`USER`] in the
+    /// STARTTLS and TLS modes, no AUTH in plain mode. In plain mode, accounts
+    /// make it offer AUTH without TLS (on 127.0.0.1 only).
+    pub accounts: Option<Vec<(String, String)>>,
+    /// Offer AUTH without requiring it.
+    pub auth_optional: bool,
+    /// Also deliver every accepted message by LMTP to 127.0.0.1 on this
+    /// port (to the envelope recipients, e.g. a test Dovecot's
+    /// `lmtp_port()`); the server refuses what LMTP refuses. The maildir
+    /// keeps its copy as always.
+    pub lmtp_port: Option<u16>,
+    /// Act as the recipients' MTA: drop every `Authentication-Results` of
+    /// this authserv-id and prepend `ID; spf=pass smtp.mailfrom=SENDER` when
+    /// the session logged in as the envelope sender, `spf=none` otherwise.
+    pub authserv_id: Option<String>,
+    /// (certificate, key) PEM files for the TLS modes instead of the
+    /// self-signed [`certificate`], e.g. one signed by a test CA.
+    pub cert: Option<(PathBuf, PathBuf)>,
+}
+
+impl Options {
+    pub fn new(mode: Mode) -> Options {
+        Options {
+            mode,
+            port: 0,
+            accounts: None,
+            auth_optional: false,
+            lmtp_port: None,
+            authserv_id: None,
+            cert: None,
+        }
+    }
+}
+
 impl Server {
     pub fn start(py: &Path, dir: &Path, mode: Mode, port: u16) -> Server {
+        Server::start_with(
+            py,
+            dir,
+            &Options {
+                port,
+                ..Options::new(mode)
+            },
+        )
+    }
+
+    pub fn start_with(py: &Path, dir: &Path, options: &Options) -> Server {
+        let (mode, port) = (options.mode, options.port);
         let maildir = dir.join(format!("maildir-{port}-{}", rand_suffix()));
         let mut cmd = Command::new(py);
         cmd.arg(root().join("tests/support/smtp/server.py"))
@@ -129,13 +186,23 @@ impl Server {
                 Mode::Drop => "drop",
             });
         if matches!(mode, Mode::Starttls | Mode::Tls) {
-            let (cert, key) = certificate(dir);
-            cmd.arg("--cert").arg(cert).arg("--key").arg(key).args([
-                "--user",
-                USER,
-                "--password",
-                PASSWORD,
-            ]);
+            let (cert, key) = options.cert.clone().unwrap_or_else(|| certificate(dir));
+            cmd.arg("--cert").arg(cert).arg("--key").arg(key);
+            if options.accounts.is_none() {
+                cmd.args(["--user", USER, "--password", PASSWORD]);
+            }
+        }
+        for (user, password) in options.accounts.iter().flatten() {
+            cmd.args(["--user", user, "--password", password]);
+        }
+        if options.auth_optional {
+            cmd.arg("--auth-optional");
+        }
+        if let Some(p) = options.lmtp_port {
+            cmd.args(["--lmtp-port", &p.to_string()]);
+        }
+        if let Some(id) = &options.authserv_id {
+            cmd.args(["--authserv-id", id]);
         }
         let err_path = dir.join(format!("server-{}.err", rand_suffix()));
         let stderr = std::fs::File::create(&err_path).expect("server stderr file");
@@ -208,6 +275,11 @@ impl Server {
         };
         files.sort_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap());
         files.iter().map(|p| std::fs::read(p).unwrap()).collect()
+    }
+
+    /// The server's process id (to check it is gone once dropped).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     pub fn output(&self) -> String {
