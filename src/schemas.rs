@@ -43,7 +43,10 @@ pub fn all() -> Vec<(&'static str, Value)> {
         ("arena.json", schema::<crate::app::arena::ArenaReport>()),
         ("robot.json", schema::<crate::app::robot::RobotReport>()),
         ("sync.json", schema::<crate::app::sync::SyncReport>()),
-        ("mail-setup.json", schema::<crate::app::setup::SetupReport>()),
+        (
+            "mail-setup.json",
+            schema::<crate::app::setup::SetupReport>(),
+        ),
         (
             "starry-sky-options.json",
             schema::<<StarrySky as Game>::Options>(),

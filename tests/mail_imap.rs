@@ -11,7 +11,11 @@
 //! that is not starry's (python3's imaplib).
 
 mod imap_server;
+mod players;
 mod smtp_server;
+/// `starry sync` and `starry mail setup`.
+#[path = "imap_tests/sync.rs"]
+mod sync;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

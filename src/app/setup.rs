@@ -152,7 +152,10 @@ pub fn run(a: &MailSetupArgs) -> Result<Output> {
         (None, None) => match current("smtp", "host") {
             Some(h) => h,
             None => ask
-                .line_or(&format!("SMTP server (sending) [{}]", guess("smtp")), guess("smtp"))?
+                .line_or(
+                    &format!("SMTP server (sending) [{}]", guess("smtp")),
+                    guess("smtp"),
+                )?
                 .ok_or_else(|| missing("--smtp-host"))?,
         },
     };
@@ -162,7 +165,10 @@ pub fn run(a: &MailSetupArgs) -> Result<Output> {
         (None, None) => match current("imap", "host") {
             Some(h) => h,
             None => ask
-                .line_or(&format!("IMAP server (receiving) [{}]", guess("imap")), guess("imap"))?
+                .line_or(
+                    &format!("IMAP server (receiving) [{}]", guess("imap")),
+                    guess("imap"),
+                )?
                 .ok_or_else(|| missing("--imap-host"))?,
         },
     };
@@ -171,14 +177,12 @@ pub fn run(a: &MailSetupArgs) -> Result<Output> {
         None => provider.map(|p| p.smtp.2),
     };
     let imap_security = match &a.imap_security {
-        Some(s) => Some(
-            ImapSecurity::parse(s).ok_or_else(|| {
-                Error::Usage(format!(
-                    "--imap-security {}: use tls, starttls or none",
-                    text::excerpt(s)
-                ))
-            })?,
-        ),
+        Some(s) => Some(ImapSecurity::parse(s).ok_or_else(|| {
+            Error::Usage(format!(
+                "--imap-security {}: use tls, starttls or none",
+                text::excerpt(s)
+            ))
+        })?),
         None => provider.map(|p| p.imap.2),
     };
     let smtp_port = a.smtp_port.or(provider.map(|p| p.smtp.1));
@@ -196,8 +200,8 @@ pub fn run(a: &MailSetupArgs) -> Result<Output> {
         Password(String),
         Keep,
     }
-    let had_secret = current("smtp", "password").is_some()
-        || current("smtp", "password_command").is_some();
+    let had_secret =
+        current("smtp", "password").is_some() || current("smtp", "password_command").is_some();
     let secret = if let Some(c) = &a.password_command {
         Secret::Command(c.clone())
     } else if a.password_stdin {
@@ -222,7 +226,9 @@ pub fn run(a: &MailSetupArgs) -> Result<Output> {
         ))
         .map_err(|e| Error::io("cannot read the password from", "the terminal", e))?;
         if p.is_empty() {
-            return Err(Error::Usage("no password given; nothing was changed".into()));
+            return Err(Error::Usage(
+                "no password given; nothing was changed".into(),
+            ));
         }
         Secret::Password(p)
     } else {
@@ -261,18 +267,18 @@ pub fn run(a: &MailSetupArgs) -> Result<Output> {
     let imap = section(&mut table, "imap");
     imap.insert("host".into(), imap_host.clone().into());
     set_or_keep(imap, "port", imap_port.map(|p| i64::from(p).into()));
-    set_or_keep(
-        imap,
-        "security",
-        imap_security.map(|s| s.as_str().into()),
-    );
+    set_or_keep(imap, "security", imap_security.map(|s| s.as_str().into()));
     table.insert("transport".into(), "smtp".into());
     let text_of_settings = toml::to_string(&table)
         .map_err(|e| Error::Other(format!("cannot write the settings: {e}")))?;
 
     // Tried in a scratch home, with the same environment.
-    let scratch = tempfile::tempdir().map_err(|e| Error::io("cannot create", "a temporary folder", e))?;
-    write_private(&scratch.path().join(CONFIG_FILE), text_of_settings.as_bytes())?;
+    let scratch =
+        tempfile::tempdir().map_err(|e| Error::io("cannot create", "a temporary folder", e))?;
+    write_private(
+        &scratch.path().join(CONFIG_FILE),
+        text_of_settings.as_bytes(),
+    )?;
     let cfg = load_with_env(scratch.path(), &|n| std::env::var(n).ok())
         .map_err(|e| Error::Usage(format!("{e}; nothing was changed")))?;
     let mut report = SetupReport {
@@ -389,9 +395,11 @@ fn set_or_keep(t: &mut toml::Table, key: &str, value: Option<toml::Value>) {
 /// Writes `bytes` to `path` atomically, readable by its owner alone (a
 /// temporary file is created with mode 0600, then renamed).
 fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
-        .map_err(|e| Error::io("cannot write in", &dir, e))?;
+    let dir = path
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let mut tmp =
+        tempfile::NamedTempFile::new_in(&dir).map_err(|e| Error::io("cannot write in", &dir, e))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;

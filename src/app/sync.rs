@@ -130,7 +130,9 @@ pub fn run(source: &Source, watch: bool, json: bool) -> Result<Output> {
     }
     match source {
         Source::Imap => {
-            cfg.imap.validate().map_err(|e| Error::Usage(e.to_string()))?;
+            cfg.imap
+                .validate()
+                .map_err(|e| Error::Usage(e.to_string()))?;
             if watch {
                 watch_imap(&home, &cfg.imap, json)
             } else {
@@ -217,11 +219,7 @@ fn empty_report(source: String) -> SyncReport {
 
 /// One pass over the inbox; returns the report and the session, still
 /// logged in, when it is worth keeping (for `--watch`).
-fn imap_pass(
-    home: &Path,
-    s: &ImapSettings,
-    session: Option<Imap>,
-) -> (SyncReport, Option<Imap>) {
+fn imap_pass(home: &Path, s: &ImapSettings, session: Option<Imap>) -> (SyncReport, Option<Imap>) {
     let mut report = empty_report(source_name(s));
     let mut imap = match session {
         Some(i) => i,
@@ -233,7 +231,9 @@ fn imap_pass(
             }
         },
     };
-    match take_new(home, s, &mut imap, &mut report) {
+    let taken = take_new(home, s, &mut imap, &mut report);
+    count(&mut report);
+    match taken {
         Ok(()) => (report, Some(imap)),
         Err(e) => {
             report.stopped = Some(e.to_string());
@@ -302,13 +302,11 @@ fn take_new(
     // A mail that continues one delivered after it (mail arrives out of
     // order) could not be completed in its turn; once something else was
     // taken, try those once more.
-    if report
-        .mails
-        .iter()
-        .any(|m| m.outcome == MailOutcome::Taken)
-    {
+    if report.mails.iter().any(|m| m.outcome == MailOutcome::Taken) {
         for (uid, at) in unusable {
-            let Some(raw) = imap.fetch(uid)? else { continue };
+            let Some(raw) = imap.fetch(uid)? else {
+                continue;
+            };
             let again = take(home, &raw, format!("uid {uid}"));
             if again.outcome == MailOutcome::Taken {
                 imap.file_away(uid, &s.folder)?;
@@ -472,7 +470,10 @@ fn flags(name: &str) -> &str {
 }
 
 fn with_flag(name: &str, flag: char) -> String {
-    let mut f: Vec<char> = flags(name).chars().filter(|c| c.is_ascii_uppercase()).collect();
+    let mut f: Vec<char> = flags(name)
+        .chars()
+        .filter(|c| c.is_ascii_uppercase())
+        .collect();
     if !f.contains(&flag) {
         f.push(flag);
     }
@@ -497,8 +498,8 @@ fn maildir_pass(home: &Path, dir: &Path, folder: &str) -> Result<SyncReport> {
     let mut found: Vec<(Option<std::time::SystemTime>, String, PathBuf)> = Vec::new();
     let mut present = BTreeSet::new();
     for sub in ["new", "cur"] {
-        let entries = fs::read_dir(dir.join(sub))
-            .map_err(|e| Error::io("cannot list", dir.join(sub), e))?;
+        let entries =
+            fs::read_dir(dir.join(sub)).map_err(|e| Error::io("cannot list", dir.join(sub), e))?;
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             if name.starts_with('.') {

@@ -106,7 +106,8 @@ pub enum Command {
     Mail(MailArgs),
     /// Fetch your mail (IMAP, or a local maildir), take in every starry mail oldest first, file it
     /// away, and list the games where it is your turn.
-    #[command(after_help = "Each mail is moved to the folder `starry` (created when missing; \
+    #[command(
+        after_help = "Each mail is moved to the folder `starry` (created when missing; \
                             `folder` in the [imap] section of mail.toml) and flagged seen only \
                             once its entries are on disk; a mail that cannot be used stays in the \
                             inbox, flagged, and the report says why. What was read is remembered \
@@ -120,7 +121,8 @@ pub enum Command {
                             starry sync\n  \
                             starry sync --watch               (stay connected; take mail as it arrives)\n  \
                             starry sync --maildir ~/Maildir   (mbsync, offlineimap, notmuch)\n  \
-                            starry sync --json")]
+                            starry sync --json"
+    )]
     Sync(SyncArgs),
     /// Take a received turn mail (or a pasted armored block): verify it and fast-forward your copy.
     #[command(after_help = "Examples:\n  \
@@ -337,7 +339,8 @@ pub struct MailArgs {
 #[derive(Subcommand, Debug)]
 pub enum MailAction {
     /// Write the mail settings (SMTP to send, IMAP to receive) and test both connections.
-    #[command(after_help = "Whatever is not given is asked for on a terminal (the password without \
+    #[command(
+        after_help = "Whatever is not given is asked for on a terminal (the password without \
                             echo); without a terminal, missing values are an error. Both connections \
                             are tried (log in, nothing sent); the settings are written only when \
                             both work, unless --no-test. They go to $STARRY_HOME/mail.toml, readable \
@@ -349,7 +352,8 @@ pub enum MailAction {
                             starry mail setup\n  \
                             starry mail setup --email anna@example.org --smtp-host smtp.example.org \
                             --imap-host imap.example.org --password-command \"pass show mail\"\n  \
-                            starry mail setup --provider gmail --email anna@gmail.com")]
+                            starry mail setup --provider gmail --email anna@gmail.com"
+    )]
     Setup(MailSetupArgs),
 }
 

@@ -153,7 +153,10 @@ impl ImapSettings {
             ));
         }
         for name in [&self.folder, &self.inbox] {
-            if name.chars().any(|c| c.is_control() || c == '"' || c == '\\') {
+            if name
+                .chars()
+                .any(|c| c.is_control() || c == '"' || c == '\\')
+            {
                 return Err(ImapError::Config(format!(
                     "the IMAP folder name `{}` holds a quote, a backslash or a control character",
                     text::excerpt(name)
@@ -186,7 +189,9 @@ pub enum ImapError {
          as 143 needs `starttls`)"
     )]
     Timeout { server: String, secs: u64 },
-    #[error("could not connect to {server}: {detail}; check the host name, the port and the network")]
+    #[error(
+        "could not connect to {server}: {detail}; check the host name, the port and the network"
+    )]
     Connect { server: String, detail: String },
     #[error("TLS with the IMAP server {server} failed: {detail}; {hint}")]
     Tls {
@@ -273,7 +278,9 @@ impl Write for Stream {
 
 impl SetReadTimeout for Stream {
     fn set_read_timeout(&mut self, timeout: Option<Duration>) -> imap::Result<()> {
-        self.tcp().set_read_timeout(timeout).map_err(imap::Error::Io)
+        self.tcp()
+            .set_read_timeout(timeout)
+            .map_err(imap::Error::Io)
     }
 }
 
@@ -448,7 +455,7 @@ impl Imap {
     pub fn select(&mut self, folder: &str) -> Result<Selected, ImapError> {
         let m = self
             .session
-            .select(quoted(folder))
+            .select(folder)
             .map_err(|e| self.err(&format!("to open the folder {}", text::inline(folder)), e))?;
         Ok(Selected {
             uid_validity: m.uid_validity.unwrap_or(0),
@@ -466,7 +473,7 @@ impl Imap {
             return Ok(());
         }
         self.session
-            .create(quoted(folder))
+            .create(folder)
             .map_err(|e| self.err(&format!("to create the folder {}", text::inline(folder)), e))
     }
 
@@ -530,7 +537,7 @@ impl Imap {
             .map_err(|e| self.err(&format!("to flag mail {uid} seen"), e))?;
         if self.can_move {
             self.session
-                .uid_mv(&set, quoted(folder))
+                .uid_mv(&set, folder)
                 .map_err(|e| self.err(&format!("to move mail {uid}"), e))?;
         } else {
             // Without MOVE (RFC 6851): copy, then remove the original. A
@@ -591,7 +598,8 @@ impl imap::Authenticator for Plain {
 }
 
 /// A folder name as an IMAP quoted string ([`ImapSettings::validate`]
-/// refuses quotes, backslashes and controls).
+/// refuses quotes, backslashes and controls), for the commands the crate
+/// passes on as they are (UID COPY, LIST's pattern); the others quote.
 fn quoted(name: &str) -> String {
     format!("\"{name}\"")
 }
@@ -676,13 +684,15 @@ fn tls_config(s: &ImapSettings, server: &str) -> Result<Arc<rustls::ClientConfig
             "the extra root certificate {} (STARRY_IMAP_CA_FILE or ca_file)",
             ca.display()
         );
-        let pem = std::fs::read(ca)
-            .map_err(|e| ImapError::Config(format!("cannot read {what}: {e}")))?;
+        let pem =
+            std::fs::read(ca).map_err(|e| ImapError::Config(format!("cannot read {what}: {e}")))?;
         let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
             .filter_map(|c| c.ok())
             .collect();
         if certs.is_empty() {
-            return Err(ImapError::Config(format!("{what} holds no PEM certificate")));
+            return Err(ImapError::Config(format!(
+                "{what} holds no PEM certificate"
+            )));
         }
         for c in certs {
             roots.add(c).map_err(|e| ImapError::Tls {
@@ -715,10 +725,12 @@ fn handshake(
     redact: &Redactor,
 ) -> Result<Stream, ImapError> {
     let config = tls_config(s, server)?;
-    let name = ServerName::try_from(host.to_string()).map_err(|e| ImapError::Config(format!(
-        "`{}` is not a host name TLS can check: {e}",
-        text::excerpt(host)
-    )))?;
+    let name = ServerName::try_from(host.to_string()).map_err(|e| {
+        ImapError::Config(format!(
+            "`{}` is not a host name TLS can check: {e}",
+            text::excerpt(host)
+        ))
+    })?;
     let mut conn = rustls::ClientConnection::new(config, name).map_err(|e| ImapError::Tls {
         server: server.to_string(),
         detail: e.to_string(),
@@ -746,16 +758,20 @@ fn handshake(
 }
 
 fn tls_hint(detail: &str, security: ImapSecurity) -> String {
-    if detail.contains("UnknownIssuer") {
+    if detail.contains("UnknownIssuer") || detail.contains("unknown issuer") {
         "the server's certificate is not signed by an authority starry trusts; if the server \
          uses a self-signed certificate or a private CA, set `ca_file` in the [imap] section of \
          mail.toml (or STARRY_IMAP_CA_FILE) to that certificate in PEM form"
             .into()
-    } else if detail.contains("NotValidForName") {
+    } else if detail.contains("NotValidForName") || detail.contains("not valid for name") {
         "the server's certificate is not valid for this host name: use the name the \
          certificate was issued for (your provider's documentation gives the IMAP host name)"
             .into()
-    } else if detail.contains("Expired") || detail.contains("NotValidYet") {
+    } else if detail.contains("Expired")
+        || detail.contains("NotValidYet")
+        || detail.contains("expired")
+        || detail.contains("not valid yet")
+    {
         "the server's certificate is expired or not yet valid; check the clock of this \
          computer, or tell the server's administrator"
             .into()
@@ -841,7 +857,10 @@ mod tests {
     fn security_names_and_ports() {
         assert_eq!(ImapSecurity::parse("TLS"), Some(ImapSecurity::Tls));
         assert_eq!(ImapSecurity::parse("imaps"), Some(ImapSecurity::Tls));
-        assert_eq!(ImapSecurity::parse("starttls"), Some(ImapSecurity::Starttls));
+        assert_eq!(
+            ImapSecurity::parse("starttls"),
+            Some(ImapSecurity::Starttls)
+        );
         assert_eq!(ImapSecurity::parse("maybe"), None);
         assert_eq!(ImapSecurity::Tls.default_port(), 993);
         assert_eq!(ImapSecurity::Starttls.default_port(), 143);
@@ -850,13 +869,28 @@ mod tests {
     #[test]
     fn validation_names_what_is_missing() {
         let mut s = ImapSettings::default();
-        assert!(s.validate().unwrap_err().to_string().contains("no IMAP server"));
+        assert!(
+            s.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("no IMAP server")
+        );
         s.host = Some("imap.example.org".into());
-        assert!(s.validate().unwrap_err().to_string().contains("no IMAP user"));
+        assert!(
+            s.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("no IMAP user")
+        );
         s.user = Some("ann@example.org".into());
         assert!(s.validate().is_ok());
         s.security = ImapSecurity::None;
-        assert!(s.validate().unwrap_err().to_string().contains("only allowed"));
+        assert!(
+            s.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("only allowed")
+        );
         s.host = Some("127.0.0.1".into());
         assert!(s.validate().is_ok());
         s.folder = "a\"b".into();

@@ -14,8 +14,8 @@
 
 pub mod armor;
 pub mod compose;
-pub mod imap;
 mod error;
+pub mod imap;
 pub mod parse;
 pub mod transport;
 

@@ -1374,7 +1374,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("mail.toml");
         let text = "[smtp]\nhost = \"mail.example.org\"\ntimeout_secs = \"Hunter2-Secret\"\n";
-        let err = parse_file(&path, text, None).err().expect("refused").to_string();
+        let err = parse_file(&path, text, None)
+            .err()
+            .expect("refused")
+            .to_string();
         assert!(!err.contains("Hunter2"), "{err}");
         assert!(
             err.contains("timeout_secs") || err.contains("u64") || err.contains("integer"),
