@@ -258,7 +258,7 @@ fn every_mail_is_threaded() {
     let g = big();
     let id = id16(&g.game_id);
     let root = format!("starry.{id}@example.org");
-    let turn = turn_subject("starry-sky", &g.game_id);
+    let turn = game_subject("starry-sky", &g.game_id);
     let mut ids = HashSet::new();
     let mut per_recipient: BTreeMap<(usize, usize), usize> = BTreeMap::new();
     for s in &g.sent {
@@ -283,10 +283,19 @@ fn every_mail_is_threaded() {
             assert_eq!(m.references, vec![root.clone()]);
         }
         assert_eq!(m.in_reply_to, vec![m.references.last().unwrap().clone()]);
+        // One subject for every mail (a reply but for the turn mail), which
+        // asks nothing of anyone: the text's first line does.
         match s.role {
             Role::Act => assert_eq!(m.subject, turn),
             Role::Info => assert_eq!(m.subject, format!("Re: {turn}")),
         }
+        assert!(!m.subject.contains("turn"), "{}", m.subject);
+        let first = flat(m.text.split("\n\n").next().unwrap());
+        assert_eq!(
+            first.starts_with("It is your turn in Starry Sky "),
+            s.role == Role::Act,
+            "{first}"
+        );
         // The raw header names the root too, whatever a parser makes of it.
         let raw = String::from_utf8_lossy(&m.raw);
         assert!(raw.contains(&format!("<{root}>")), "{raw}");
@@ -652,4 +661,196 @@ fn fork_at(p: &Player, log: &[u8], k: usize) -> Vec<u8> {
         std::thread::sleep(std::time::Duration::from_millis(300));
     }
     panic!("could not write a different entry {k}");
+}
+
+// ------------------------------------------------------------ invitations
+
+/// The lines of `text` that are commands to run (`starry …` or `cargo …`
+/// indented by five blanks), without `starry ingest`'s note.
+fn commands_in(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("     "))
+        .filter(|l| l.starts_with("starry ") || l.starts_with("cargo "))
+        .map(|l| l.split("      (or").next().unwrap().trim().to_string())
+        .collect()
+}
+
+/// Runs `command` as a POSIX shell would for `home`, `starry` being the
+/// binary under test: what a person pasting it into a terminal gets.
+fn run_in_shell(home: &std::path::Path, command: &str) -> std::process::Output {
+    let mut c = std::process::Command::new("sh");
+    for v in starry::mail::transport::ENV_VARS {
+        c.env_remove(v);
+    }
+    c.env("STARRY_HOME", home)
+        .env("STARRY_BIN", env!("CARGO_BIN_EXE_starry"))
+        .arg("-c")
+        .arg(format!("starry() {{ \"$STARRY_BIN\" \"$@\"; }}\n{command}"))
+        .output()
+        .unwrap()
+}
+
+/// Someone new to starry, invited by mail: the mail says what starry is,
+/// how to install it and the commands, in order — the identity (their
+/// name and address, quoted for a shell), ingest, join. Ingesting before
+/// the identity exists stores the game and says which seat waits for them
+/// and how to take it; pasting the mail's commands into a shell then works.
+#[test]
+fn an_invitation_leads_someone_new_into_the_game() {
+    let players = Players::new(2);
+    let ps = &players.p;
+    // Cleo has no identity yet, and a name a shell must not see unquoted.
+    let cleo = Player {
+        name: "Cleo O'Brien $HOME `id`".into(),
+        email: "cleo@example.org".into(),
+        home: players.dir.path().join("cleo"),
+        env: Vec::new(),
+    };
+    let all = format!("{},{} <{}>", players.emails(), cleo.name, cleo.email);
+    let v = ps[0].json(&["new", "starry-sky", "--players", &all, "--mail", "--json"]);
+    let game_id = v["status"]["game_id"].as_str().unwrap().to_string();
+    let id = id16(&game_id).to_string();
+    let to_ben = sent_paths(&v);
+    assert_eq!(to_ben.len(), 1);
+    // The outbox file names whom it is for, the game and the entry.
+    let ben_file = to_ben[0].file_name().unwrap().to_str().unwrap().to_string();
+    assert!(
+        ben_file.ends_with(&format!("-ben@example.org-{}-e1.eml", &id[..8])),
+        "{ben_file}"
+    );
+    let invitation_of_ben = std::fs::read(&to_ben[0]).unwrap();
+    let f = ps[1].home.join("turn.eml");
+    std::fs::write(&f, &invitation_of_ben).unwrap();
+    ps[1].json(&["ingest", f.to_str().unwrap(), "--json"]);
+    let v = ps[1].json(&["join", &id, "--mail", "--json"]);
+    let to_cleo: Vec<_> = sent_paths(&v)
+        .into_iter()
+        .filter(|p| p.to_str().unwrap().contains("-cleo@example.org-"))
+        .collect();
+    assert_eq!(to_cleo.len(), 1, "{v}");
+    let eml = std::fs::read(&to_cleo[0]).unwrap();
+    let mail = parse_mail(&eml);
+    assert_eq!(mail.to, cleo.email);
+    let text = &mail.text;
+    assert!(
+        text.starts_with(&format!(
+            "It is your turn in Starry Sky {}: please join the game.\n",
+            &id[..8]
+        )),
+        "{text}"
+    );
+    assert!(
+        mail.flat_text()
+            .contains("starry is the program that plays it"),
+        "{text}"
+    );
+    // The commands, in order, the name quoted for a shell.
+    let quoted = "'Cleo O'\\''Brien $HOME `id`'";
+    let id_new = format!("starry id new --name {quoted} --email cleo@example.org");
+    assert_eq!(
+        commands_in(text),
+        [
+            "cargo install --path . --locked".to_string(),
+            id_new.clone(),
+            format!("starry ingest {id}.jsonl"),
+            format!("starry view {id}"),
+            format!("starry join {id} --mail"),
+        ],
+        "{text}"
+    );
+
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/starry-sky-ingest.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let schema = jsonschema::validator_for(&schema).unwrap();
+
+    // Cleo ingests the mail before she has an identity: the game is
+    // stored, and she is told which seat waits for her and how to take it.
+    let saved = players.dir.path().join("invitation.eml");
+    std::fs::write(&saved, &eml).unwrap();
+    let saved = saved.to_str().unwrap();
+    let out = cleo.run(&["ingest", saved]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said = stdout(&out);
+    let expected = format!(
+        "You have no starry identity yet (no identity at {}). This game has a seat for \
+         cleo@example.org waiting to join: create your identity with `{id_new}`, then \
+         `starry join {id} --mail`.",
+        cleo.home.join("identity.json").display()
+    );
+    assert!(said.contains(&expected), "{said}");
+    assert!(!said.contains("You hold no seat"), "{said}");
+    assert_eq!(
+        std::fs::read(cleo.copy_of(&game_id)).unwrap(),
+        std::fs::read(ps[1].copy_of(&game_id)).unwrap(),
+        "the game is stored"
+    );
+    let v = cleo.json(&["ingest", saved, "--json"]);
+    assert!(schema.is_valid(&v), "{v}");
+    assert_eq!(v["outcome"], "unchanged");
+    let n = &v["no_identity"];
+    assert_eq!(n["seats"], serde_json::json!([3]), "{v}");
+    assert_eq!(n["addressed"], true);
+    assert_eq!(n["create"], serde_json::json!([id_new]));
+    assert_eq!(n["join"], format!("starry join {id} --mail"));
+
+    // Not a mail (the attachment alone): every seat waiting to join is
+    // listed — here two, in Ben's invitation.
+    let dan = players.dir.path().join("dan");
+    let attachment = players.dir.path().join(format!("{id}.jsonl"));
+    std::fs::write(&attachment, parse_mail(&invitation_of_ben).log()).unwrap();
+    let mut c = ps[0].command();
+    let out = c
+        .env("STARRY_HOME", &dan)
+        .args(["ingest", attachment.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(schema.is_valid(&v), "{v}");
+    assert_eq!(v["no_identity"]["seats"], serde_json::json!([2, 3]), "{v}");
+    assert_eq!(v["no_identity"]["addressed"], false);
+    assert_eq!(
+        v["no_identity"]["create"],
+        serde_json::json!([
+            "starry id new --name \"Ben\" --email ben@example.org",
+            id_new
+        ])
+    );
+    let out = ps[0]
+        .command()
+        .env("STARRY_HOME", &dan)
+        .args(["ingest", attachment.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = stdout(&out);
+    assert!(
+        said.contains("This game has seats waiting to join: Ben <ben@example.org> (seat 2), Cleo"),
+        "{said}"
+    );
+
+    // The mail's commands, pasted into a shell as they are, take her in.
+    let out = run_in_shell(&cleo.home, &id_new);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let me = cleo.json(&["id", "show", "--json"]);
+    assert_eq!(me["name"], cleo.name.as_str());
+    assert_eq!(me["email"], cleo.email.as_str());
+    let out = run_in_shell(&cleo.home, &format!("starry ingest {saved}"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("It is your turn (join)"),
+        "{}",
+        stdout(&out)
+    );
+    let v = cleo.json(&["ingest", saved, "--json"]);
+    assert!(v["no_identity"].is_null(), "{v}");
+    assert_eq!(v["your_turn"], true);
+    let out = run_in_shell(&cleo.home, &format!("starry join {id} --mail --json"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!v["mail"]["sent"].as_array().unwrap().is_empty(), "{v}");
 }

@@ -81,6 +81,10 @@ struct Game<'a> {
     /// Every subject seen, by role.
     subjects: BTreeSet<(String, String)>,
     with_board: usize,
+    /// Invitations checked (turn mails asking to join).
+    invitations: usize,
+    /// The mails of the last delivery.
+    last: Vec<Mail>,
 }
 
 impl Game<'_> {
@@ -110,6 +114,7 @@ impl Game<'_> {
         }
         let known = self.known(log);
         let mut got = Vec::new();
+        let mut last = Vec::new();
         for eml in new {
             self.mails += 1;
             let mail = parse_mail(&eml);
@@ -138,7 +143,9 @@ impl Game<'_> {
             };
             self.ingest(seat, &mail, log, delivery, role);
             got.push(seat);
+            last.push(mail);
         }
+        self.last = last;
         got.sort();
         got
     }
@@ -174,13 +181,15 @@ impl Game<'_> {
         }
 
         // Subject: the same for every mail of the game, a reply for all but
-        // the turn mail.
-        let turn = turn_subject("starry-sky", &self.game_id);
+        // the turn mail, and true for each: it asks nothing of anyone.
+        let base = game_subject("starry-sky", &self.game_id);
         let subject = match role {
-            Role::Act => turn.clone(),
-            Role::Info | Role::Over => format!("Re: {turn}"),
+            Role::Act => base.clone(),
+            Role::Info | Role::Over => format!("Re: {base}"),
         };
         assert_eq!(mail.subject, subject, "{role:?}");
+        assert_eq!(mail.subject.trim_start_matches("Re: "), base);
+        assert!(!mail.subject.contains("turn"), "{}", mail.subject);
         self.subjects
             .insert((format!("{role:?}"), mail.subject.clone()));
 
@@ -270,18 +279,23 @@ impl Game<'_> {
             assert!(flat_text.contains("--full"), "{text}");
         }
 
-        // Hello, what is asked, and what happened since the recipient's
-        // last entry, in words (as `starry history` tells it).
-        assert!(text.starts_with(&format!("Hello {name},\n")), "{text}");
+        // What is asked comes first, then Hello, and what happened since
+        // the recipient's last entry, in words (as `starry history` tells
+        // it). Only the one who must act is told that it is their turn.
+        let first = flat(text.split("\n\n").next().unwrap());
         let expected_headline = match role {
             Role::Act => format!("It is your turn in Starry Sky {id8}: "),
             Role::Info => format!(
                 "Nothing to do for you now in Starry Sky {id8}: {} must ",
                 p.p[r.expected().1.unwrap()].name
             ),
-            Role::Over => format!("Starry Sky {id8} is over."),
+            Role::Over => over_headline(r, seat, id8),
         };
-        assert!(flat_text.contains(&expected_headline), "{text}");
+        assert!(first.starts_with(&expected_headline), "{role:?}: {text}");
+        if role != Role::Act {
+            assert!(!flat_text.contains("your turn"), "{role:?}: {text}");
+        }
+        assert!(text.contains(&format!("\n\nHello {name},\n\n")), "{text}");
         let events: Vec<&Value> = known.history["events"]
             .as_array()
             .unwrap()
@@ -314,6 +328,39 @@ impl Game<'_> {
             text.contains(&format!("starry ingest {log_name}")),
             "{text}"
         );
+        // The invitation: what starry is, how to install it, and the first
+        // commands in order — the identity (the seat's name and address),
+        // ingest, join.
+        let invited = role == Role::Act && known.action == "join";
+        if invited {
+            assert!(
+                flat_text.contains("starry is the program that plays it")
+                    && flat_text.contains("there is nothing and nobody to trust"),
+                "{text}"
+            );
+            let email = &p.p[seat].email;
+            let order = [
+                "     cargo install --path . --locked\n".to_string(),
+                format!("     starry id new --name \"{name}\" --email {email}\n"),
+                format!("     starry ingest {log_name}"),
+                format!("     starry join {id16} --mail\n"),
+            ]
+            .map(|c| {
+                text.find(&c)
+                    .unwrap_or_else(|| panic!("no `{c}` in the invitation:\n{text}"))
+            });
+            assert!(order.is_sorted(), "{order:?}: {text}");
+            assert!(html.contains("cargo install --path . --locked"), "{html}");
+            assert!(
+                html.contains(&format!(
+                    "starry id new --name &quot;{name}&quot; --email {email}"
+                )),
+                "{html}"
+            );
+            self.invitations += 1;
+        } else {
+            assert!(!text.contains("cargo install"), "{text}");
+        }
         match role {
             Role::Act => {
                 let cmd = match known.action.as_str() {
@@ -330,7 +377,12 @@ impl Game<'_> {
                 assert!(!text.contains(&format!("starry play {id16}")), "{text}");
             }
             Role::Over => {
-                assert!(text.contains(&format!("starry countersign {id16} --mail")));
+                // The command, for whoever has yet to countersign.
+                assert_eq!(
+                    text.contains(&format!("starry countersign {id16} --mail")),
+                    !r.countersigned.contains(&seat),
+                    "{text}"
+                );
             }
         }
 
@@ -466,7 +518,7 @@ impl Game<'_> {
         assert_eq!(new.len(), 1, "one reminder");
         let mail = parse_mail(&new[0]);
         assert_eq!(mail.to, p[who].email);
-        assert_eq!(mail.subject, turn_subject("starry-sky", &self.game_id));
+        assert_eq!(mail.subject, game_subject("starry-sky", &self.game_id));
         let entry = entries_in(log) - 1;
         let id16 = self.id16().to_string();
         let prefix = format!("starry.{id16}.{entry}.{}.reminder-", who + 1);
@@ -501,8 +553,9 @@ impl Game<'_> {
     }
 }
 
-/// Plays a whole game; returns the game id.
-fn play_by_mail(players: &Players, server: &Server, vary_delivery: bool) -> String {
+/// Plays a whole game; returns it as the mails left it (every mail
+/// checked and ingested).
+fn play_by_mail<'a>(players: &'a Players, server: &'a Server, vary_delivery: bool) -> Game<'a> {
     let ps = &players.p;
     let out = ps[0].run(&[
         "new",
@@ -531,6 +584,8 @@ fn play_by_mail(players: &Players, server: &Server, vary_delivery: bool) -> Stri
         message_ids: HashSet::new(),
         subjects: BTreeSet::new(),
         with_board: 0,
+        invitations: 0,
+        last: Vec::new(),
     };
     let mut writer = 0;
     let mut turns = 0;
@@ -594,6 +649,7 @@ fn play_by_mail(players: &Players, server: &Server, vary_delivery: bool) -> Stri
     assert!(g.partial > g.mails / 2, "most mails carry a partial log");
     assert!(g.large > 5, "only {} mails late in the game", g.large);
     assert!(g.with_board > g.mails / 2, "most mails show the board");
+    assert_eq!(g.invitations, 2, "Ben and Cleo are invited");
     // One subject for the turn mails, one for the replies.
     let subjects: BTreeSet<&String> = g.subjects.iter().map(|(_, s)| s).collect();
     assert_eq!(subjects.len(), 2, "{:?}", g.subjects);
@@ -604,7 +660,36 @@ fn play_by_mail(players: &Players, server: &Server, vary_delivery: bool) -> Stri
         g.partial,
         g.face_down_checked
     );
-    game_id
+    g
+}
+
+/// The first line of a mail after the end, to `seat`: who countersigns
+/// next — the first seat in seat order that has not countersigned and did
+/// not write the last entry — as that player, or another, is told it.
+fn over_headline(r: &Replay<StarrySky>, seat: usize, id8: &str) -> String {
+    let last = r.entries.last().unwrap().author;
+    let next = (0..r.seat_count()).find(|s| !r.countersigned.contains(s) && *s != last);
+    let when = if r.countersigned.is_empty() {
+        "first"
+    } else {
+        "next"
+    };
+    let over = format!("Starry Sky {id8} is over.");
+    match next {
+        None => format!("{over} Every player has countersigned the result."),
+        Some(n) if n == seat => {
+            format!("{over} You countersign {when}: the others wait for your countersignature.")
+        }
+        Some(n) if r.countersigned.contains(&seat) => format!(
+            "{over} You have countersigned; {} countersigns {when}.",
+            r.name(n)
+        ),
+        Some(n) => format!(
+            "{over} {} countersigns {when}; please wait for a mail that names you before you \
+             countersign.",
+            r.name(n)
+        ),
+    }
 }
 
 fn audit_all(players: &Players, game_id: &str) -> Value {
@@ -639,52 +724,75 @@ fn a_whole_game_by_mail_over_starttls_with_auth() {
         ("STARRY_SMTP_PASSWORD", PASSWORD),
         ("STARRY_SMTP_CA_FILE", cert.to_str().unwrap()),
     ]);
-    let game_id = play_by_mail(&players, &server, false);
+    let mut g = play_by_mail(&players, &server, false);
+    let game_id = g.game_id.clone();
     audit_all(&players, &game_id);
     assert!(server.printed(" accepted"));
     assert!(!server.output().contains("refused"));
 
-    // Countersigning by mail, one player at a time: each countersign mail
-    // goes to the two others (a reply in the thread, carrying the entries
-    // each lacks), who ingest it.
-    let id16 = &game_id[..16];
-    let mut seen: HashSet<String> = server
-        .messages_by_name()
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
-    let subject = format!("Re: {}", turn_subject("starry-sky", &game_id));
-    for s in 0..3 {
-        let out = players.p[s].run(&["countersign", id16, "--mail", "--json"]);
+    // Countersigning by mail, as the mails say: each mail after the end
+    // names one player who countersigns next, the same in every mail; that
+    // player does, and the mail of their countersignature (a reply in the
+    // thread, to the two others, checked and ingested as every mail above:
+    // a fast-forward each time, so no fork) names the next one.
+    let id16 = game_id[..16].to_string();
+    let mut order = Vec::new();
+    loop {
+        let log = std::fs::read(players.p[0].copy_of(&game_id)).unwrap();
+        let r = Replay::<StarrySky>::from_bytes(&log).unwrap();
+        assert_eq!(
+            g.last.len(),
+            2,
+            "every mail after the end goes to the two others"
+        );
+        let named: Vec<usize> = g
+            .last
+            .iter()
+            .filter(|m| m.flat_text().contains(" is over. You countersign "))
+            .map(|m| players.seat_of(&m.to))
+            .collect();
+        // `starry status` tells each player the same as the mails.
+        for (s, p) in players.p.iter().enumerate() {
+            let status = stdout(&p.run(&["status", &id16]));
+            let expected = match named.first() {
+                None => "Every player has countersigned the result.".to_string(),
+                Some(&n) if n == s => "You countersign ".to_string(),
+                Some(&n) if r.countersigned.contains(&s) => {
+                    format!(
+                        "You have countersigned; {} countersigns next.",
+                        players.p[n].name
+                    )
+                }
+                Some(&n) => format!("{} countersigns ", players.p[n].name),
+            };
+            assert!(status.contains(&expected), "{}: {status}", p.name);
+        }
+        let Some(&n) = named.first() else {
+            assert_eq!(r.countersigned.len(), 3);
+            break;
+        };
+        assert_eq!(named.len(), 1, "one player is named");
+        assert!(!r.countersigned.contains(&n));
+        if order.is_empty() {
+            assert_ne!(
+                n,
+                r.entries.last().unwrap().author,
+                "the one who ended the game"
+            );
+        }
+        order.push(n);
+        let out = players.p[n].run(&["countersign", &id16, "--mail", "--json"]);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let rep: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(rep["mail"]["sent"].as_array().unwrap().len(), 2);
-        let log = std::fs::read(players.p[s].copy_of(&game_id)).unwrap();
-        let entry = entries_in(&log) - 1;
-        let new: Vec<Vec<u8>> = server
-            .messages_by_name()
-            .into_iter()
-            .filter(|(n, _)| seen.insert(n.clone()))
-            .map(|(_, m)| m)
-            .collect();
-        assert_eq!(new.len(), 2);
-        for eml in new {
-            let mail = parse_mail(&eml);
-            assert_eq!(mail.subject, subject);
-            assert!(mail.flat_text().contains("is over."), "{}", mail.text);
-            let r = players.seat_of(&mail.to);
-            assert_eq!(
-                mail.message_id,
-                format!("starry.{id16}.{entry}.{}@example.org", r + 1)
-            );
-            assert_eq!(mail.log(), entries_from(&log, expected_from(&log, r)));
-            let f = players.p[r].home.join("turn.eml");
-            std::fs::write(&f, &eml).unwrap();
-            let rep = players.p[r].json(&["ingest", f.to_str().unwrap(), "--json"]);
-            assert_eq!(rep["outcome"], "fast-forwarded");
-            assert_eq!(std::fs::read(players.p[r].copy_of(&game_id)).unwrap(), log);
-        }
+        let log = std::fs::read(players.p[n].copy_of(&game_id)).unwrap();
+        assert_eq!(g.deliver(n, &log).len(), 2);
+        assert!(order.len() <= 3, "{order:?}");
     }
+    // Everyone countersigned once, the player who ended the game not first.
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(sorted, [0, 1, 2], "{order:?}");
     let a = audit_all(&players, &game_id);
     assert_eq!(a["files"][0]["countersigned"], serde_json::json!([1, 2, 3]));
     // The password went nowhere.
@@ -713,7 +821,7 @@ fn a_whole_game_by_mail_over_plain_smtp_received_as_eml_mbox_and_saved_attachmen
         ("STARRY_SMTP_PORT", &port),
         ("STARRY_SMTP_SECURITY", "none"),
     ]);
-    let game_id = play_by_mail(&players, &server, true);
+    let game_id = play_by_mail(&players, &server, true).game_id;
     audit_all(&players, &game_id);
 
     // `starry mail --to-all --full` once more: the others get the whole log

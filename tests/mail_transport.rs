@@ -159,8 +159,8 @@ fn threaded_turn_mail(log: &[u8], png: &[u8]) -> lettre::Message {
         from_email: USER.into(),
         to_name: "Bob".into(),
         to_email: "bob@example.org".into(),
-        subject: "[starry] Starry Sky 1a2b3c4d — your turn".into(),
-        body_text: "Hello Bob,\n\nIt is your turn in Starry Sky 1a2b3c4d: your move.\n".into(),
+        subject: "[starry] Starry Sky 1a2b3c4d".into(),
+        body_text: "It is your turn in Starry Sky 1a2b3c4d: your move.\n\nHello Bob,\n".into(),
         body_html: Some(
             "<p>Hello Bob,</p><p><img src=\"cid:board.1a2b3c4d5e6f7a8b.7@example.org\"></p>".into(),
         ),
@@ -199,7 +199,7 @@ fn a_mail_with_picture_and_thread_arrives_intact() {
     assert_eq!(msgs.len(), 1);
     let m = parse_mail(&msgs[0]);
     assert_eq!(m.tree, TREE_WITH_BOARD);
-    assert_eq!(m.subject, "[starry] Starry Sky 1a2b3c4d — your turn");
+    assert_eq!(m.subject, "[starry] Starry Sky 1a2b3c4d");
     assert_eq!(m.message_id, "starry.1a2b3c4d5e6f7a8b.7.2@example.org");
     assert_eq!(
         m.references,
@@ -562,4 +562,125 @@ fn sendmail_transport() {
     let report = retry(&cfg, home.path()).unwrap();
     assert_eq!(report.sent.len(), 2);
     assert!(pending(home.path()).is_empty());
+}
+
+/// `YYYYMMDD-HHMMSS.mmm-` at the start of a file name (UTC, to the
+/// millisecond); returns the rest.
+fn after_time(name: &str) -> &str {
+    let b = name.as_bytes();
+    let time_ok = b.len() > 20
+        && b[..8].iter().all(u8::is_ascii_digit)
+        && b[8] == b'-'
+        && b[9..15].iter().all(u8::is_ascii_digit)
+        && b[15] == b'.'
+        && b[16..19].iter().all(u8::is_ascii_digit)
+        && b[19] == b'-';
+    assert!(time_ok, "{name}");
+    &name[20..]
+}
+
+/// `rest` is `WHOM.eml` or `WHOM-N.eml` (N from 2: a name taken already).
+fn names_only(rest: &str, whom: &str, ext: &str) -> bool {
+    let Some(tail) = rest.strip_prefix(whom) else {
+        return false;
+    };
+    let Some(tail) = tail.strip_suffix(ext) else {
+        return false;
+    };
+    tail.is_empty()
+        || tail
+            .strip_prefix('-')
+            .is_some_and(|n| n.parse::<u32>().is_ok_and(|n| n >= 2))
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().unwrap().to_str().unwrap().to_string()
+}
+
+/// The outbox and the pending folder name each file for its recipient —
+/// and, for a turn mail, the game and the entry — with the time first so
+/// that a folder sorts oldest first; an odd address is cut to a safe set of
+/// characters and a bounded length; no file ever replaces another, even for
+/// the same mail sent many times within a millisecond.
+#[test]
+fn outbox_and_pending_files_are_named_for_their_recipient() {
+    let home = tempfile::tempdir().unwrap();
+    let log = log_bytes(1);
+    let cfg = MailConfig::default();
+    let msg = threaded_turn_mail(&log, b"\x89PNG");
+    let mut paths = Vec::new();
+    for _ in 0..40 {
+        let Sent::Outbox { path } = send(&cfg, home.path(), &msg).unwrap() else {
+            panic!("the outbox")
+        };
+        assert_eq!(std::fs::read(&path).unwrap(), msg.formatted());
+        paths.push(path);
+    }
+    let outbox: Vec<PathBuf> = walk(&home.path().join("outbox"));
+    assert_eq!(outbox.len(), 40, "no file replaced another");
+    for p in &paths {
+        let name = file_name(p);
+        assert!(
+            names_only(after_time(&name), "bob@example.org-1a2b3c4d-e7", ".eml"),
+            "{name}"
+        );
+    }
+    let mut sorted = paths.clone();
+    sorted.sort_by_key(|p| file_name(p)[..19].to_string());
+    assert_eq!(sorted, paths, "the names sort oldest first");
+
+    // An odd address, and a message that is no turn mail (no game, no
+    // entry in its Message-ID).
+    let odd = format!("A.b+c!#x%y{{z}}~/q{}@Example.ORG", "w".repeat(40));
+    let plain = compose(&TurnMail {
+        from_name: "Alice".into(),
+        from_email: USER.into(),
+        to_email: odd,
+        subject: "s".into(),
+        log_file_name: "g.jsonl".into(),
+        log: log.clone(),
+        ..Default::default()
+    })
+    .unwrap();
+    let Sent::Outbox { path } = send(&cfg, home.path(), &plain).unwrap() else {
+        panic!("the outbox")
+    };
+    let name = file_name(&path);
+    let whom = format!("a.b+c__x_y_z___q{}", "w".repeat(40));
+    let whom = &format!("{whom}@example.org")[..64];
+    assert!(names_only(after_time(&name), whom, ".eml"), "{name}");
+
+    // Pending: the mail and its envelope under one name; --retry finds
+    // both and sends them.
+    let failing = MailConfig {
+        transport: TransportKind::Sendmail,
+        sendmail: Some(home.path().join("no-such-sendmail").display().to_string()),
+        ..MailConfig::default()
+    };
+    for _ in 0..3 {
+        send(&failing, home.path(), &msg).unwrap_err();
+    }
+    let kept = pending(home.path());
+    assert_eq!(kept.len(), 3);
+    for p in &kept {
+        let name = file_name(p);
+        assert!(
+            names_only(after_time(&name), "bob@example.org-1a2b3c4d-e7", ".eml"),
+            "{name}"
+        );
+        let envelope = p.with_extension("envelope.json");
+        let env: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&envelope).unwrap()).unwrap();
+        assert_eq!(env["to"], serde_json::json!(["bob@example.org"]));
+    }
+    let report = retry(&cfg, home.path()).unwrap();
+    assert_eq!(report.sent.len(), 3, "{report:?}");
+    assert!(pending(home.path()).is_empty());
+    assert!(
+        walk(&home.path().join("pending"))
+            .iter()
+            .all(|p| !file_name(p).ends_with(".json")),
+        "the envelopes went with their mails"
+    );
+    assert_eq!(walk(&home.path().join("outbox")).len(), 44);
 }

@@ -20,8 +20,9 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::report::{IngestOutcome, IngestReport};
-use super::{Output, game_path, games_dir, mail::next_command, short_id, status_of, status_text};
+use super::mail::{countersign_text, id_new_command, next_command};
+use super::report::{IngestOutcome, IngestReport, NoIdentityReport};
+use super::{Output, game_path, games_dir, short_id, status_of, status_text};
 use crate::crypto::identity::{self, Identity, IdentityError};
 use crate::error::{Error, Fault, LogFault, Result};
 use crate::games::{Game, Seat};
@@ -53,7 +54,12 @@ pub fn ingest_bytes(home: &Path, raw: &[u8], name: &str, into: Option<&Path>) ->
         log = complete(home, name, &log, part, into)?;
     }
     let (genesis, _) = read_genesis(&log).map_err(|fault| refused(name, fault))?;
-    with_game!(genesis.game.as_str(), G => ingest_game::<G>(home, name, &log, into))
+    // Whom the mail is for (none when the input is not a mail): it tells a
+    // newcomer which seat is theirs.
+    let to = crate::mail::headers(raw)
+        .map(|h| h.recipients)
+        .unwrap_or_default();
+    with_game!(genesis.game.as_str(), G => ingest_game::<G>(home, name, &to, &log, into))
 }
 
 /// Where a partial log (a turn mail's entries that its recipient lacks)
@@ -272,6 +278,7 @@ fn verifies(log: &[u8]) -> bool {
 fn ingest_game<G: Game>(
     home: &Path,
     input: &str,
+    to: &[String],
     log: &[u8],
     into: Option<&Path>,
 ) -> Result<Output> {
@@ -323,6 +330,7 @@ fn ingest_game<G: Game>(
                         return finish::<G>(
                             home,
                             input,
+                            to,
                             &target,
                             into,
                             IngestOutcome::Resolved,
@@ -355,6 +363,7 @@ fn ingest_game<G: Game>(
     finish::<G>(
         home,
         input,
+        to,
         &target,
         into,
         outcome,
@@ -372,6 +381,7 @@ fn ingest_game<G: Game>(
 fn finish<G: Game>(
     home: &Path,
     input: &str,
+    to: &[String],
     target: &Path,
     into: Option<&Path>,
     outcome: IngestOutcome,
@@ -394,7 +404,7 @@ fn finish<G: Game>(
         short_id(&now.game_id)
     };
     let mut out = report::<G>(
-        input, target, &file_arg, outcome, before, received, &now, home,
+        input, to, target, &file_arg, outcome, before, received, &now, home,
     )?;
     if let Some(n) = note {
         out.text = format!("{n}\n{}", out.text);
@@ -631,6 +641,7 @@ fn fork<G: Game>(
 #[allow(clippy::too_many_arguments)]
 fn report<G: Game>(
     input: &str,
+    to: &[String],
     target: &Path,
     file_arg: &str,
     outcome: IngestOutcome,
@@ -639,9 +650,9 @@ fn report<G: Game>(
     r: &Replay<G>,
     home: &Path,
 ) -> Result<Output> {
-    let id = match Identity::load(home) {
-        Ok(id) => Some(id),
-        Err(IdentityError::Missing { .. }) => None,
+    let (id, missing) = match Identity::load(home) {
+        Ok(id) => (Some(id), None),
+        Err(IdentityError::Missing { path }) => (None, Some(path)),
         Err(e) => return Err(e.into()),
     };
     let status = status_of(r);
@@ -692,6 +703,10 @@ fn report<G: Game>(
             target.display()
         ),
     };
+    let no_identity = missing.map(|path| newcomer(r, &path, to, file_arg));
+    if let Some(n) = &no_identity {
+        text.push_str(&newcomer_text(r, n));
+    }
     text.push_str(&format!(
         "{} — game {} — {} entries\n{}",
         status.game,
@@ -718,13 +733,14 @@ fn report<G: Game>(
             ));
         }
         (None, Some(_)) if !r.is_over() => text.push_str("It is not your turn.\n"),
-        (None, Some(s)) if r.is_over() && !r.countersigned.contains(&s) && joined.is_some() => {
-            text.push_str(&format!(
-                "You may countersign the result:\n  {}\n",
-                next_command(r, Action::Over, file_arg)
-            ));
+        (None, Some(_)) if joined.is_some() => {
+            // Over: countersign now, or wait for the mail that names you.
+            if let Some(t) = countersign_text(r, joined, file_arg) {
+                text.push_str(&format!("{t}\n"));
+            }
         }
-        (None, None) => text.push_str("You hold no seat in this game.\n"),
+        // Without an identity, what to do is said above.
+        (None, None) if no_identity.is_none() => text.push_str("You hold no seat in this game.\n"),
         _ => {}
     }
 
@@ -770,6 +786,94 @@ fn report<G: Game>(
         next_command: next,
         status,
         view,
+        no_identity,
     };
     Ok(Output::new(text.trim_end().to_string(), &report))
+}
+
+/// What someone with no starry identity may do about the game `r`: the
+/// seat the mail is addressed to (`to`, its `To:` and `Cc:` addresses),
+/// or, when the input was no mail or the mail is for none of its seats,
+/// every seat that has not joined yet.
+fn newcomer<G: Game>(
+    r: &Replay<G>,
+    path: &Path,
+    to: &[String],
+    file_arg: &str,
+) -> NoIdentityReport {
+    let addressed = to.iter().find_map(|a| r.seat_of_email(a));
+    let seats: Vec<Seat> = match addressed {
+        Some(s) => vec![s],
+        None => (0..r.seat_count())
+            .filter(|&s| r.seats[s].key.is_none())
+            .collect(),
+    };
+    let waiting: Vec<Seat> = seats
+        .iter()
+        .copied()
+        .filter(|&s| r.seats[s].key.is_none())
+        .collect();
+    NoIdentityReport {
+        path: path.display().to_string(),
+        seats: seats.iter().map(|&s| s as u32 + 1).collect(),
+        addressed: addressed.is_some(),
+        create: waiting.iter().map(|&s| id_new_command(r, s)).collect(),
+        join: (!waiting.is_empty()).then(|| next_command(r, Action::Join, file_arg)),
+    }
+}
+
+/// The paragraph that tells someone with no starry identity what to do.
+fn newcomer_text<G: Game>(r: &Replay<G>, n: &NoIdentityReport) -> String {
+    use crate::text::inline;
+    let seat = |s: u32| &r.genesis.seats[s as usize - 1];
+    let mut t = format!(
+        "You have no starry identity yet (no identity at {}). ",
+        inline(&n.path)
+    );
+    let wait_first = |s: u32| match r.expected() {
+        (Action::Join, Some(w)) if w as u32 + 1 != s => format!(
+            " (the game waits for {} to join first; your join comes after)",
+            r.name(w)
+        ),
+        _ => String::new(),
+    };
+    match (n.addressed, n.seats.as_slice(), &n.join) {
+        (true, [s], Some(join)) => t.push_str(&format!(
+            "This game has a seat for {} waiting to join: create your identity with `{}`, then \
+             `{join}`{}.",
+            inline(&seat(*s).email),
+            n.create[0],
+            wait_first(*s)
+        )),
+        (true, [s], None) => t.push_str(&format!(
+            "This mail is for {}, seat {s}, which has joined already: if that is you, your \
+             identity is elsewhere — point STARRY_HOME at the directory that holds it.",
+            inline(&seat(*s).email)
+        )),
+        (_, [], _) => t.push_str(
+            "Every seat of this game has joined, so you can only follow it, as a spectator.",
+        ),
+        (_, seats, join) => {
+            let list: Vec<String> = seats
+                .iter()
+                .map(|&s| {
+                    format!(
+                        "{} <{}> (seat {s})",
+                        inline(&seat(s).name),
+                        inline(&seat(s).email)
+                    )
+                })
+                .collect();
+            t.push_str(&format!(
+                "This game has {} waiting to join: {}. If one is yours, create your identity \
+                 with its name and address (for the first: `{}`), then `{}`.",
+                if seats.len() == 1 { "a seat" } else { "seats" },
+                list.join(", "),
+                n.create.first().map_or("", String::as_str),
+                join.as_deref().unwrap_or_default()
+            ));
+        }
+    }
+    t.push('\n');
+    t
 }

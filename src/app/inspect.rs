@@ -37,7 +37,10 @@ pub fn status(path: &Path) -> Result<Output> {
                 .and_then(|i| r.seat_of_key(&i.public_key()))
                 .map(|seat| history::since_text(history::since_last_entry_of(&events, seat), &path.display().to_string()))
                 .unwrap_or_default();
-            let text = format!("{} — game {} — {} entries\n{}{}{}{}", s.game, &s.game_id[..16], s.entries, notes_text(&s, ""), since, status_text(&s), seats_text(&s));
+            // Once over: who countersigns next, as the mails say.
+            let me = id.as_ref().and_then(|i| r.seat_of_key(&i.public_key()));
+            let countersign = super::mail::countersign_text(&r, me, &path.display().to_string()).map(|t| t + "\n").unwrap_or_default();
+            let text = format!("{} — game {} — {} entries\n{}{}{}{countersign}{}", s.game, &s.game_id[..16], s.entries, notes_text(&s, ""), since, status_text(&s), seats_text(&s));
             Ok(Output::new(text, &s))
         })
     })

@@ -201,6 +201,9 @@ fn report_text(report: &MailReport, cfg: &MailConfig) -> String {
     if let Some(n) = &report.note {
         lines.push(n.clone());
     }
+    for w in &report.warnings {
+        lines.push(format!("Warning: {}.", text::inline(w)));
+    }
     for s in &report.sent {
         lines.push(format!(
             "Mailed {} <{}> ({}): {}",
@@ -261,7 +264,16 @@ fn send_log(path: &Path, cfg: &MailConfig, home: &Path, how: Sending) -> Result<
         path: path.into(),
         fault,
     })?;
-    with_game!(g.game.as_str(), G => send_game::<G>(path, &bytes, cfg, home, how))
+    with_game!(g.game.as_str(), G => send_game::<G>(path, &bytes, cfg, home, how, &draw_png))
+}
+
+/// Draws a picture (SVG) as the PNG a mail carries.
+type Painter<'a> = &'a dyn Fn(&str) -> std::result::Result<Vec<u8>, String>;
+
+/// The mail's PNG: smaller than `starry view --format png` (see
+/// `picture::png::MAIL`).
+fn draw_png(svg: &str) -> std::result::Result<Vec<u8>, String> {
+    crate::picture::png::render_with(svg, crate::picture::png::MAIL)
 }
 
 /// What `starry mail` was asked for.
@@ -279,6 +291,16 @@ pub struct Sending {
     pub resend: bool,
 }
 
+/// The board picture of the mails.
+enum Picture {
+    /// Before the setup there is no board to draw.
+    NoBoard,
+    /// The PNG.
+    Drawn(Vec<u8>),
+    /// It could not be drawn, for this reason (inline, bounded).
+    Failed(String),
+}
+
 /// Who gets a mail, and as what.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Role {
@@ -290,12 +312,15 @@ enum Role {
     Over,
 }
 
+/// Mails the log `bytes` (read from `path`) to whoever it concerns;
+/// `paint` draws the board.
 fn send_game<G: Game>(
     path: &Path,
     bytes: &[u8],
     cfg: &MailConfig,
     home: &Path,
     how: Sending,
+    paint: Painter<'_>,
 ) -> Result<MailReport> {
     let (r, events) = super::cache::tell::<G>(bytes).map_err(|fault| Error::Log {
         path: path.into(),
@@ -371,16 +396,24 @@ fn send_game<G: Game>(
 
     let public = public_text(&r);
     // The board as everybody may see it: the spectator view, so that no
-    // secret can reach a mail.
-    let picture = match &r.state {
+    // secret can reach a mail. A picture that cannot be drawn stops no
+    // mail: the mails go without it and say so, and so does the report.
+    let picture: Picture = match &r.state {
         Some(state) => {
             let svg = G::render_svg(&G::view(state, None, None), &r.names());
-            Some(
-                crate::picture::png::render_with(&svg, crate::picture::png::MAIL)
-                    .map_err(Error::Other)?,
-            )
+            match paint(&svg) {
+                Ok(png) => Picture::Drawn(png),
+                Err(e) => {
+                    let why = text::excerpt(&e);
+                    report.warnings.push(format!(
+                        "the board picture could not be drawn ({why}); the mails went \
+                         without it, each saying so"
+                    ));
+                    Picture::Failed(why)
+                }
+            }
         }
-        None => None,
+        None => Picture::NoBoard,
     };
     let thread = Thread::of(&r);
     let lines = split_lines(bytes).map_err(|fault| Error::Log {
@@ -413,6 +446,7 @@ fn send_game<G: Game>(
             &public,
             since,
             how,
+            &picture,
             &log_file_name,
             from_entry,
         );
@@ -423,7 +457,7 @@ fn send_game<G: Game>(
             role,
             since,
             how,
-            picture.is_some(),
+            &picture,
             &thread,
             &log_file_name,
         );
@@ -435,7 +469,10 @@ fn send_game<G: Game>(
             subject: subject.clone(),
             body_text: text,
             body_html: Some(html),
-            picture: picture.clone(),
+            picture: match &picture {
+                Picture::Drawn(png) => Some(png.clone()),
+                _ => None,
+            },
             picture_id: thread.picture_id(r.len() - 1),
             message_id: Some(thread.message_id(r.len() - 1, seat, how)),
             references: thread.references(r.len() - 1, seat),
@@ -558,19 +595,76 @@ fn asked(action: Action) -> &'static str {
     }
 }
 
-/// `[starry] Starry Sky 3f2a9c1e — your turn`, the same for every mail of
-/// a game: mail programs that thread by subject (as Gmail does) keep the
-/// game together. Reports and the final mail are replies in that thread.
+/// `[starry] Starry Sky 3f2a9c1e`: the same for every mail of a game, and
+/// true for every one of them, whoever it is for — what is asked of the
+/// recipient is the first line of the text, never the subject. Mail
+/// programs that thread by subject (Gmail, which ignores `Re: `) keep the
+/// game together, as those that thread by References do. The turn mail is
+/// a message of its own in the thread; reports and the mails after the end
+/// are replies.
 fn subject<G: Game>(id16: &str, role: Role) -> String {
-    let base = format!(
-        "[starry] {} {} — your turn",
-        history::title(G::NAME),
-        &id16[..8]
-    );
+    let base = format!("[starry] {} {}", history::title(G::NAME), &id16[..8]);
     match role {
         Role::Act(_) => base,
         Role::Info | Role::Over => format!("Re: {base}"),
     }
+}
+
+/// Who countersigns next, once the game is over: the first seat in seat
+/// order that has not countersigned and did not write the last entry.
+/// Countersignatures written at once on two copies fork the log (the
+/// protocol settles it, but everyone has to mail again), so every mail
+/// after the end names this one player, the others wait for a mail that
+/// names them, and no honest game forks. None before the end, and once
+/// everyone has countersigned.
+pub fn next_countersigner<G: Game>(r: &Replay<G>) -> Option<Seat> {
+    if !r.is_over() {
+        return None;
+    }
+    let last = r.entries.last().map(|e| e.author);
+    let open = |s: &Seat| !r.countersigned.contains(s);
+    (0..r.seat_count())
+        .filter(open)
+        .find(|&s| Some(s) != last)
+        .or_else(|| (0..r.seat_count()).find(open))
+}
+
+/// "first" before any countersignature, "next" after one.
+fn first_or_next<G: Game>(r: &Replay<G>) -> &'static str {
+    if r.countersigned.is_empty() {
+        "first"
+    } else {
+        "next"
+    }
+}
+
+/// What the player at seat `me` (if any) is to do about countersigning a
+/// game that is over, for `starry ingest` and `starry status`: countersign
+/// now (they are the one named), wait for a mail that names them, or
+/// nothing. It agrees with the mails. None before the end.
+pub fn countersign_text<G: Game>(r: &Replay<G>, me: Option<Seat>, file: &str) -> Option<String> {
+    if !r.is_over() {
+        return None;
+    }
+    let when = first_or_next(r);
+    let cmd = next_command(r, Action::Over, file);
+    Some(match (next_countersigner(r), me) {
+        (None, _) => "Every player has countersigned the result.".into(),
+        (Some(n), Some(m)) if n == m => format!(
+            "You countersign {when}: the others wait for your countersignature. If you agree \
+             with the result:\n  {cmd}"
+        ),
+        (Some(n), Some(m)) if r.countersigned.contains(&m) => {
+            format!("You have countersigned; {} countersigns {when}.", r.name(n))
+        }
+        (Some(n), Some(_)) => format!(
+            "{} countersigns {when}. Countersign when a mail names you (one at a time, so that \
+             no two countersignatures are written at once): `starry ingest` that mail, then\n  \
+             {cmd}",
+            r.name(n)
+        ),
+        (Some(n), None) => format!("{} countersigns {when}.", r.name(n)),
+    })
 }
 
 /// The move notation for the "what to do now" lines: the game's, for the
@@ -593,6 +687,40 @@ pub fn next_command<G: Game>(r: &Replay<G>, action: Action, file: &str) -> Strin
     }
 }
 
+/// `s` as one word for a POSIX shell: as it is when it holds only
+/// characters no shell treats specially, else in single quotes (a quote
+/// inside written `'\''`). `s` comes from a log: it is made
+/// [`text::inline`] first, so it is one line whatever it holds.
+pub fn shell_word(s: &str) -> String {
+    let s = text::inline(s);
+    let plain = |c: char| c.is_alphanumeric() || "@%+,-./:=_".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.into_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// `starry id new` for the seat `seat`: its name and address, quoted for a
+/// shell.
+pub fn id_new_command<G: Game>(r: &Replay<G>, seat: Seat) -> String {
+    let s = &r.genesis.seats[seat];
+    let name = text::inline(&s.name);
+    // The name in double quotes when that is safe, as people write it.
+    let name = if name
+        .chars()
+        .all(|c| c.is_alphanumeric() || " .-_'".contains(c))
+    {
+        format!("\"{name}\"")
+    } else {
+        shell_word(&name)
+    };
+    format!(
+        "starry id new --name {name} --email {}",
+        shell_word(&s.email)
+    )
+}
+
 /// The public part, the same for every recipient: where the game stands,
 /// who is who, and the spectator view. Nothing in it depends on a secret.
 fn public_text<G: Game>(r: &Replay<G>) -> String {
@@ -611,11 +739,52 @@ fn public_text<G: Game>(r: &Replay<G>) -> String {
     t
 }
 
-/// The first lines of a mail: what is asked of the recipient, or whom the
-/// game waits for.
-fn headline<G: Game>(r: &Replay<G>, id16: &str, role: Role, how: Sending) -> Vec<String> {
+/// The first lines of a mail: what is asked of the recipient at `seat` —
+/// or whom the game waits for — then, in a reminder, since when. It comes
+/// first, before any greeting, since it is what a mail program shows of a
+/// message beside its subject.
+fn headline<G: Game>(
+    r: &Replay<G>,
+    id16: &str,
+    seat: Seat,
+    role: Role,
+    how: Sending,
+) -> Vec<String> {
     let mut out = Vec::new();
     let title = history::title(G::NAME);
+    let id8 = &id16[..8];
+    out.push(match role {
+        Role::Act(a) => format!("It is your turn in {title} {id8}: {}.", asked(a)),
+        Role::Info => {
+            let (a, who) = r.expected();
+            format!(
+                "Nothing to do for you now in {title} {id8}: {} must {} next.",
+                who.map_or("nobody".into(), |w| r.name(w)),
+                a.as_str()
+            )
+        }
+        Role::Over => {
+            let when = first_or_next(r);
+            match next_countersigner(r) {
+                Some(n) if n == seat => format!(
+                    "{title} {id8} is over. You countersign {when}: the others wait for your \
+                     countersignature."
+                ),
+                Some(n) if r.countersigned.contains(&seat) => format!(
+                    "{title} {id8} is over. You have countersigned; {} countersigns {when}.",
+                    r.name(n)
+                ),
+                Some(n) => format!(
+                    "{title} {id8} is over. {} countersigns {when}; please wait for a mail that \
+                     names you before you countersign.",
+                    r.name(n)
+                ),
+                None => {
+                    format!("{title} {id8} is over. Every player has countersigned the result.")
+                }
+            }
+        }
+    });
     if how.remind {
         out.push(format!(
             "A reminder: the game has waited for you since {} (entry {}).",
@@ -623,20 +792,35 @@ fn headline<G: Game>(r: &Replay<G>, id16: &str, role: Role, how: Sending) -> Vec
             r.len() - 1
         ));
     }
-    out.push(match role {
-        Role::Act(a) => format!("It is your turn in {title} {}: {}.", &id16[..8], asked(a)),
-        Role::Info => {
-            let (a, who) = r.expected();
-            format!(
-                "Nothing to do for you now in {title} {}: {} must {} next.",
-                &id16[..8],
-                who.map_or("nobody".into(), |w| r.name(w)),
-                a.as_str()
-            )
-        }
-        Role::Over => format!("{title} {} is over.", &id16[..8]),
-    });
     out
+}
+
+/// What starry is, for someone invited to a game who may never have heard
+/// of it.
+fn about_starry<G: Game>(r: &Replay<G>) -> String {
+    let title = history::title(G::NAME);
+    format!(
+        "{} invites you to a game of {title} by e-mail. starry is the program that plays it: \
+         every move is an entry in a log, signed by its player and chained to the entries \
+         before it by their hashes, and every player's program checks every entry itself, so \
+         there is nothing and nobody to trust — no server, and not the other players either.\n",
+        r.name(0)
+    )
+}
+
+/// Writes step `n` of "What to do now": its text as a paragraph, then the
+/// command to run, if any, indented on a line of its own.
+fn step(t: &mut String, n: &mut u32, what: &str, command: Option<&str>) {
+    *n += 1;
+    t.push_str(&wrap(&format!("{n}. {what}\n"), WIDTH, "   "));
+    if let Some(c) = command {
+        t.push_str(&format!("     {c}\n"));
+    }
+}
+
+/// The one line a mail holds instead of the picture it could not draw.
+fn no_picture(why: &str, id16: &str) -> String {
+    format!("The board picture could not be drawn: {why}; `starry view {id16}` shows it.")
 }
 
 /// The text part. Names and summaries come from the log and are made
@@ -651,67 +835,156 @@ fn body_text<G: Game>(
     public: &str,
     since: &[history::Event],
     how: Sending,
+    picture: &Picture,
     log_name: &str,
     from_entry: usize,
 ) -> String {
     // Whether the game has face-down things the mail must say it leaves out.
     let hides = !G::hidden_values().is_empty();
     let to = &r.genesis.seats[seat];
-    let mut t = format!("Hello {},\n\n", text::inline(&to.name));
-    for line in headline(r, id16, role, how) {
+    let mut t = String::new();
+    for line in headline(r, id16, seat, role, how) {
         t.push_str(&wrap(&format!("{line}\n"), WIDTH, ""));
+        t.push('\n');
+    }
+    t.push_str(&format!("Hello {},\n\n", text::inline(&to.name)));
+    let invited = role == Role::Act(Action::Join);
+    if invited {
+        t.push_str(&wrap(&about_starry(r), WIDTH, ""));
         t.push('\n');
     }
     t.push_str(&history::since_text(since, id16));
     t.push_str("\nWhat to do now\n--------------\n");
-    let save = format!(
-        "1. Save the attached file {log_name}, or this whole mail as a file, say turn.eml \
-         (in most mail programs: \"Save as\", \"Download message\" or \"Show original\").\n"
+    let mut n = 0;
+    if invited {
+        step(
+            &mut t,
+            &mut n,
+            &format!(
+                "Install starry, once. It is installed from a copy of its source code (ask {} \
+                 where to get one) with cargo, which comes with Rust (see rustup.rs): in the \
+                 directory of that copy, run",
+                r.name(0)
+            ),
+            Some("cargo install --path . --locked"),
+        );
+        match &to.key {
+            None => step(
+                &mut t,
+                &mut n,
+                "Create your starry identity, once: your name, your address and the key that \
+                 signs your entries, kept in your starry directory ($STARRY_HOME, by default \
+                 ~/.config/starry). Skip this if you have one already.",
+                Some(&id_new_command(r, seat)),
+            ),
+            Some(key) => step(
+                &mut t,
+                &mut n,
+                &format!(
+                    "Your seat is pinned to the starry key {}: use the identity that holds it \
+                     (`starry id show` shows your key).",
+                    crate::log::replay::fingerprint(&key.0)
+                ),
+                None,
+            ),
+        }
+    }
+    step(
+        &mut t,
+        &mut n,
+        &format!(
+            "Save the attached file {log_name}, or this whole mail as a file, say turn.eml \
+             (in most mail programs: \"Save as\", \"Download message\" or \"Show original\")."
+        ),
+        None,
     );
-    t.push_str(&wrap(&save, WIDTH, "   "));
-    t.push_str(&wrap(
-        "2. Take it in. This verifies every entry and brings your copy of the game up to \
-         date; it refuses anything that does not continue your copy:\n",
-        WIDTH,
-        "   ",
-    ));
-    t.push_str(&format!(
-        "     starry ingest {log_name}      (or turn.eml)\n"
-    ));
+    step(
+        &mut t,
+        &mut n,
+        "Take it in. This verifies every entry and brings your copy of the game up to date; it \
+         refuses anything that does not continue your copy:",
+        Some(&format!("starry ingest {log_name}      (or turn.eml)")),
+    );
     match role {
         Role::Act(a) => {
-            t.push_str(&format!(
-                "3. Look at the game{}:\n     starry view {id16}\n",
-                if hides {
-                    " (your view shows your own face-down tokens too)"
-                } else {
-                    ""
-                }
-            ));
-            t.push_str(&format!(
-                "4. {} and mail the log on, in one command:\n     {}\n",
-                match a {
-                    Action::Join => "Join",
-                    Action::Ready => "Send your ready",
-                    Action::Move => "Make your move",
-                    Action::Reveal => "Reveal",
-                    Action::Over => "Countersign",
-                },
-                next_command(r, a, id16)
-            ));
+            step(
+                &mut t,
+                &mut n,
+                &format!(
+                    "Look at the game{}:",
+                    if hides {
+                        " (your view shows your own face-down tokens too)"
+                    } else {
+                        ""
+                    }
+                ),
+                Some(&format!("starry view {id16}")),
+            );
+            step(
+                &mut t,
+                &mut n,
+                &format!(
+                    "{} and mail the log on, in one command:",
+                    match a {
+                        Action::Join => "Join",
+                        Action::Ready => "Send your ready",
+                        Action::Move => "Make your move",
+                        Action::Reveal => "Reveal",
+                        Action::Over => "Countersign",
+                    }
+                ),
+                Some(&next_command(r, a, id16)),
+            );
             if a == Action::Move {
                 t.push_str(&wrap(&format!("   {}\n", move_hint(r).1), WIDTH, "   "));
             }
         }
         Role::Info => {}
         Role::Over => {
-            t.push_str(&wrap(
-                "3. If you agree with the result, countersign it, one player at a time \
-                 (wait for the previous countersign mail and ingest it first):\n",
-                WIDTH,
-                "   ",
-            ));
-            t.push_str(&format!("     {}\n", next_command(r, Action::Over, id16)));
+            let when = first_or_next(r);
+            let cmd = next_command(r, Action::Over, id16);
+            match next_countersigner(r) {
+                Some(x) if x == seat => step(
+                    &mut t,
+                    &mut n,
+                    &format!(
+                        "If you agree with the result, countersign it now. You countersign \
+                         {when}: the others wait for your countersignature, so that no two are \
+                         written at once."
+                    ),
+                    Some(&cmd),
+                ),
+                Some(x) if !r.countersigned.contains(&seat) => step(
+                    &mut t,
+                    &mut n,
+                    &format!(
+                        "Wait: {} countersigns {when}, and the mail of each countersignature \
+                         names the player who countersigns after it, one at a time, so that no \
+                         two are written at once. When a mail names you, take it in as above \
+                         and, if you agree with the result, countersign it (should {} never \
+                         countersign, countersign all the same: the protocol settles \
+                         countersignatures written at once):",
+                        r.name(x),
+                        r.name(x)
+                    ),
+                    Some(&cmd),
+                ),
+                Some(x) => step(
+                    &mut t,
+                    &mut n,
+                    &format!(
+                        "Nothing more: you have countersigned, and {} countersigns {when}.",
+                        r.name(x)
+                    ),
+                    None,
+                ),
+                None => step(
+                    &mut t,
+                    &mut n,
+                    "Nothing more: every player has countersigned the result.",
+                    None,
+                ),
+            }
         }
     }
     t.push('\n');
@@ -723,6 +996,10 @@ fn body_text<G: Game>(
         WIDTH,
         "",
     ));
+    if let Picture::Failed(why) = picture {
+        t.push('\n');
+        t.push_str(&wrap(&format!("{}\n", no_picture(why, id16)), WIDTH, ""));
+    }
     t.push_str(&wrap(
         if hides {
             "\nThe game now, as everybody sees it (this mail knows nobody's secrets, so \
@@ -766,7 +1043,7 @@ fn body_html<G: Game>(
     role: Role,
     since: &[history::Event],
     how: Sending,
-    picture: bool,
+    picture: &Picture,
     thread: &Thread,
     log_name: &str,
 ) -> String {
@@ -776,9 +1053,13 @@ fn body_html<G: Game>(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n\
          <body style=\"font-family:'DejaVu Sans',Verdana,sans-serif;color:#1a1a1a\">\n",
     );
-    h.push_str(&format!("<p>Hello {},</p>\n", esc(&to.name)));
-    for line in headline(r, id16, role, how) {
+    for line in headline(r, id16, seat, role, how) {
         h.push_str(&format!("<p><strong>{}</strong></p>\n", esc(&line)));
+    }
+    h.push_str(&format!("<p>Hello {},</p>\n", esc(&to.name)));
+    let invited = role == Role::Act(Action::Join);
+    if invited {
+        h.push_str(&format!("<p>{}</p>\n", esc(about_starry(r).trim_end())));
     }
     if !since.is_empty() {
         h.push_str("<p>Since your last entry:</p>\n<ol>\n");
@@ -792,20 +1073,50 @@ fn body_html<G: Game>(
         }
         h.push_str("</ol>\n");
     }
-    if picture {
-        h.push_str(&format!(
+    match picture {
+        Picture::Drawn(_) => h.push_str(&format!(
             "<p><img src=\"cid:{}\" alt=\"The game after entry {}, as everybody sees it\" \
              style=\"max-width:100%\"></p>\n",
             esc(&thread.picture_id(r.len() - 1)),
             r.len() - 1
-        ));
+        )),
+        Picture::Failed(why) => {
+            h.push_str(&format!("<p>{}</p>\n", esc(&no_picture(why, id16))));
+        }
+        Picture::NoBoard => {}
     }
-    if let Role::Act(a) = role {
+    let mut commands = Vec::new();
+    if invited {
+        commands.push("cargo install --path . --locked".to_string());
+        if to.key.is_none() {
+            commands.push(id_new_command(r, seat));
+        }
+    }
+    commands.push(format!("starry ingest {log_name}"));
+    match role {
+        Role::Act(a) => {
+            commands.push(format!("starry view {id16}"));
+            commands.push(next_command(r, a, id16));
+        }
+        Role::Over if next_countersigner(r) == Some(seat) => {
+            commands.push(next_command(r, Action::Over, id16));
+        }
+        Role::Info | Role::Over => commands.clear(),
+    }
+    if !commands.is_empty() {
         h.push_str(&format!(
-            "<p>Take in the attached log, then act:</p>\n<pre>starry ingest {}\n\
-             starry view {id16}\n{}</pre>\n",
-            esc(log_name),
-            esc(&next_command(r, a, id16))
+            "<p>{}</p>\n<pre>{}</pre>\n",
+            if invited {
+                "Install starry and create your identity once (the text part of this mail says \
+                 how), then take in the attached log and join:"
+            } else {
+                "Take in the attached log, then act:"
+            },
+            commands
+                .iter()
+                .map(|c| esc(c))
+                .collect::<Vec<_>>()
+                .join("\n")
         ));
     }
     h.push_str(
@@ -820,7 +1131,147 @@ const WIDTH: usize = 72;
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::games::starry_sky::StarrySky;
     use crate::text::wrap;
+
+    /// A game of Starry Sky for three, played in memory past its setup
+    /// (there is a board to draw), written to `dir/game.jsonl`; returns its
+    /// path, its bytes and the home of the last entry's author.
+    fn game_with_a_board(dir: &Path) -> (std::path::PathBuf, Vec<u8>, std::path::PathBuf) {
+        let players = crate::app::generate::identities(dir, 3).unwrap();
+        let refs: Vec<(&Path, &Identity)> = players.iter().map(|(h, i)| (h.as_path(), i)).collect();
+        let start = chrono::DateTime::parse_from_rfc3339("2026-11-20T10:00:00Z")
+            .unwrap()
+            .to_utc();
+        let (bytes, r) = crate::app::demo::play_in_memory::<StarrySky>(
+            &refs,
+            &[],
+            [7; 32],
+            &mut crate::app::generate::clock(start),
+            |r| r.state.is_some() && r.len() > 12,
+        )
+        .unwrap();
+        let path = dir.join("game.jsonl");
+        std::fs::write(&path, &bytes).unwrap();
+        let author = r.entries.last().unwrap().author;
+        (path, bytes, players[author].0.clone())
+    }
+
+    /// The outbox mails of a report, parsed: (text, html, whether a PNG is
+    /// in it).
+    fn mails_of(report: &MailReport) -> Vec<(String, String, bool)> {
+        report
+            .sent
+            .iter()
+            .map(|s| {
+                let eml = std::fs::read(s.path.as_ref().unwrap()).unwrap();
+                let m = mail_parser::MessageParser::default().parse(&eml).unwrap();
+                let png = m
+                    .parts
+                    .iter()
+                    .any(|p| mail_parser::MimeHeaders::is_content_type(p, "image", "png"));
+                (
+                    m.body_text(0).unwrap().replace("\r\n", "\n"),
+                    m.body_html(0).unwrap().to_string(),
+                    png,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_picture_that_cannot_be_drawn_stops_no_mail() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, bytes, sender) = game_with_a_board(dir.path());
+        let cfg = MailConfig::default();
+        let r = Replay::<StarrySky>::from_bytes(&bytes).unwrap();
+        let id16 = short_id(&r.game_id);
+
+        // As it should be: every mail carries the picture.
+        let fine =
+            send_game::<StarrySky>(&path, &bytes, &cfg, &sender, Sending::default(), &draw_png)
+                .unwrap();
+        assert_eq!(fine.sent.len(), 2, "{fine:?}");
+        assert!(
+            fine.failed.is_empty() && fine.warnings.is_empty(),
+            "{fine:?}"
+        );
+        for (text, _, png) in mails_of(&fine) {
+            assert!(png);
+            assert!(!text.contains("could not be drawn"), "{text}");
+        }
+
+        // The renderer fails (with a message that must not reach a terminal
+        // as it is): the mails go all the same, without the picture, each
+        // saying so in its text and its HTML; the report warns.
+        let broken = |_: &str| -> std::result::Result<Vec<u8>, String> {
+            Err("out of memory\u{1b}[2J".into())
+        };
+        let report = send_game::<StarrySky>(
+            &path,
+            &bytes,
+            &cfg,
+            &sender,
+            Sending {
+                resend: true,
+                ..Sending::default()
+            },
+            &broken,
+        )
+        .unwrap();
+        assert_eq!(report.sent.len(), 2, "{report:?}");
+        assert!(report.failed.is_empty(), "{report:?}");
+        assert_eq!(report.warnings.len(), 1, "{report:?}");
+        assert!(
+            report.warnings[0]
+                .contains("the board picture could not be drawn (out of memory\\u{1b}[2J)"),
+            "{report:?}"
+        );
+        let said = format!(
+            "The board picture could not be drawn: out of memory\\u{{1b}}[2J; `starry view {id16}` shows it."
+        );
+        for (text, html, png) in mails_of(&report) {
+            assert!(!png, "no picture");
+            assert!(!text.contains('\u{1b}') && !html.contains('\u{1b}'));
+            assert!(text.replace('\n', " ").contains(&said), "{text}");
+            assert!(html.contains(&crate::picture::esc(&said)), "{html}");
+            assert!(!html.contains("<img"), "{html}");
+            // Everything else is there: the view in words, the commands.
+            assert!(text.contains("What to do now"), "{text}");
+            assert!(text.contains("The game now"), "{text}");
+        }
+        // The command's report says it, and it is no failure.
+        let shown = report_text(&report, &cfg);
+        assert!(
+            shown.contains("Warning: the board picture could not be drawn"),
+            "{shown}"
+        );
+        assert!(failure_text(&report).is_none());
+    }
+
+    #[test]
+    fn words_for_a_shell_come_back_as_they_were() {
+        for s in [
+            "Ben",
+            "Anna Maria",
+            "O'Brien",
+            "Zoë \"Zo\" $HOME `id` !x \\ ; rm -rf ~ &",
+            "ben+tag@example.org",
+            "-n",
+            "",
+        ] {
+            let word = shell_word(s);
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf '%s' {word}"))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8(out.stdout).unwrap(), s, "{word}");
+        }
+        // A line break cannot end the command: it is escaped first.
+        assert!(!shell_word("a\nb").contains('\n'));
+    }
 
     #[test]
     fn wraps_with_indent() {

@@ -322,6 +322,9 @@ pub struct MailReport {
     pub failed: Vec<UnsentMailReport>,
     /// Why no mail was needed, e.g. when it is the sender's own turn again.
     pub note: Option<String>,
+    /// What went wrong without stopping a mail, e.g. a board picture that
+    /// could not be drawn (the mails then went without it).
+    pub warnings: Vec<String>,
 }
 
 /// The `git` part of a writing command run with `--git-commit`.
@@ -386,6 +389,30 @@ pub struct IngestReport<V> {
     pub status: StatusReport,
     /// The local player's view (with their own face-down tokens), or the spectator view.
     pub view: Option<V>,
+    /// Set when there is no starry identity here: which seat may be yours
+    /// and the commands that take it.
+    pub no_identity: Option<NoIdentityReport>,
+}
+
+/// `starry ingest` without a starry identity: the game is stored all the
+/// same, and this says how to take a seat in it.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct NoIdentityReport {
+    /// Where the identity was looked for.
+    pub path: String,
+    /// The seats (1-based) that may be yours: the one whose address the
+    /// mail is addressed to (`To:`), when the input is such a mail; else
+    /// every seat that has not joined yet.
+    pub seats: Vec<u32>,
+    /// True when `seats` is the seat the mail is addressed to.
+    pub addressed: bool,
+    /// For each seat of `seats` that waits to join, in the same order, the
+    /// command that creates an identity with its name and address (quoted
+    /// for a shell).
+    pub create: Vec<String>,
+    /// The command that joins once the identity is there; null when no
+    /// seat of `seats` waits to join.
+    pub join: Option<String>,
 }
 
 /// `starry mail --retry`.

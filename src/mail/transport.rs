@@ -821,21 +821,106 @@ fn envelope_path(eml: &Path) -> PathBuf {
     eml.with_extension("envelope.json")
 }
 
-fn unique_name() -> String {
-    let mut rnd = [0u8; 6];
-    if getrandom::fill(&mut rnd).is_err() {
-        // Not secret, only unique: fall back on the clock and the pid.
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        rnd[..4].copy_from_slice(&nanos.to_le_bytes());
-        rnd[4..].copy_from_slice(&(std::process::id() as u16).to_le_bytes());
+/// The name (without extension) of a message's file in the outbox or the
+/// pending folder: when (UTC, to the millisecond, so that a folder sorts
+/// oldest first), whom for, and — for a turn mail — the game and the entry,
+/// read from its Message-ID (`starry.ID16.ENTRY.SEAT…@…`):
+/// `20261126-023000.123-ben@example.org-3f2a9c1e-e12`. Someone who sends the
+/// outbox by hand sees at once whom each file is for. The address is cut
+/// down to a safe set of characters and a bounded length; [`write_new`]
+/// makes the name unique.
+fn message_name(envelope: &Envelope, bytes: &[u8]) -> String {
+    let to: String = envelope
+        .to()
+        .first()
+        .map(|a| a.to_string().to_ascii_lowercase())
+        .unwrap_or_else(|| "nobody".into())
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '@' | '.' | '+' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    let mut name = format!("{}-{to}", chrono::Utc::now().format("%Y%m%d-%H%M%S%.3f"));
+    if let Some((game, entry)) = turn_of(bytes) {
+        name.push_str(&format!("-{game}-e{entry}"));
     }
-    format!(
-        "{}-{}",
-        chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ"),
-        hex::encode(rnd)
-    )
+    name
+}
+
+/// The game (8 hex digits) and the entry a turn mail is about, from its
+/// Message-ID; None for any other message.
+fn turn_of(bytes: &[u8]) -> Option<(String, u64)> {
+    let end = bytes
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or(bytes.len().min(64 * 1024));
+    let head = std::str::from_utf8(&bytes[..end]).ok()?;
+    let id = head.split("\r\n").find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("message-id")
+            .then(|| value.trim())
+    })?;
+    let mut parts = id.strip_prefix("<starry.")?.split(['.', '@']);
+    let game = parts.next()?;
+    let entry = parts.next()?;
+    (game.len() == 16 && game.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| Some((game[..8].to_ascii_lowercase(), entry.parse().ok()?)))
+        .flatten()
+}
+
+/// Writes `bytes` to a new file `dir/STEM.EXT` — `STEM-2.EXT`, `STEM-3.EXT`
+/// … when the name is taken — atomically, never replacing a file;
+/// `companion`, when given, is a second extension that must be free under
+/// the same stem too (a pending message's envelope).
+fn write_new(
+    dir: &Path,
+    stem: &str,
+    ext: &str,
+    companion: Option<&str>,
+    bytes: &[u8],
+) -> Result<(PathBuf, String), MailError> {
+    fs::create_dir_all(dir)
+        .map_err(|e| MailError::io(format!("cannot create {}", dir.display()), e))?;
+    for n in 1..=1000u32 {
+        let stem = match n {
+            1 => stem.to_string(),
+            n => format!("{stem}-{n}"),
+        };
+        if companion.is_some_and(|c| dir.join(format!("{stem}.{c}")).exists()) {
+            continue;
+        }
+        let path = dir.join(format!("{stem}.{ext}"));
+        let mut tmp = tempfile::NamedTempFile::new_in(dir)
+            .map_err(|e| MailError::io(format!("cannot write in {}", dir.display()), e))?;
+        tmp.write_all(bytes)
+            .and_then(|()| tmp.as_file().sync_all())
+            .map_err(|e| MailError::io(format!("cannot write {}", path.display()), e))?;
+        match tmp.persist_noclobber(&path) {
+            Ok(_) => return Ok((path, stem)),
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(MailError::io(
+                    format!("cannot write {}", path.display()),
+                    e.error,
+                ));
+            }
+        }
+    }
+    Err(MailError::io(
+        format!(
+            "cannot write {}",
+            dir.join(format!("{stem}.{ext}")).display()
+        ),
+        std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "a thousand files of that name are there already",
+        ),
+    ))
 }
 
 /// Writes `bytes` to `dir/name` atomically (temporary file + rename).
@@ -855,7 +940,6 @@ fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, Mai
 
 fn save_pending(home: &Path, envelope: &Envelope, bytes: &[u8]) -> Result<PathBuf, MailError> {
     let dir = home.join(PENDING_DIR);
-    let name = unique_name();
     let env = EnvelopeFile {
         from: envelope.from().map(ToString::to_string),
         to: envelope.to().iter().map(ToString::to_string).collect(),
@@ -863,8 +947,14 @@ fn save_pending(home: &Path, envelope: &Envelope, bytes: &[u8]) -> Result<PathBu
     let json = serde_json::to_vec_pretty(&env).expect("an envelope serializes");
     // Envelope first: an .eml without its envelope is still usable (the
     // envelope is then read from the headers), the reverse is not.
-    write_atomically(&dir, &format!("{name}.envelope.json"), &json)?;
-    write_atomically(&dir, &format!("{name}.eml"), bytes)
+    let (_, stem) = write_new(
+        &dir,
+        &message_name(envelope, bytes),
+        "envelope.json",
+        Some("eml"),
+        &json,
+    )?;
+    write_atomically(&dir, &format!("{stem}.eml"), bytes)
 }
 
 fn read_envelope(eml: &Path, bytes: &[u8]) -> Result<Envelope, MailError> {
@@ -942,7 +1032,8 @@ impl<'a> Sender<'a> {
         match self.cfg.transport {
             TransportKind::Outbox => {
                 let dir = self.home.join(OUTBOX_DIR);
-                let path = write_atomically(&dir, &format!("{}.eml", unique_name()), bytes)?;
+                let (path, _) =
+                    write_new(&dir, &message_name(envelope, bytes), "eml", None, bytes)?;
                 Ok(Sent::Outbox { path })
             }
             TransportKind::Sendmail => {

@@ -440,11 +440,11 @@ pub fn png_size(png: &[u8]) -> (u32, u32) {
     (w, h)
 }
 
-/// `[starry] Starry Sky 1a2b3c4d — your turn`: the subject of every turn
-/// mail of a game; reports and the final mails are `Re: ` and this.
-pub fn turn_subject(game: &str, game_id: &str) -> String {
+/// `[starry] Starry Sky 1a2b3c4d`: the subject of every turn mail of a
+/// game; reports and the mails after the end are `Re: ` and this.
+pub fn game_subject(game: &str, game_id: &str) -> String {
     format!(
-        "[starry] {} {} — your turn",
+        "[starry] {} {}",
         starry::app::history::title(game),
         &game_id[..8]
     )
@@ -625,7 +625,7 @@ pub fn check_any_mail<G: starry::games::Game>(
 ) -> usize {
     let r = Replay::<G>::from_bytes(log).unwrap();
     let seat = players.seat_of(&mail.to);
-    let turn = turn_subject(G::NAME, game_id);
+    let turn = game_subject(G::NAME, game_id);
     if !r.is_over() && r.expected().1 == Some(seat) {
         assert_eq!(mail.subject, turn);
     } else {
