@@ -316,6 +316,32 @@ fn a_whole_game_against_the_robot_through_the_smtp_server() {
         log,
         "nothing was changed"
     );
+
+    // A finished game does not count against --max-games: with room for
+    // one game, the next invitation is taken, and the one after is not.
+    let limited = [
+        "robot",
+        "--maildir",
+        maildir.as_str(),
+        "--json",
+        "--level",
+        "1",
+        "--max-games",
+        "1",
+    ];
+    for want in [("played", None), ("refused", Some("game-limit"))] {
+        let out = human.run(&["new", "starry-night", "--players", &players, "--mail"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let report = robot.json(&limited);
+        let answered: Vec<(&str, Option<&str>)> = report["mails"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["outcome"] != "not-for-me")
+            .map(|m| (m["outcome"].as_str().unwrap(), m["reason"].as_str()))
+            .collect();
+        assert_eq!(answered, [want], "{report}");
+    }
 }
 
 #[test]

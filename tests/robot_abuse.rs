@@ -484,7 +484,12 @@ fn automatic_mails_and_strangers_to_a_game_are_never_answered() {
     }
     // The log of a real invitation, from someone who is not in the game
     // (and whose own server vouches for them).
-    w.deliver(&vouched("evil.test"), "Mallory <mallory@evil.test>", "hi", &log);
+    w.deliver(
+        &vouched("evil.test"),
+        "Mallory <mallory@evil.test>",
+        "hi",
+        &log,
+    );
     let (report, code) = w.robot(&["--authserv-id", AUTHSERV]);
     assert_eq!(code, 0, "{report}");
     let mut want: Vec<(String, String)> = vec![("refused".into(), "automatic".into()); 6];
@@ -549,7 +554,10 @@ fn invitations_from_the_allow_list_within_the_limits() {
     let to: Vec<Vec<String>> = w.sent(&[]).iter().map(|m| to_of(m)).collect();
     assert_eq!(
         to,
-        [vec!["anna@club.test".to_string()], vec!["cleo@club.test".to_string()]]
+        [
+            vec!["anna@club.test".to_string()],
+            vec!["cleo@club.test".to_string()]
+        ]
     );
     // Settings it cannot use stop it before it reads a mail.
     std::fs::write(w.robot.home.join("robot.toml"), "allow = [\"nobody\"]\n").unwrap();
@@ -616,7 +624,8 @@ fn a_player_whose_server_vouches_is_proven_and_written_to() {
         .expect("Ben's ready goes to the robot");
     // First with a header the robot's server did not write.
     let forged = [
-        b"Authentication-Results: mx.evil.test; spf=pass smtp.mailfrom=ben@club.test\r\n".as_slice(),
+        b"Authentication-Results: mx.evil.test; spf=pass smtp.mailfrom=ben@club.test\r\n"
+            .as_slice(),
         &for_robot,
     ]
     .concat();
@@ -652,7 +661,10 @@ fn a_player_whose_server_vouches_is_proven_and_written_to() {
     to.sort();
     assert_eq!(
         to,
-        [vec!["anna@club.test".to_string()], vec!["ben@club.test".to_string()]]
+        [
+            vec!["anna@club.test".to_string()],
+            vec!["ben@club.test".to_string()]
+        ]
     );
     // What it keeps: the seats proven in this game.
     let game_id = m["game_id"].as_str().unwrap();
@@ -697,13 +709,20 @@ fn passing_failures_are_tried_again_later_then_given_up() {
     let (report, code) = w.robot(&allow);
     assert_eq!(code, 3, "a passing failure fails the run: {report}");
     for m in report["mails"].as_array().unwrap() {
-        assert_eq!((m["outcome"].as_str(), m["class"].as_str()), (Some("failed"), Some("transient")));
+        assert_eq!(
+            (m["outcome"].as_str(), m["class"].as_str()),
+            (Some("failed"), Some("transient"))
+        );
         assert_eq!(m["attempts"], 1, "{m}");
         assert!(m["next_try"].is_string(), "{m}");
     }
     // Not before its next try.
     let (report, code) = w.robot(&allow);
-    assert_eq!((code, report["deferred"].as_u64()), (0, Some(2)), "{report}");
+    assert_eq!(
+        (code, report["deferred"].as_u64()),
+        (0, Some(2)),
+        "{report}"
+    );
     assert_eq!(report["mails"], serde_json::json!([]));
     let marker = |raw: &[u8]| {
         w.robot
@@ -734,7 +753,11 @@ fn passing_failures_are_tried_again_later_then_given_up() {
     }
     due_now(&first);
     let (report, code) = w.robot(&allow);
-    assert_eq!((code, report["handled_before"].as_u64()), (0, Some(1)), "reported once: {report}");
+    assert_eq!(
+        (code, report["handled_before"].as_u64()),
+        (0, Some(1)),
+        "reported once: {report}"
+    );
     // Once the folder can be made, the second mail succeeds at its next try.
     std::fs::remove_file(&games).unwrap();
     due_now(&second);

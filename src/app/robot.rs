@@ -344,7 +344,10 @@ impl Settings {
         };
         let (authserv_id, id_from) = match &over.authserv_id {
             Some(id) => (Some(id.clone()), "--authserv-id".to_string()),
-            None => (file.authserv_id, format!("authserv_id in {}", path.display())),
+            None => (
+                file.authserv_id,
+                format!("authserv_id in {}", path.display()),
+            ),
         };
         let authserv_id = match authserv_id {
             Some(id) => {
@@ -956,8 +959,8 @@ impl Robot {
                      to them; nobody was told",
                     text::inline(&email),
                     match (&self.settings.authserv_id, vouched) {
-                        (None, _) => "no authserv_id is set, so no mail is ever vouched for"
-                            .to_string(),
+                        (None, _) =>
+                            "no authserv_id is set, so no mail is ever vouched for".to_string(),
                         (Some(id), None) => format!(
                             "the mail carries no Authentication-Results of {} that passes for \
                              its From domain",
@@ -1069,8 +1072,9 @@ impl Robot {
         let (action, who) = r.expected();
         let joined = r.seats[me].key.is_some();
         Ok(match action {
-            Action::Join => (!joined && who == Some(me))
-                .then_some(Do::Join(LogNotify::from(Notify::Turn))),
+            Action::Join => {
+                (!joined && who == Some(me)).then_some(Do::Join(LogNotify::from(Notify::Turn)))
+            }
             Action::Over => (joined && !r.countersigned.contains(&me)).then_some(Do::Countersign),
             _ => (joined && who == Some(me)).then_some(Do::Bot(self.level, self.seed)),
         })
@@ -1182,11 +1186,9 @@ impl Robot {
         };
         let (action, who) = r.expected();
         let now = match who {
-            Some(w) if !r.is_over() => format!(
-                "The game now waits for {} ({}).",
-                name(w),
-                action.as_str()
-            ),
+            Some(w) if !r.is_over() => {
+                format!("The game now waits for {} ({}).", name(w), action.as_str())
+            }
             _ => "The game is over.".to_string(),
         };
         let file_name = format!("{id16}.jsonl");
@@ -1196,9 +1198,10 @@ impl Robot {
         );
         body.push_str(&text::wrap(
             &format!(
-                "I am the starry robot {} and play {title} {} with you. I have written my \
-                 entries; the log now has {} entries. {now}\n",
-                name(self.my_seat(r).unwrap_or(sender)),
+                "I am the starry robot {} <{}> and play {title} {} with you. I have written \
+                 my entries; the log now has {} entries. {now}\n",
+                crate::mail::compose::display_name(&self.id.name),
+                text::inline(&self.id.email),
                 &id16[..8],
                 r.len()
             ),
@@ -1211,7 +1214,11 @@ impl Robot {
                 "I write first only to addresses that have sent me an entry of their own seat, in \
                  a mail my mail server vouches for, or that my operator allows. {} {} not, so the \
                  log comes back to you alone. Please pass it on:\n",
-                blocked.iter().map(|&s| name(s)).collect::<Vec<_>>().join(", "),
+                blocked
+                    .iter()
+                    .map(|&s| name(s))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 if blocked.len() == 1 { "has" } else { "have" }
             ),
             72,
@@ -1342,7 +1349,10 @@ impl Robot {
             all.retain(|_, t| !t.is_empty());
         }
         let bytes = serde_json::to_vec_pretty(&all).expect("records serialise");
-        file::write_record(&self.invitations_path(), &[bytes.as_slice(), b"\n"].concat())
+        file::write_record(
+            &self.invitations_path(),
+            &[bytes.as_slice(), b"\n"].concat(),
+        )
     }
 }
 
@@ -1499,7 +1509,11 @@ impl Facts {
             let v = value.trim().to_ascii_lowercase();
             match name.as_str() {
                 "auto-submitted" => {
-                    let kind = v.split(';').next().unwrap_or_default().trim();
+                    // `no`, perhaps with a comment or parameters after it.
+                    let kind = v
+                        .split(|c: char| c == ';' || c == '(' || c.is_whitespace())
+                        .next()
+                        .unwrap_or_default();
                     if kind != "no" {
                         return Some(format!("Auto-Submitted: {}", text::excerpt(kind)));
                     }
@@ -1739,11 +1753,14 @@ mod tests {
         let facts = |head: &str| Facts::of(format!("{head}\r\n\r\nbody\r\n").as_bytes());
         let person = "From: a@example.org\r\nTo: r@example.org\r\nAuto-Submitted: No";
         assert_eq!(facts(person).automatic(), None);
+        let commented = "From: a@example.org\r\nAuto-Submitted: no (a person)";
+        assert_eq!(facts(commented).automatic(), None);
         assert_eq!(facts(person).from.as_deref(), Some("a@example.org"));
         assert!(facts(person).single_from);
         for head in [
             "From: a@example.org\r\nAuto-Submitted: auto-replied; owner=x",
             "From: a@example.org\r\nAuto-Submitted: auto-generated",
+            "From: a@example.org\r\nAuto-Submitted: nothing-we-know",
             "From: a@example.org\r\nList-Id: <games.example.org>",
             "From: a@example.org\r\nList-Unsubscribe: <mailto:u@example.org>",
             "From: a@example.org\r\nPrecedence: Bulk",

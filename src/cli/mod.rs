@@ -173,7 +173,7 @@ pub enum Command {
                             Strangers cannot turn it against others (docs/bots.md, \"The robot\"):\n  \
                             - it writes first only to an address that has sent it an entry of its own \
                             seat in a mail its own mail server vouches for (an Authentication-Results \
-                            header with the authserv-id below: DKIM, SPF or DMARC passing for the From \
+                            header with its authserv-id: DKIM, SPF or DMARC passing for the From \
                             domain), or that is allow-listed; when the turn passes to anyone else, the \
                             log goes back to the sender alone, to pass on. Without an authserv-id no \
                             From is ever vouched for, so it writes only to allow-listed addresses;\n  \

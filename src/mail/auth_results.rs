@@ -214,7 +214,13 @@ fn method_result(seg: &[Tok]) -> Option<MethodResult> {
     }
     let mut properties = Vec::new();
     let mut rest = &seg[3..];
-    while let [Tok::Word(key), Tok::Eq, Tok::Word(value) | Tok::Quoted(value), tail @ ..] = rest {
+    while let [
+        Tok::Word(key),
+        Tok::Eq,
+        Tok::Word(value) | Tok::Quoted(value),
+        tail @ ..,
+    ] = rest
+    {
         properties.push((key.to_ascii_lowercase(), value.clone()));
         rest = tail;
     }
@@ -275,7 +281,13 @@ mod tests {
         assert_eq!(parse(&"x".repeat(MAX_VALUE + 1)), None);
         // An unclosed comment or quote ends the value, without a panic.
         assert_eq!(parse("mx; dkim=pass (open").unwrap().results.len(), 1);
-        assert_eq!(parse("mx; dkim=pass header.d=\"open").unwrap().results.len(), 1);
+        assert_eq!(
+            parse("mx; dkim=pass header.d=\"open")
+                .unwrap()
+                .results
+                .len(),
+            1
+        );
     }
 
     #[test]
@@ -295,7 +307,8 @@ mod tests {
         );
         // A forged header (the sender wrote it, with another id) does not
         // count, even beside a real one that does not vouch.
-        let forged = "mx.evil.org; dkim=pass header.d=example.org; dmarc=pass header.from=example.org";
+        let forged =
+            "mx.evil.org; dkim=pass header.d=example.org; dmarc=pass header.from=example.org";
         let real = "mx.robot.org; dkim=none; spf=fail smtp.mailfrom=x@example.org";
         assert_eq!(vouches([forged, real], "mx.robot.org", "example.org"), None);
         // Nor does a forged one whose id merely contains ours, or a comment
@@ -336,7 +349,9 @@ mod tests {
         );
         assert_eq!(
             vouches(
-                ["mx.robot.org; dkim=fail header.d=example.org; dmarc=pass header.from=example.org"],
+                [
+                    "mx.robot.org; dkim=fail header.d=example.org; dmarc=pass header.from=example.org"
+                ],
                 "mx.robot.org",
                 "example.org"
             ),
