@@ -173,6 +173,7 @@ fn threaded_turn_mail(log: &[u8], png: &[u8]) -> lettre::Message {
         ],
         log_file_name: "1a2b3c4d5e6f7a8b-5-7.jsonl".into(),
         log: log.to_vec(),
+        auto_submitted: false,
     })
     .unwrap()
 }

@@ -289,6 +289,9 @@ pub struct Sending {
     /// Mailed again by hand (`starry mail FILE`): the mails get Message-IDs
     /// of their own, or a mail program that has the first would drop them.
     pub resend: bool,
+    /// Sent by a program on its own (`starry robot`): every mail carries
+    /// `Auto-Submitted: auto-replied` (RFC 3834).
+    pub auto_submitted: bool,
 }
 
 /// The board picture of the mails.
@@ -478,6 +481,7 @@ fn send_game<G: Game>(
             references: thread.references(r.len() - 1, seat),
             log_file_name,
             log,
+            auto_submitted: how.auto_submitted,
         };
         let result = compose(&mail).and_then(|msg| {
             let size = crate::mail::to_eml(&msg).len();

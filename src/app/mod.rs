@@ -186,6 +186,7 @@ pub fn run(cli: Cli) -> Result<Output> {
                     full: a.full,
                     remind: false,
                     resend: true,
+                    auto_submitted: false,
                 },
             ),
             (false, None) => Err(Error::Usage(
@@ -204,15 +205,7 @@ pub fn run(cli: Cli) -> Result<Output> {
         Command::Audit(a) => audit::run(&a),
         Command::Rules(r) => rules::run(r),
         Command::Demo(a) => demo::run(&a),
-        Command::Robot(a) => robot::run(
-            &match (a.maildir, a.outbox) {
-                (Some(d), _) => robot::Source::Maildir(d),
-                (None, Some(d)) => robot::Source::Outbox(d),
-                (None, None) => unreachable!("clap requires one"),
-            },
-            crate::bot::Level::new(a.level).unwrap_or(crate::bot::Level::DEFAULT),
-            a.seed,
-        ),
+        Command::Robot(a) => robot::run(a),
         Command::Arena(a) => arena::run(&arena::Match {
             players: a
                 .bots

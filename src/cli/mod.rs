@@ -198,13 +198,33 @@ pub enum Command {
         after_help = "Run it from cron or a loop with an identity of its own (STARRY_HOME) and mail \
                             settings that send (docs/mail.md). It remembers every mail it handled \
                             ($STARRY_HOME/robot/handled/), so running it again does nothing twice, and it \
-                            never changes the mail folder. A log that does not verify is refused with a \
-                            mail to its sender saying why. Exit code: 0 when every new mail was handled \
-                            (a refused log included), else that of the first that was not (5: an entry \
-                            written and its mail kept for the next run, which sends it).\n\n\
+                            never changes the mail folder.\n\n\
+                            Strangers cannot turn it against others (docs/bots.md, \"The robot\"):\n  \
+                            - it writes first only to an address that has sent it an entry of its own \
+                            seat in a mail its own mail server vouches for (an Authentication-Results \
+                            header with its authserv-id: DKIM, SPF or DMARC passing for the From \
+                            domain), or that is allow-listed; when the turn passes to anyone else, the \
+                            log goes back to the sender alone, to pass on. Without an authserv-id no \
+                            From is ever vouched for, so it writes only to allow-listed addresses;\n  \
+                            - it never answers a log that does not verify, a sender who is not a \
+                            joined player, or an automatic, list or bulk mail or a bounce, and every \
+                            mail it sends says Auto-Submitted: auto-replied;\n  \
+                            - it accepts invitations only from the allow-list (when one is set), at most \
+                            --invitations-per-day from one sender, and plays at most --max-games at \
+                            once; a game it has no seat in is not stored.\n\n\
+                            Settings: $STARRY_HOME/robot.toml, each overridden by its flag:\n  \
+                            authserv_id = \"mx.example.org\"\n  \
+                            allow = [\"anna@example.org\", \"*@club.example.org\"]\n  \
+                            max_games = 20\n  \
+                            invitations_per_day = 3\n\n\
+                            Exit code: 0 when every new mail was handled or refused for good; else that \
+                            of the first that was not (5: an entry written and its mail kept for the \
+                            next run, which sends it; 3: a file it could not read or write, tried again \
+                            later, and given up after 8 tries).\n\n\
                             Examples:\n  \
-                            STARRY_HOME=~/robot starry robot --maildir ~/Maildir\n  \
-                            starry robot --outbox ~/anna/outbox --level 3 --json"
+                            STARRY_HOME=~/robot starry robot --maildir ~/Maildir --authserv-id mx.example.org\n  \
+                            starry robot --maildir ~/Maildir --allow '*@club.example.org' --max-games 5\n  \
+                            starry robot --outbox ~/anna/outbox --allow anna@example.org --level 3 --json"
     )]
     Robot(RobotArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -651,6 +671,23 @@ pub struct RobotArgs {
     /// default: fresh randomness.
     #[arg(long)]
     pub seed: Option<u64>,
+    /// The authserv-id of your own mail server: only its Authentication-Results headers vouch
+    /// for a From (default: authserv_id in robot.toml; none: no From is vouched for).
+    #[arg(long = "authserv-id", value_name = "ID")]
+    pub authserv_id: Option<String>,
+    /// Accept invitations only from these senders, and write to them freely: an address or
+    /// `*@domain`; repeat it or separate with commas (default: allow in robot.toml; none: anybody
+    /// may invite it).
+    #[arg(long = "allow", value_name = "PATTERN", value_delimiter = ',')]
+    pub allow: Vec<String>,
+    /// Play at most N games at once; finished games do not count (default: max_games in
+    /// robot.toml, else 20).
+    #[arg(long = "max-games", value_name = "N")]
+    pub max_games: Option<u32>,
+    /// Accept at most N invitations a day from one sender (default: invitations_per_day in
+    /// robot.toml, else 3).
+    #[arg(long = "invitations-per-day", value_name = "N")]
+    pub invitations_per_day: Option<u32>,
 }
 
 #[derive(Args, Debug)]

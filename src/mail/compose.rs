@@ -56,6 +56,10 @@ pub struct TurnMail {
     pub log_file_name: String,
     /// The log, attached byte for byte.
     pub log: Vec<u8>,
+    /// Sent by a program on its own (the robot): the mail says so with
+    /// `Auto-Submitted: auto-replied` (RFC 3834), so that vacation
+    /// responders and other robots do not answer it.
+    pub auto_submitted: bool,
 }
 
 /// `text`, then a blank line, then the armored `log`, so a reader whose mail
@@ -70,10 +74,31 @@ pub fn body_with_armor(text: &str, log: &[u8]) -> String {
     out
 }
 
+/// Longest display name put into a header, in characters: a name from a
+/// log has at most [`text::MAX_NAME_CHARS`], but one from the settings or
+/// a received mail could be any length.
+pub const MAX_DISPLAY_NAME: usize = text::MAX_NAME_CHARS;
+
+/// A display name as every mail shows it: [`text::inline`], trimmed, and
+/// cut to [`MAX_DISPLAY_NAME`] characters with "…". Every header is built
+/// through [`mailbox`], so no mail of any kind carries a longer name.
+pub fn display_name(name: &str) -> String {
+    let name = text::inline(name.trim());
+    let name = name.trim();
+    if name.chars().count() <= MAX_DISPLAY_NAME {
+        return name.to_string();
+    }
+    let mut cut: String = name.chars().take(MAX_DISPLAY_NAME - 1).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push('…');
+    cut
+}
+
 /// A mailbox for a header. The display name comes from a log and is hostile:
-/// it is made [`text::inline`] (no line break, control or bidi character can
-/// reach the header) before lettre encodes it; the address is parsed, and a
-/// bad one is an error quoting at most an excerpt. Never panics.
+/// it is made [`display_name`] (no line break, control or bidi character can
+/// reach the header, and it is short) before lettre encodes it; the address
+/// is parsed, and a bad one is an error quoting at most an excerpt. Never
+/// panics.
 fn mailbox(field: &'static str, name: &str, email: &str) -> Result<Mailbox, MailError> {
     let address = email
         .trim()
@@ -83,12 +108,8 @@ fn mailbox(field: &'static str, name: &str, email: &str) -> Result<Mailbox, Mail
             value: text::excerpt(email),
             reason: e.to_string(),
         })?;
-    let name = text::inline(name.trim());
-    let name = name.trim();
-    Ok(Mailbox::new(
-        (!name.is_empty()).then(|| name.to_string()),
-        address,
-    ))
+    let name = display_name(name);
+    Ok(Mailbox::new((!name.is_empty()).then_some(name), address))
 }
 
 /// Builds the turn mail: `multipart/mixed` with the text part and the log as
@@ -157,6 +178,12 @@ pub fn compose(m: &TurnMail) -> Result<Message, MailError> {
         .subject(text::inline(&m.subject).into_owned())
         .date_now()
         .user_agent(format!("starry/{}", env!("CARGO_PKG_VERSION")));
+    if m.auto_submitted {
+        builder = builder.raw_header(lettre::message::header::HeaderValue::new(
+            lettre::message::header::HeaderName::new_from_ascii_str("Auto-Submitted"),
+            "auto-replied".into(),
+        ));
+    }
     if let Some(parent) = m.references.last() {
         builder = builder.in_reply_to(format!("<{}>", message_id_part(parent)?));
         let all = m
@@ -383,8 +410,13 @@ mod tests {
         ];
         for s in shown {
             assert!(!s.chars().any(text::is_unsafe), "{s:?}");
+            // The sender's name, escaped, is longer than a display name may
+            // be: it is cut.
             assert!(
-                s.contains("Eve\\u{d}\\u{a}Bcc: x@evil.org\\u{1b}[2J"),
+                s.contains("Eve\\u{d}\\u{a}Bcc: x@evil.org\\u{1b}[2J")
+                    || (s.starts_with("Mallory\\u{a}\\u{202e}\\u{9b}31mEve\\u{d}\\u{a}Bcc")
+                        && s.ends_with('…')
+                        && s.chars().count() == MAX_DISPLAY_NAME),
                 "{s:?}"
             );
         }
@@ -421,6 +453,27 @@ mod tests {
         m.log_file_name = format!("a\u{1b}{}.jsonl", "y".repeat(100_000));
         let err = compose(&m).unwrap_err().to_string();
         assert!(err.len() < 400 && !err.contains('\u{1b}'), "{err}");
+    }
+
+    #[test]
+    fn auto_submitted_only_when_asked_and_names_are_capped() {
+        let eml = String::from_utf8(to_eml(&compose(&sample()).unwrap())).unwrap();
+        assert!(!eml.contains("Auto-Submitted"), "{eml}");
+        let mut m = sample();
+        m.auto_submitted = true;
+        m.from_name = "R".repeat(10_000);
+        m.to_name = format!("{} x", "é".repeat(64));
+        let eml = to_eml(&compose(&m).unwrap());
+        assert!(eml.len() < 4000, "{}", eml.len());
+        let fields = header_fields(&eml);
+        assert!(fields.contains(&"Auto-Submitted: auto-replied".to_string()));
+        let parsed = mail_parser::MessageParser::default().parse(&eml).unwrap();
+        let from = parsed.from().unwrap().first().unwrap().name().unwrap();
+        assert_eq!(from, format!("{}…", "R".repeat(63)));
+        let to = parsed.to().unwrap().first().unwrap().name().unwrap();
+        assert_eq!(to, format!("{}…", "é".repeat(63)));
+        assert_eq!(display_name("  Anna  "), "Anna");
+        assert_eq!(display_name(&"a".repeat(64)), "a".repeat(64));
     }
 
     #[test]

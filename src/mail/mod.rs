@@ -13,6 +13,7 @@
 //!   folder and retries.
 
 pub mod armor;
+pub mod auth_results;
 pub mod compose;
 mod error;
 pub mod imap;
