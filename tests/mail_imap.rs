@@ -12,6 +12,9 @@
 
 mod imap_server;
 mod players;
+/// `starry robot --imap` and the `--watch` loops.
+#[path = "imap_tests/robot.rs"]
+mod robot;
 mod smtp_server;
 /// `starry sync` and `starry mail setup`.
 #[path = "imap_tests/sync.rs"]

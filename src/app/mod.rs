@@ -205,7 +205,7 @@ pub fn run(cli: Cli) -> Result<Output> {
         Command::Audit(a) => audit::run(&a),
         Command::Rules(r) => rules::run(r),
         Command::Demo(a) => demo::run(&a),
-        Command::Robot(a) => robot::run(a),
+        Command::Robot(a) => robot::run(a, json),
         Command::Arena(a) => arena::run(&arena::Match {
             players: a
                 .bots

@@ -61,6 +61,7 @@ use crate::games::{Game, Seat};
 use crate::log::entry::Notify as LogNotify;
 use crate::log::file;
 use crate::log::{Action, Replay, replay::read_genesis};
+use crate::mail::imap::Imap;
 use crate::mail::{MailConfig, TurnMail};
 use crate::text;
 use crate::with_game;
@@ -68,6 +69,8 @@ use crate::with_game;
 /// Where the mails are.
 #[derive(Clone, Debug)]
 pub enum Source {
+    /// The IMAP server of the mail settings (`[imap]`).
+    Imap,
     /// A maildir: its `new/` and `cur/` folders.
     Maildir(PathBuf),
     /// A folder of `.eml` files, as the outbox transport writes them.
@@ -228,6 +231,9 @@ pub struct RobotReport {
     pub refused: u64,
     /// Passing failures of this run, and mails given up.
     pub failed: u64,
+    /// Why the pass stopped early (the IMAP server, the network), if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 /// Largest mail read, in bytes (as `starry ingest`).
@@ -566,6 +572,18 @@ impl Robot {
     pub fn process(&self, raw: &[u8], label: &str) -> Result<Taken> {
         let key = hex::encode(Sha256::digest(raw));
         self.remembered(&key, label, || self.handle_mail(raw, label))
+    }
+
+    /// A mail larger than any starry mail (seen by its size on the IMAP
+    /// server, never fetched): refused for good.
+    pub fn too_large(&self, label: &str, size: u64) -> RobotMail {
+        let mut mail = RobotMail::new(label);
+        mail.outcome = Outcome::NoLog;
+        mail.class = Class::Refused;
+        mail.detail = Some(format!(
+            "the mail has {size} bytes, more than the {LIMIT} a starry mail may have; it was not read"
+        ));
+        mail
     }
 
     /// A mail file that cannot be read: a passing failure like any other,
@@ -1541,6 +1559,7 @@ impl Facts {
 /// The mails of `source`, oldest first (by modification time, then name).
 fn mails(source: &Source) -> Result<Vec<PathBuf>> {
     let folders: Vec<PathBuf> = match source {
+        Source::Imap => return Ok(Vec::new()),
         Source::Maildir(d) => {
             if !d.join("new").is_dir() && !d.join("cur").is_dir() {
                 return Err(Error::Usage(format!(
@@ -1600,16 +1619,20 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>> {
 }
 
 /// `starry robot`.
-pub fn run(args: RobotArgs) -> Result<Output> {
-    let source = match (args.maildir, args.outbox) {
-        (Some(d), _) => Source::Maildir(d),
-        (None, Some(d)) => Source::Outbox(d),
-        (None, None) => {
+pub fn run(args: RobotArgs, json: bool) -> Result<Output> {
+    let source = match (args.imap, args.maildir, args.outbox) {
+        (true, _, _) => Source::Imap,
+        (false, Some(d), _) => Source::Maildir(d),
+        (false, None, Some(d)) => Source::Outbox(d),
+        (false, None, None) => {
             return Err(Error::Usage(
-                "give the robot's mail: --maildir DIR or --outbox DIR".into(),
+                "give the robot's mail: --imap (the [imap] mail settings), --maildir DIR or \
+                 --outbox DIR"
+                    .into(),
             ));
         }
     };
+    let watch = args.watch;
     let home = identity::home_dir()?;
     let settings = Settings::load(
         &home,
@@ -1622,7 +1645,56 @@ pub fn run(args: RobotArgs) -> Result<Output> {
     )?;
     let level = Level::new(args.level).unwrap_or(Level::DEFAULT);
     let robot = Robot::new(&home, settings, level, args.seed)?;
+    if let Source::Imap = source {
+        robot
+            .cfg
+            .imap
+            .validate()
+            .map_err(|e| Error::Usage(e.to_string()))?;
+    }
     let lock = robot.lock()?;
+    if watch {
+        return watch_loop(&robot, &source, json);
+    }
+    let (out, _) = pass(&robot, &source, None)?;
+    drop(lock);
+    Ok(out)
+}
+
+/// `--watch`: a pass, then a wait (IMAP IDLE, or a pause), then another;
+/// a report printed after each pass that handled something.
+fn watch_loop(robot: &Robot, source: &Source, json: bool) -> Result<Output> {
+    let mut session: Option<Imap> = None;
+    let mut backoff = std::time::Duration::from_secs(1);
+    loop {
+        let (out, kept) = pass(robot, source, session.take())?;
+        let handled = out.json["mails"].as_array().is_some_and(|m| !m.is_empty());
+        let stopped = out.json["stopped"].is_string();
+        if handled || stopped {
+            super::sync::print_now(&out, json);
+        }
+        match (source, kept) {
+            (Source::Imap, Some(mut imap)) if !stopped => {
+                backoff = std::time::Duration::from_secs(1);
+                // Five minutes at most: mails waiting for their next try
+                // are looked at again.
+                if imap.idle(std::time::Duration::from_secs(300)).is_ok() {
+                    session = Some(imap);
+                }
+            }
+            (Source::Imap, _) => {
+                std::thread::sleep(backoff);
+                backoff = (backoff * 2).min(std::time::Duration::from_secs(300));
+            }
+            _ => std::thread::sleep(std::time::Duration::from_secs(10)),
+        }
+    }
+}
+
+/// One pass over the robot's mail: the report, and (IMAP) the session, to
+/// wait on for the next.
+fn pass(robot: &Robot, source: &Source, session: Option<Imap>) -> Result<(Output, Option<Imap>)> {
+    let home = &robot.home;
 
     let (resent, still_pending) = match crate::mail::retry(&robot.cfg, &home) {
         Ok(r) => (r.sent.len() as u64, r.kept.len() as u64),
@@ -1640,20 +1712,27 @@ pub fn run(args: RobotArgs) -> Result<Output> {
         played: 0,
         refused: 0,
         failed: 0,
+        stopped: None,
     };
-    for path in mails(&source)? {
-        let label = path.display().to_string();
-        let taken = match read_bounded(&path) {
-            Ok(raw) => robot.process(&raw, &label)?,
-            Err(e) => robot.unreadable(&label, &e)?,
-        };
-        match taken {
-            Taken::New(mail) => report.mails.push(mail),
-            Taken::Before => report.handled_before += 1,
-            Taken::Deferred => report.deferred += 1,
+    let mut kept = None;
+    if let Source::Imap = source {
+        let (stopped, session) = imap_mails(robot, session, &mut report);
+        report.stopped = stopped;
+        kept = session;
+    } else {
+        for path in mails(source)? {
+            let label = path.display().to_string();
+            let taken = match read_bounded(&path) {
+                Ok(raw) => robot.process(&raw, &label)?,
+                Err(e) => robot.unreadable(&label, &e)?,
+            };
+            match taken {
+                Taken::New(mail) => report.mails.push(mail),
+                Taken::Before => report.handled_before += 1,
+                Taken::Deferred => report.deferred += 1,
+            }
         }
     }
-    drop(lock);
     for m in &report.mails {
         match m.outcome {
             Outcome::Played => report.played += 1,
@@ -1671,9 +1750,102 @@ pub fn run(args: RobotArgs) -> Result<Output> {
         .map(|m| m.code)
         .find(|&c| c != 0)
         .unwrap_or(0);
+    let code = if code == 0 && report.stopped.is_some() {
+        super::sync::SERVER_FAILED
+    } else {
+        code
+    };
     let mut out = Output::new(text_of(&report), &report);
     out.code = code;
-    Ok(out)
+    Ok((out, kept))
+}
+
+/// The robot's new mails on IMAP, oldest first, each handled as any other:
+/// one handled (or refused for good) is filed into the `[imap] folder`, or
+/// flagged where it is when it was refused; one that failed for a passing
+/// reason stays, and the bookmark (`robot/imap-HASH.json`) stops before it
+/// so that it is fetched again when its next try comes. Returns why the
+/// pass stopped early, if it did, and the session when it is still good.
+fn imap_mails(
+    robot: &Robot,
+    session: Option<Imap>,
+    report: &mut RobotReport,
+) -> (Option<String>, Option<Imap>) {
+    let s = &robot.cfg.imap;
+    let mut imap = match session {
+        Some(i) => i,
+        None => match Imap::connect(s) {
+            Ok(i) => i,
+            Err(e) => return (Some(e.to_string()), None),
+        },
+    };
+    let bookmark = robot.dir.join(
+        crate::mail::imap::state_file(&robot.home, s)
+            .file_name()
+            .expect("a file name"),
+    );
+    let result = (|| -> std::result::Result<(), crate::mail::imap::ImapError> {
+        imap.ensure_folder(&s.folder)?;
+        let selected = imap.select(&s.inbox)?;
+        let mut mark = super::sync::Bookmark::load(&bookmark);
+        if mark.uid_validity != selected.uid_validity {
+            mark = super::sync::Bookmark {
+                uid_validity: selected.uid_validity,
+                last_uid: 0,
+            };
+        }
+        let uids = imap.search_starry(mark.last_uid)?;
+        let sizes = imap.sizes(&uids)?;
+        let mut waiting = false;
+        for (uid, size) in sizes {
+            let label = format!("uid {uid}");
+            let taken = if size as usize > LIMIT {
+                Taken::New(robot.too_large(&label, size as u64))
+            } else {
+                match imap.fetch(uid)? {
+                    None => continue,
+                    Some(raw) => match robot.process(&raw, &label) {
+                        Ok(t) => t,
+                        // The robot's own records cannot be written: stop,
+                        // and leave the mail for the next pass.
+                        Err(e) => {
+                            let mut m = RobotMail::new(&label);
+                            m.outcome = Outcome::Failed;
+                            m.class = Class::Transient;
+                            m.code = e.exit_code();
+                            m.detail = Some(e.to_string());
+                            report.mails.push(m);
+                            return Ok(());
+                        }
+                    },
+                }
+            };
+            let class = match &taken {
+                Taken::New(m) => Some(m.class),
+                Taken::Before => Some(Class::Done),
+                Taken::Deferred => None,
+            };
+            match class {
+                Some(Class::Done) => imap.file_away(uid, &s.folder)?,
+                Some(Class::Refused) => imap.flag(uid)?,
+                Some(Class::Transient) | None => waiting = true,
+            }
+            match taken {
+                Taken::New(mail) => report.mails.push(mail),
+                Taken::Before => report.handled_before += 1,
+                Taken::Deferred => report.deferred += 1,
+            }
+            if !waiting {
+                mark.last_uid = uid;
+                let _ = mark.save(&bookmark);
+            }
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => (None, Some(imap)),
+        Err(e) => (Some(e.to_string()), None),
+    }
 }
 
 fn text_of(r: &RobotReport) -> String {

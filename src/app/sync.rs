@@ -178,9 +178,18 @@ fn finish(home: &Path, report: &mut SyncReport) {
 /// The bookmark of one account: UIDs above `last_uid` are new, as long as
 /// the folder's UID validity is `uid_validity`.
 #[derive(Serialize, Deserialize, Default, Debug, PartialEq, Eq)]
-struct Bookmark {
-    uid_validity: u32,
-    last_uid: u32,
+pub(crate) struct Bookmark {
+    pub uid_validity: u32,
+    pub last_uid: u32,
+}
+
+impl Bookmark {
+    pub fn load(path: &Path) -> Bookmark {
+        load_bookmark(path)
+    }
+    pub fn save(&self, path: &Path) -> Result<()> {
+        save_bookmark(path, self)
+    }
 }
 
 fn load_bookmark(path: &Path) -> Bookmark {
@@ -423,15 +432,21 @@ fn watch_imap(home: &Path, s: &ImapSettings, json: bool) -> Result<Output> {
 
 /// Prints one pass's report at once (text, or one JSON line).
 fn emit(report: &SyncReport, json: bool) {
+    print_now(&Output::new(text_of(report), report), json);
+}
+
+/// Prints an [`Output`] at once, as `main` would at the end (text made safe
+/// for the terminal, or one JSON line): for the passes of `--watch`.
+pub(crate) fn print_now(out: &Output, json: bool) {
     use std::io::Write as _;
     let line = if json {
-        serde_json::to_string(report).unwrap_or_default()
+        serde_json::to_string(&out.json).unwrap_or_default()
     } else {
-        text::terminal(&text_of(report)).into_owned()
+        text::terminal(&out.text).into_owned()
     };
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
+    let mut o = std::io::stdout().lock();
+    let _ = writeln!(o, "{line}");
+    let _ = o.flush();
 }
 
 fn emit_line(s: &str, json: bool) {

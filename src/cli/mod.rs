@@ -655,8 +655,19 @@ pub struct ArenaArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(group(clap::ArgGroup::new("source").required(true).args(["maildir", "outbox"])))]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["imap", "maildir", "outbox"])))]
 pub struct RobotArgs {
+    /// Read the robot's mail from the IMAP server of its mail settings ([imap] in mail.toml, as
+    /// `starry sync`): each mail handled is filed into the folder `starry`, one refused stays in
+    /// the inbox, flagged.
+    #[arg(long, conflicts_with_all = ["maildir", "outbox"])]
+    pub imap: bool,
+    /// Keep going: with --imap, wait for new mail (IDLE) and answer it as it arrives, looking
+    /// again every 5 minutes for mails whose next try has come; with --maildir or --outbox,
+    /// look every 10 seconds. Reconnects after a failure, waiting longer each time (up to 5
+    /// minutes). Stop with Ctrl-C.
+    #[arg(long)]
+    pub watch: bool,
     /// A maildir the robot's mail is delivered to (its new/ and cur/ are read, never changed).
     #[arg(long, value_name = "DIR")]
     pub maildir: Option<PathBuf>,
