@@ -16,6 +16,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
                   (8 or more hex digits).\n\
                   Exit codes: 0 ok, 1 other, 2 usage, 3 I/O, 4 identity, 5 entry written but mail not sent (kept for\n\
                   `starry mail --retry`), 6 entry written but not committed, 7 no usable log in the input of ingest,\n\
+                  8 the mail server of sync or robot --imap could not be reached or refused the login,\n\
                   10 malformed line, 11 truncated last line, 12 non-canonical line, 13 broken chain,\n\
                   14 entry from another game, 15 bad signature or key, 16 bad beacon link, 17 bad reveal,\n\
                   18 impossible token, 19 out of turn, 20 illegal move, 21 unknown version, 22 fork\n\
@@ -220,8 +221,9 @@ pub enum Command {
                             Exit code: 0 when every new mail was handled or refused for good; else that \
                             of the first that was not (5: an entry written and its mail kept for the \
                             next run, which sends it; 3: a file it could not read or write, tried again \
-                            later, and given up after 8 tries).\n\n\
+                            later, and given up after 8 tries; 8: the IMAP server could not be reached).\n\n\
                             Examples:\n  \
+                            STARRY_HOME=~/robot starry robot --imap --watch --authserv-id mx.example.org\n  \
                             STARRY_HOME=~/robot starry robot --maildir ~/Maildir --authserv-id mx.example.org\n  \
                             starry robot --maildir ~/Maildir --allow '*@club.example.org' --max-games 5\n  \
                             starry robot --outbox ~/anna/outbox --allow anna@example.org --level 3 --json"
