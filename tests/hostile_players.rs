@@ -77,6 +77,58 @@ fn names_and_addresses_that_could_disguise_output_are_refused_up_front() {
     let out = t.new_game(&players, &[]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(!t.log.exists());
+    // Unicode noncharacters (protocol section 3.4), which a picture (XML)
+    // cannot hold: refused by both, in one paragraph naming the character.
+    for (c, code) in [
+        ('\u{fffe}', "U+FFFE"),
+        ('\u{ffff}', "U+FFFF"),
+        ('\u{fdd0}', "U+FDD0"),
+        ('\u{fdef}', "U+FDEF"),
+        ('\u{1fffe}', "U+1FFFE"),
+        ('\u{10ffff}', "U+10FFFF"),
+    ] {
+        let name = format!("Eve{c}");
+        let home = t.dir.path().join("eve");
+        let out = starry_in(
+            &home,
+            &["id", "new", "--name", &name, "--email", "eve@example.org"],
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(4), "{code}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.trim_end().lines().count() == 1,
+            "one paragraph: {err}"
+        );
+        assert!(err.contains(code) && err.contains("noncharacter"), "{err}");
+        assert!(
+            !err.contains(c),
+            "the character is named, not shown: {err:?}"
+        );
+        assert!(!home.join("identity.json").exists());
+        let players = format!("{},{name} <eve@example.org>", t.emails[0]);
+        let out = t.new_game(&players, &[]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{code}: {err}");
+        assert!(
+            err.starts_with("error: --players: ") && err.trim_end().lines().count() == 1,
+            "one paragraph: {err}"
+        );
+        assert!(err.contains(code) && err.contains("noncharacter"), "{err}");
+        assert!(!t.log.exists());
+        assert!(
+            std::fs::read_dir(&t.homes[0])
+                .unwrap()
+                .all(|e| e.unwrap().file_name() == "identity.json"),
+            "nothing written in the creator's home"
+        );
+    }
+    // Just outside the ranges, a name is fine.
+    let players = format!(
+        "{},Eve\u{fdcf}\u{fffd}\u{1fffd} <eve@example.org>,{}",
+        t.emails[0], t.emails[2]
+    );
+    let out = t.new_game(&players, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
 }
 
 #[test]
