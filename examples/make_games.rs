@@ -94,6 +94,7 @@ fn make_game<G: starry::bot::Bot>(
     // A clean record of joins, so the same identities can join new games.
     for (home, _) in &ps {
         let _ = fs::remove_dir_all(home.join("joined"));
+        let _ = fs::remove_dir_all(home.join("written"));
     }
     let seats = ps.iter().map(|(_, id)| SeatInfo::of(id)).collect();
     let pairs: Vec<(String, String)> = variants
@@ -116,6 +117,7 @@ fn make_game<G: starry::bot::Bot>(
     let r = autoplay::<G>(path, &ps, &mut fresh, &mut time, stop, |_| {}).expect("autoplay");
     for (home, _) in &ps {
         let _ = fs::remove_dir_all(home.join("joined"));
+        let _ = fs::remove_dir_all(home.join("written"));
     }
     r
 }
@@ -178,6 +180,7 @@ fn night_games() {
     }
     for (home, _) in &ps {
         let _ = fs::remove_dir_all(home.join("joined"));
+        let _ = fs::remove_dir_all(home.join("written"));
     }
     println!("wrote Starry Night example games to {}", dir.display());
 }
@@ -2409,6 +2412,18 @@ fn fault_table(
 }
 
 fn main() {
+    run();
+    // What the example players' programs recorded of their own entries
+    // (`starry::app::written`) is of no use once the games are made.
+    for name in NAMES {
+        let home = root()
+            .join("examples/games/identities")
+            .join(name.to_lowercase());
+        let _ = fs::remove_dir_all(home.join("written"));
+    }
+}
+
+fn run() {
     match std::env::args().nth(1).as_deref() {
         Some("games") => match std::env::args().nth(2).as_deref() {
             None => {

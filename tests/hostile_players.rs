@@ -212,9 +212,19 @@ fn a_silent_player_can_be_left_behind_and_a_late_entry_wins() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 
     // Meanwhile the silent player moves on their own copy (without the
-    // claim): their entry wins, and the claimant's copy follows it.
+    // claim): their entry wins, and the claimant's copy follows it. (Here
+    // the players share one file, which the silent player's games directory
+    // links to; theirs must not hold the claim they never received, or
+    // starry would send them to that newer copy.)
     let silent_copy = t.dir.path().join("silent.jsonl");
     std::fs::write(&silent_copy, &before_claims).unwrap();
+    let game_id = status["game_id"].as_str().unwrap();
+    std::fs::remove_file(
+        t.homes[silent]
+            .join("games")
+            .join(format!("{game_id}.jsonl")),
+    )
+    .unwrap();
     let out = t.starry(
         Some(silent),
         &["play", silent_copy.to_str().unwrap(), "--auto"],
@@ -347,6 +357,20 @@ fn countersignatures_written_at_once_converge() {
         audit["files"][0]["countersigned"],
         serde_json::json!([1, 2])
     );
+    // Each one's record of the last entry they wrote names their
+    // countersignature where it stands now, the one written again included.
+    let game_id = audit["files"][0]["game_id"].as_str().unwrap().to_string();
+    for seat in [0, 1] {
+        let at = lines(&a)
+            .iter()
+            .position(|l| l["body"]["kind"] == "countersign" && l["body"]["author"] == seat)
+            .unwrap();
+        let record: Value = serde_json::from_slice(
+            &std::fs::read(t.homes[seat].join("written").join(&game_id)).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(record["entry"], at, "seat {seat}: {record}");
+    }
 }
 
 #[test]

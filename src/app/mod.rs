@@ -17,6 +17,7 @@ pub mod mail;
 pub mod report;
 pub mod robot;
 pub mod rules;
+pub mod written;
 
 use std::path::{Path, PathBuf};
 
