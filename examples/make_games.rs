@@ -7,6 +7,7 @@
 //!     cargo run --example make_games -- games star-map
 //!     cargo run --example make_games -- vectors   # tests/vectors/*
 //!     cargo run --example make_games -- vectors star-map   # only that game's
+//!     cargo run --example make_games -- vectors name-noncharacter   # only those
 //!
 //! Games are played with `play --auto` semantics; times are invented (one
 //! entry every 41 minutes from 1 November 2026) so the files look like
@@ -93,6 +94,7 @@ fn make_game<G: starry::bot::Bot>(
     // A clean record of joins, so the same identities can join new games.
     for (home, _) in &ps {
         let _ = fs::remove_dir_all(home.join("joined"));
+        let _ = fs::remove_dir_all(home.join("written"));
     }
     let seats = ps.iter().map(|(_, id)| SeatInfo::of(id)).collect();
     let pairs: Vec<(String, String)> = variants
@@ -115,6 +117,7 @@ fn make_game<G: starry::bot::Bot>(
     let r = autoplay::<G>(path, &ps, &mut fresh, &mut time, stop, |_| {}).expect("autoplay");
     for (home, _) in &ps {
         let _ = fs::remove_dir_all(home.join("joined"));
+        let _ = fs::remove_dir_all(home.join("written"));
     }
     r
 }
@@ -177,6 +180,7 @@ fn night_games() {
     }
     for (home, _) in &ps {
         let _ = fs::remove_dir_all(home.join("joined"));
+        let _ = fs::remove_dir_all(home.join("written"));
     }
     println!("wrote Starry Night example games to {}", dir.display());
 }
@@ -600,6 +604,7 @@ fn vectors() {
     night_vectors(&mut v, tmp.path());
     map_vectors(&mut v, tmp.path());
     notify_vectors(&mut v, tmp.path());
+    noncharacter_vectors(&mut v, tmp.path());
 
     let manifest = serde_json::to_string_pretty(&json!({
         "about": "Protocol test vectors made by `cargo run --example make_games -- vectors` from the example identities; tests/vectors.rs audits each with the real binary.",
@@ -690,6 +695,29 @@ fn notify_vectors(v: &mut Vectors, tmp: &Path) {
         l.push(resign_body(&ps[1].1, line.body));
         let at = (expect != "ok").then_some(2);
         v.add(name, &join_lines(&l), expect, at, what);
+    }
+}
+
+/// Genesis entries whose second seat's name holds a Unicode noncharacter
+/// (protocol section 3.4): the first of the block U+FDD0–U+FDEF, the
+/// first plane's U+FFFE (which XML cannot hold), and the very last code
+/// point, U+10FFFF. Each is a genesis re-signed by its creator, alone.
+fn noncharacter_vectors(v: &mut Vectors, tmp: &Path) {
+    let ps = players(3);
+    let path = tmp.join("noncharacter.jsonl");
+    make(&path, 3, &[], |r| r.len() >= 2);
+    let lines = lines_of(&file::read(&path).unwrap());
+    for c in ['\u{fffe}', '\u{fdd0}', '\u{10ffff}'] {
+        let code = format!("{:04X}", u32::from(c));
+        v.add(
+            &format!("name-noncharacter-{}", code.to_lowercase()),
+            &edited_genesis(&lines, &ps, |b| {
+                b.data["seats"][1]["name"] = json!(format!("Ben{c}"))
+            }),
+            "malformed",
+            Some(0),
+            &format!("a seat's name holding the noncharacter U+{code}"),
+        );
     }
 }
 
@@ -2384,6 +2412,18 @@ fn fault_table(
 }
 
 fn main() {
+    run();
+    // What the example players' programs recorded of their own entries
+    // (`starry::app::written`) is of no use once the games are made.
+    for name in NAMES {
+        let home = root()
+            .join("examples/games/identities")
+            .join(name.to_lowercase());
+        let _ = fs::remove_dir_all(home.join("written"));
+    }
+}
+
+fn run() {
     match std::env::args().nth(1).as_deref() {
         Some("games") => match std::env::args().nth(2).as_deref() {
             None => {
@@ -2406,9 +2446,11 @@ fn main() {
             Some("starry-night") => vectors_only("starry-night-", night_vectors),
             Some("star-map") => vectors_only("star-map-", map_vectors),
             Some("join-notify") => vectors_only("join-notify-", notify_vectors),
+            Some("name-noncharacter") => vectors_only("name-noncharacter-", noncharacter_vectors),
             Some(other) => {
                 eprintln!(
-                    "no vectors for `{other}`: give nothing (all), starry-night, star-map or join-notify"
+                    "no vectors for `{other}`: give nothing (all), starry-night, star-map, \
+                     join-notify or name-noncharacter"
                 );
                 std::process::exit(2);
             }
@@ -2416,7 +2458,7 @@ fn main() {
         _ => {
             eprintln!(
                 "usage: cargo run --example make_games -- games [starry-sky|starry-night|star-map] | \
-                 vectors [starry-night|star-map|join-notify]"
+                 vectors [starry-night|star-map|join-notify|name-noncharacter]"
             );
             std::process::exit(2);
         }

@@ -56,6 +56,18 @@ pub fn is_unsafe(c: char) -> bool {
         | '\u{e0000}'..='\u{e007f}')
 }
 
+/// The Unicode noncharacters: U+FDD0–U+FDEF and the last two code points
+/// of each of the 17 planes (U+FFFE, U+FFFF, U+1FFFE, U+1FFFF, …,
+/// U+10FFFE, U+10FFFF). Unicode sets them aside for a program's internal
+/// use; XML 1.0 cannot hold U+FFFE and U+FFFF at all, so a name holding one
+/// would make the game's pictures ill-formed. Names may not contain them
+/// (`docs/protocol.md`, section 3.4); they are not [`is_unsafe`], since a
+/// terminal shows them as harmless marks.
+pub fn is_noncharacter(c: char) -> bool {
+    let u = u32::from(c);
+    (0xfdd0..=0xfdef).contains(&u) || u & 0xfffe == 0xfffe
+}
+
 fn escape_into(out: &mut String, c: char) {
     use std::fmt::Write;
     let _ = write!(out, "\\u{{{:x}}}", c as u32);
@@ -143,7 +155,8 @@ pub fn excerpt_bytes(b: &[u8]) -> String {
 }
 
 /// The protocol's rule for a player's name: 1 to 64 characters, no unsafe
-/// character (see [`is_unsafe`]), not blank, no white space at either end.
+/// character (see [`is_unsafe`]), no noncharacter (see
+/// [`is_noncharacter`]), not blank, no white space at either end.
 pub fn check_name(name: &str) -> Result<(), String> {
     let count = name.chars().count();
     if name.trim().is_empty() {
@@ -160,6 +173,17 @@ pub fn check_name(name: &str) -> Result<(), String> {
             "the name `{}` holds the control or text-direction character U+{:04X}, which could \
              disguise what a terminal or a mail shows; names may not contain such characters",
             excerpt(name),
+            c as u32
+        ));
+    }
+    if let Some(c) = name.chars().find(|&c| is_noncharacter(c)) {
+        // Quoted with the noncharacters escaped too: the message names them.
+        return Err(format!(
+            "the name `{}` holds U+{:04X}, a Unicode noncharacter (U+FDD0 to U+FDEF and the \
+             last two code points of every plane, such as U+FFFE and U+FFFF): these are kept \
+             for programs' internal use, and a picture of the game cannot hold them; choose a \
+             name without it",
+            escape_where(&excerpt(name), is_noncharacter),
             c as u32
         ));
     }
@@ -425,6 +449,52 @@ mod tests {
         ] {
             assert!(check_name(bad).is_err(), "{bad:?}");
         }
+    }
+
+    /// The noncharacters' boundaries, either side of each range.
+    #[test]
+    fn names_without_noncharacters() {
+        for (c, ok) in [
+            ('\u{fdcf}', true),
+            ('\u{fdd0}', false),
+            ('\u{fde0}', false),
+            ('\u{fdef}', false),
+            ('\u{fdf0}', true),
+            ('\u{fffd}', true),
+            ('\u{fffe}', false),
+            ('\u{ffff}', false),
+            ('\u{10000}', true),
+            ('\u{1fffd}', true),
+            ('\u{1fffe}', false),
+            ('\u{1ffff}', false),
+            ('\u{20000}', true),
+            ('\u{2fffe}', false),
+            ('\u{efffd}', true),
+            ('\u{effff}', false),
+            ('\u{fffff}', false),
+            ('\u{100000}', true),
+            ('\u{10fffd}', true),
+            ('\u{10fffe}', false),
+            ('\u{10ffff}', false),
+        ] {
+            assert_eq!(is_noncharacter(c), !ok, "U+{:04X}", c as u32);
+            let name = format!("Ann{c}a");
+            let checked = check_name(&name);
+            assert_eq!(checked.is_ok(), ok, "U+{:04X}: {checked:?}", c as u32);
+            if let Err(e) = checked {
+                assert!(e.contains(&format!("U+{:04X}", c as u32)), "{e}");
+                assert!(e.contains("noncharacter"), "{e}");
+                // The quote shows the character escaped, not raw.
+                assert!(!e.contains(c), "{e:?}");
+                assert!(e.contains(&format!("\\u{{{:x}}}", c as u32)), "{e}");
+            }
+        }
+        // Exactly 66 noncharacters: 32 in the block and 2 in each plane.
+        let all = (0..=0x10ffff_u32)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_noncharacter(c))
+            .count();
+        assert_eq!(all, 32 + 2 * 17);
     }
 
     #[test]

@@ -427,3 +427,205 @@ fn a_link_to_a_copy_that_is_gone_gives_way() {
         other.canonicalize().unwrap()
     );
 }
+
+/// `play --auto` on `log` as whoever must act, until the game is over and
+/// countersigned by everyone.
+fn play_out(t: &Table, log: &Path) {
+    let log = log.to_str().unwrap();
+    loop {
+        let s = t.json(None, &["status", log, "--json"]);
+        let seat = match s["to_act"].as_str() {
+            Some(email) => t.seat_of(email),
+            None => match s["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .position(|x| x["countersigned"] == false)
+            {
+                Some(seat) => seat,
+                None => return,
+            },
+        };
+        t.ok(seat, &["play", log, "--auto"]);
+    }
+}
+
+/// A writing command on a stale copy is refused in one paragraph that says
+/// `says`, exit 2, and changes neither copy.
+fn stale_refused(t: &Table, seat: usize, args: &[&str], files: &[&Path], says: &[&str]) -> String {
+    let before: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+    let out = t.starry(Some(seat), args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+    assert!(
+        err.starts_with("error: ") && err.trim_end().lines().count() == 1,
+        "one paragraph: {err}"
+    );
+    for s in says.iter().chain(&["Nothing was changed"]) {
+        assert!(err.contains(s), "{args:?}: `{s}` not in: {err}");
+    }
+    for (f, b) in files.iter().zip(&before) {
+        assert_eq!(
+            &std::fs::read(f).unwrap(),
+            b,
+            "{args:?} changed {}",
+            f.display()
+        );
+    }
+    err
+}
+
+/// An old backup of a log never signs a second entry at a position its
+/// player signed already in the newer copy: refused by the record of the
+/// player's last entry, and by the games directory's copy, each alone.
+/// Brought up to date by `ingest`, the same file plays to the end.
+#[test]
+fn an_old_copy_never_signs_a_position_signed_already() {
+    let t = Table::new(3);
+    t.create(&[]);
+    let s = t.play_until(|s| s["action"] == "move");
+    let who = t.seat_of(s["to_act"].as_str().unwrap());
+    let n = s["entries"].as_u64().unwrap();
+    let id = s["game_id"].as_str().unwrap().to_string();
+    let backup = t.dir.path().join("backup.jsonl");
+    std::fs::copy(&t.log, &backup).unwrap();
+    // The move goes into the main copy.
+    t.ok(who, &["play", t.log_str(), "--auto"]);
+    let record = t.homes[who].join("written").join(&id);
+    let rec: serde_json::Value = serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    assert_eq!(rec["entry"], n, "{rec}");
+    assert_eq!(rec["game"], id.as_str());
+    let b = backup.to_str().unwrap();
+    let files = [t.log.as_path(), backup.as_path()];
+    // Whatever the command, the backup signs nothing.
+    for args in [
+        vec!["play", b, "--auto"],
+        vec!["play", b, "--auto", "--dry-run"],
+        vec!["resign", b, "--yes"],
+        vec!["abandon", b],
+    ] {
+        stale_refused(
+            &t,
+            who,
+            &args,
+            &files,
+            &[&format!("cannot write entry {n}")],
+        );
+    }
+    // The record alone (the games directory holds no copy).
+    let link = t.homes[who].join("games").join(format!("{id}.jsonl"));
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        t.log.canonicalize().unwrap()
+    );
+    std::fs::remove_file(&link).unwrap();
+    stale_refused(
+        &t,
+        who,
+        &["play", b, "--auto"],
+        &files,
+        &[
+            &format!("you wrote entry {n} of this game already"),
+            &record.display().to_string(),
+            &format!("--into {b}"),
+        ],
+    );
+    // The games directory's copy alone (the record is gone).
+    std::os::unix::fs::symlink(&t.log, &link).unwrap();
+    std::fs::remove_file(&record).unwrap();
+    stale_refused(
+        &t,
+        who,
+        &["play", b, "--auto"],
+        &files,
+        &[
+            &format!("{} entries against this copy's {n}", n + 1),
+            &link.display().to_string(),
+            &format!("starry play {}", &id[..16]),
+        ],
+    );
+    // Ingested, the backup is the newer copy's equal and plays to the end,
+    // with every player's record following.
+    t.ok(who, &["ingest", t.log_str(), "--into", b]);
+    assert_eq!(
+        std::fs::read(&backup).unwrap(),
+        std::fs::read(&t.log).unwrap()
+    );
+    play_out(&t, &backup);
+    let audit = t.json(None, &["audit", b, "--json"]);
+    assert_eq!(audit["valid"], true, "{audit}");
+    let last = t.json(None, &["status", b, "--json"])["entries"]
+        .as_u64()
+        .unwrap()
+        - 1;
+    let recs: Vec<u64> = t
+        .homes
+        .iter()
+        .map(|h| {
+            let r: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(h.join("written").join(&id)).unwrap())
+                    .unwrap();
+            r["entry"].as_u64().unwrap()
+        })
+        .collect();
+    assert!(recs.iter().all(|&e| e > n && e <= last), "{recs:?}");
+    assert!(recs.contains(&last), "{recs:?}");
+}
+
+/// A damaged record is a clear error (exit 3) that says what to do, never
+/// a panic and never silently ignored; a record of another identity does
+/// not count; one removed costs nothing but the check.
+#[test]
+fn a_damaged_record_is_a_clear_error_and_anothers_does_not_count() {
+    let (t, who) = new_game();
+    let id = t.status()["game_id"].as_str().unwrap().to_string();
+    let dir = t.homes[who].join("written");
+    std::fs::create_dir_all(&dir).unwrap();
+    let record = dir.join(&id);
+    for bytes in [
+        b"\x1b[2Jnot json".to_vec(),
+        b"{\"entry\":1}".to_vec(),
+        vec![b'{'; 10_000],
+    ] {
+        std::fs::write(&record, &bytes).unwrap();
+        let before = std::fs::read(&t.log).unwrap();
+        let out = t.starry(Some(who), &["play", t.log_str(), "--auto"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(3), "{err}");
+        assert!(
+            !err.contains("panicked") && !err.contains('\u{1b}'),
+            "{err:?}"
+        );
+        assert!(
+            err.contains(&record.display().to_string())
+                && err.contains("Nothing was changed")
+                && err.contains("remove the file"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&t.log).unwrap(), before);
+    }
+    // Another identity's record (say, one this home held before its
+    // identity was replaced), however far ahead, does not count.
+    let other = t.json(Some((who + 1) % 3), &["id", "show", "--json"]);
+    std::fs::write(
+        &record,
+        format!(
+            "{{\"entry\":999,\"game\":\"{id}\",\"id\":\"{}\",\"key\":\"{}\"}}\n",
+            "ab".repeat(32),
+            other["key"].as_str().unwrap()
+        ),
+    )
+    .unwrap();
+    t.ok(who, &["play", t.log_str(), "--auto"]);
+    let rec: serde_json::Value = serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    let mine = t.json(Some(who), &["id", "show", "--json"]);
+    assert_eq!(rec["key"], mine["key"], "the record is this identity's now");
+    assert_eq!(rec["entry"], entries(&t) - 1);
+    // No record at all: nothing to check against, the game goes on.
+    std::fs::remove_file(&record).unwrap();
+    let s = t.status();
+    let next = t.seat_of(s["to_act"].as_str().unwrap());
+    let _ = std::fs::remove_file(t.homes[next].join("written").join(&id));
+    t.ok(next, &["play", t.log_str(), "--auto"]);
+}

@@ -77,6 +77,58 @@ fn names_and_addresses_that_could_disguise_output_are_refused_up_front() {
     let out = t.new_game(&players, &[]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(!t.log.exists());
+    // Unicode noncharacters (protocol section 3.4), which a picture (XML)
+    // cannot hold: refused by both, in one paragraph naming the character.
+    for (c, code) in [
+        ('\u{fffe}', "U+FFFE"),
+        ('\u{ffff}', "U+FFFF"),
+        ('\u{fdd0}', "U+FDD0"),
+        ('\u{fdef}', "U+FDEF"),
+        ('\u{1fffe}', "U+1FFFE"),
+        ('\u{10ffff}', "U+10FFFF"),
+    ] {
+        let name = format!("Eve{c}");
+        let home = t.dir.path().join("eve");
+        let out = starry_in(
+            &home,
+            &["id", "new", "--name", &name, "--email", "eve@example.org"],
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(4), "{code}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.trim_end().lines().count() == 1,
+            "one paragraph: {err}"
+        );
+        assert!(err.contains(code) && err.contains("noncharacter"), "{err}");
+        assert!(
+            !err.contains(c),
+            "the character is named, not shown: {err:?}"
+        );
+        assert!(!home.join("identity.json").exists());
+        let players = format!("{},{name} <eve@example.org>", t.emails[0]);
+        let out = t.new_game(&players, &[]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{code}: {err}");
+        assert!(
+            err.starts_with("error: --players: ") && err.trim_end().lines().count() == 1,
+            "one paragraph: {err}"
+        );
+        assert!(err.contains(code) && err.contains("noncharacter"), "{err}");
+        assert!(!t.log.exists());
+        assert!(
+            std::fs::read_dir(&t.homes[0])
+                .unwrap()
+                .all(|e| e.unwrap().file_name() == "identity.json"),
+            "nothing written in the creator's home"
+        );
+    }
+    // Just outside the ranges, a name is fine.
+    let players = format!(
+        "{},Eve\u{fdcf}\u{fffd}\u{1fffd} <eve@example.org>,{}",
+        t.emails[0], t.emails[2]
+    );
+    let out = t.new_game(&players, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
 }
 
 #[test]
@@ -160,9 +212,19 @@ fn a_silent_player_can_be_left_behind_and_a_late_entry_wins() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 
     // Meanwhile the silent player moves on their own copy (without the
-    // claim): their entry wins, and the claimant's copy follows it.
+    // claim): their entry wins, and the claimant's copy follows it. (Here
+    // the players share one file, which the silent player's games directory
+    // links to; theirs must not hold the claim they never received, or
+    // starry would send them to that newer copy.)
     let silent_copy = t.dir.path().join("silent.jsonl");
     std::fs::write(&silent_copy, &before_claims).unwrap();
+    let game_id = status["game_id"].as_str().unwrap();
+    std::fs::remove_file(
+        t.homes[silent]
+            .join("games")
+            .join(format!("{game_id}.jsonl")),
+    )
+    .unwrap();
     let out = t.starry(
         Some(silent),
         &["play", silent_copy.to_str().unwrap(), "--auto"],
@@ -295,6 +357,20 @@ fn countersignatures_written_at_once_converge() {
         audit["files"][0]["countersigned"],
         serde_json::json!([1, 2])
     );
+    // Each one's record of the last entry they wrote names their
+    // countersignature where it stands now, the one written again included.
+    let game_id = audit["files"][0]["game_id"].as_str().unwrap().to_string();
+    for seat in [0, 1] {
+        let at = lines(&a)
+            .iter()
+            .position(|l| l["body"]["kind"] == "countersign" && l["body"]["author"] == seat)
+            .unwrap();
+        let record: Value = serde_json::from_slice(
+            &std::fs::read(t.homes[seat].join("written").join(&game_id)).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(record["entry"], at, "seat {seat}: {record}");
+    }
 }
 
 #[test]

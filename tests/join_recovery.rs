@@ -95,7 +95,9 @@ fn a_killed_join_never_forks() {
         0u64, 200, 500, 1000, 1500, 2000, 3000, 4000, 6000, 8000, 12000,
     ] {
         std::fs::write(&t.log, &before).unwrap();
+        // A fresh trial: no record of the join, nor of the entry written.
         let _ = std::fs::remove_dir_all(t.homes[1].join("joined"));
+        let _ = std::fs::remove_dir_all(t.homes[1].join("written"));
         let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("starry"))
             .env("STARRY_HOME", &t.homes[1])
             .args(["join", t.log_str()])

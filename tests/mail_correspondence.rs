@@ -646,13 +646,15 @@ fn a_partial_log_goes_in_once_and_is_refused_without_the_entries_before_it() {
 }
 
 /// `log`'s first `k` entries and another entry `k` by the same author,
-/// `p` (a move is random; tried again until the line differs).
+/// `p` (a move is random; tried again until the line differs), signed
+/// elsewhere: starry refuses to sign it where `p`'s newer copy is known.
 fn fork_at(p: &Player, log: &[u8], k: usize) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     for attempt in 0..30 {
         let f = dir.path().join(format!("fork-{attempt}.jsonl"));
         std::fs::write(&f, first_entries(log, k)).unwrap();
-        let out = p.run(&["play", f.to_str().unwrap(), "--auto"]);
+        let cheat = p.elsewhere(dir.path().join(format!("home-{attempt}")));
+        let out = cheat.run(&["play", f.to_str().unwrap(), "--auto"]);
         assert!(out.status.success(), "{}", stderr(&out));
         let forked = std::fs::read(&f).unwrap();
         if first_entries(&forked, k + 1) != first_entries(log, k + 1) {

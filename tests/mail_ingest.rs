@@ -552,13 +552,17 @@ fn last_move(g: &Played) -> (usize, usize) {
 }
 
 /// A copy of `log` cut before entry `k`, where `seat` writes entry k again,
-/// differently (a move is random; retried until the line differs).
+/// differently (a move is random; retried until the line differs). Each
+/// entry is signed by its player elsewhere (`Player::elsewhere`): starry
+/// refuses to sign it where the player's newer copy is known.
 fn rewrite(g: &Played, log: &[u8], k: usize, seat: usize, extra: usize) -> Vec<u8> {
     let dir = g.players.dir.path();
     for attempt in 0..30 {
         let f = dir.join(format!("fork-{attempt}.jsonl"));
         std::fs::write(&f, prefix(log, k)).unwrap();
-        let out = g.players.p[seat].run(&["play", f.to_str().unwrap(), "--auto"]);
+        let homes = tempfile::tempdir().unwrap();
+        let elsewhere = |s: usize| g.players.p[s].elsewhere(homes.path().join(s.to_string()));
+        let out = elsewhere(seat).run(&["play", f.to_str().unwrap(), "--auto"]);
         assert!(out.status.success(), "{}", stderr(&out));
         let forked = std::fs::read(&f).unwrap();
         if prefix(&forked, k + 1) == prefix(log, k + 1) {
@@ -569,7 +573,7 @@ fn rewrite(g: &Played, log: &[u8], k: usize, seat: usize, extra: usize) -> Vec<u
         for _ in 0..extra {
             let s = g.players.p[0].json(&["status", f.to_str().unwrap(), "--json"]);
             let who = g.players.seat_of(s["to_act"].as_str().unwrap());
-            let out = g.players.p[who].run(&["play", f.to_str().unwrap(), "--auto"]);
+            let out = elsewhere(who).run(&["play", f.to_str().unwrap(), "--auto"]);
             assert!(out.status.success(), "{}", stderr(&out));
         }
         return std::fs::read(&f).unwrap();

@@ -401,6 +401,7 @@ pub fn create_in<G: Game>(
     // it, a later `new` simply makes another game.
     remember_join(home, &replay.game_id, &line)?;
     file::create(out, &bytes)?;
+    let warning = super::written::remember_written(home, &replay.game_id, 1, &line, id);
     if !in_games_dir {
         super::remember_game(home, &hex::encode(replay.game_id), out);
     }
@@ -437,7 +438,7 @@ pub fn create_in<G: Game>(
                 .unwrap_or_default()
         )
     };
-    Ok(Output::new(
+    let mut output = Output::new(
         format!(
             "Created {} (game {}) and joined as seat 1.\n{}{next}",
             out.display(),
@@ -445,7 +446,9 @@ pub fn create_in<G: Game>(
             status_text(&status),
         ),
         &report,
-    ))
+    );
+    output.warning = warning;
+    Ok(output)
 }
 
 /// A game `new` would create that does not verify: the arguments are at
@@ -589,6 +592,10 @@ pub fn act_with<G: Bot>(
     };
     let (replay, mut events) = super::cache::tell::<G>(&locked.bytes).map_err(log_err)?;
     let entry = replay.len();
+    // A copy behind another of this player's signs nothing (written.rs);
+    // only a join begun earlier may be written again, unchanged.
+    let again = unfinished_join(home, &replay);
+    super::written::check::<G>(home, path, &replay, id, again)?;
     // Name the file and the entry being written in every refusal.
     let mut bot = None;
     let (line, summary) = build_entry::<G>(home, &replay, id, what, time, chooser, &mut bot)
@@ -617,10 +624,15 @@ pub fn act_with<G: Bot>(
             ))
         })?;
     let kind = after.entries.last().expect("just applied").kind;
+    if again.is_some_and(|a| after.entries.last().expect("just applied").id != a) {
+        // Not the entry the check let through: check again without it.
+        super::written::check::<G>(home, path, &replay, id, None)?;
+    }
     let summary = match kind {
         Kind::Move => after.entries.last().expect("just applied").summary.clone(),
         _ => summary,
     };
+    let mut warning = None;
     if !dry_run {
         if kind == Kind::Join
             && !matches!(join_record(home, &replay.game_id)?, Record::Line(ref l) if *l == line)
@@ -632,6 +644,7 @@ pub fn act_with<G: Bot>(
         bytes.extend_from_slice(&line);
         step(Step::ReplaceLog)?;
         locked.replace(&bytes)?;
+        warning = super::written::remember_written(home, &replay.game_id, entry, &line, id);
         events.push(super::history::tell_next(&replay, &after));
         super::cache::remember(&bytes, &after, &events);
     }
@@ -669,7 +682,23 @@ pub fn act_with<G: Bot>(
         text.push('\n');
         text.push_str(&G::render_text(&G::view(state, None, None), &after.names()));
     }
-    Ok(Output::new(text, &report))
+    let mut out = Output::new(text, &report);
+    out.warning = warning;
+    Ok(out)
+}
+
+/// The id of the join this identity recorded before writing it, when that
+/// join belongs at the end of `r` (a join stopped between its record and
+/// the log): `build` writes that very entry again. An unreadable record is
+/// none here; `build` says what is wrong with it if a join is asked for.
+fn unfinished_join<G: Game>(home: &Path, r: &Replay<G>) -> Option<Hash> {
+    let Ok(Record::Line(line)) = join_record(home, &r.game_id) else {
+        return None;
+    };
+    let line = line.strip_suffix(b"\n").unwrap_or(&line);
+    let body = serde_json::from_slice::<Line>(line).ok()?.body;
+    (body.n == r.len() && body.prev.map(|h| h.0) == Some(r.tip()))
+        .then(|| crate::crypto::sha256(line))
 }
 
 /// Builds the next entry for `id`, or says why they cannot write one: the

@@ -318,14 +318,18 @@ fn ingest_game<G: Game>(
                     Some((_, why)) => {
                         let mut bytes = log.to_vec();
                         let mut text = resolution_note(why, true, k);
-                        if let Some(line) = reapply::<G>(home, &local, &incoming, why)? {
-                            bytes.extend_from_slice(&line);
+                        let again = reapply::<G>(home, &local, &incoming, why)?;
+                        if let Some(line) = &again {
+                            bytes.extend_from_slice(line);
                             text.push_str(
                                 " Your own entry was on the other side: it is written again on \
                                  top — mail the log on so that the others have it.",
                             );
                         }
                         locked.replace(&bytes)?;
+                        if let Some(line) = &again {
+                            super::written::remember_again(home, &incoming.game_id, received, line);
+                        }
                         note = Some(text);
                         return finish::<G>(
                             home,

@@ -19,6 +19,7 @@ pub mod robot;
 pub mod rules;
 pub mod setup;
 pub mod sync;
+pub mod written;
 
 use std::path::{Path, PathBuf};
 

@@ -80,20 +80,42 @@ pub fn marks(names: &[String]) -> Vec<String> {
 /// markup characters escaped, and everything [`crate::text::is_unsafe`]
 /// (controls, bidi overrides, invisible characters) written as a visible
 /// `\u{…}`, as on a terminal. Names come from a log and are hostile.
+///
+/// Every piece of text in a picture or page passes here, so this is also
+/// where a picture is kept well-formed whatever the name rules let through:
+/// a character XML 1.0 cannot hold (controls other than tab, LF and CR,
+/// U+FFFE, U+FFFF; surrogates are no `char`) and every Unicode noncharacter
+/// ([`crate::text::is_noncharacter`]) is written as `\u{…}` too, even
+/// where no rule of today would let one into a log.
 pub fn esc(s: &str) -> String {
-    let safe = crate::text::inline(s);
-    let mut out = String::with_capacity(safe.len());
-    for c in safe.chars() {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            c if crate::text::is_unsafe(c)
+                || crate::text::is_noncharacter(c)
+                || !xml_can_hold(c) =>
+            {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
             c => out.push(c),
         }
     }
     out
+}
+
+/// Whether XML 1.0 can hold `c` (its production `Char`: tab, LF, CR,
+/// U+0020–U+D7FF, U+E000–U+FFFD, U+10000–U+10FFFF).
+pub fn xml_can_hold(c: char) -> bool {
+    matches!(c,
+        '\t' | '\n' | '\r'
+        | '\u{20}'..='\u{d7ff}'
+        | '\u{e000}'..='\u{fffd}'
+        | '\u{10000}'..='\u{10ffff}')
 }
 
 /// At most `max` characters of `s`, with `…` when cut: long names must not
@@ -301,6 +323,51 @@ mod tests {
         svg.text(0, 0, 10, "start", INK, "</text><script>alert(1)</script>");
         let out = svg.finish("t", "d");
         assert!(!out.contains("<script>"), "{out}");
+    }
+
+    /// Whatever the text, what `esc` gives is character data XML can hold
+    /// and that shows every odd character: every code point, one by one,
+    /// and a picture with the worst of them parses.
+    #[test]
+    fn no_text_makes_a_picture_ill_formed() {
+        for c in (0..=0x10ffff_u32).filter_map(char::from_u32) {
+            let e = esc(&c.to_string());
+            assert!(
+                e.chars().all(|x| xml_can_hold(x)
+                    && !crate::text::is_noncharacter(x)
+                    && !crate::text::is_unsafe(x)
+                    && !"<>\"'".contains(x)),
+                "U+{:04X} gives {e:?}",
+                u32::from(c)
+            );
+        }
+        assert_eq!(esc("a\u{fffe}b\u{ffff}"), "a\\u{fffe}b\\u{ffff}");
+        assert_eq!(esc("\u{fdd0}\u{10ffff}"), "\\u{fdd0}\\u{10ffff}");
+        assert_eq!(esc("\u{0}\u{b}\t"), "\\u{0}\\u{b}\\u{9}");
+        assert_eq!(esc("Zoë ★ 李 \u{fffd}"), "Zoë ★ 李 \u{fffd}");
+        for (c, ok) in [
+            ('\u{8}', false),
+            ('\t', true),
+            ('\u{1f}', false),
+            (' ', true),
+            ('\u{d7ff}', true),
+            ('\u{e000}', true),
+            ('\u{fffd}', true),
+            ('\u{fffe}', false),
+            ('\u{ffff}', false),
+            ('\u{10000}', true),
+        ] {
+            assert_eq!(xml_can_hold(c), ok, "U+{:04X}", u32::from(c));
+        }
+        let worst = "Eve\u{fffe}\u{ffff}\u{fdd0}\u{1fffe}\u{10ffff}\u{0}\u{1b}<&";
+        let mut svg = Svg::new(40, 20);
+        svg.group("seat", worst);
+        svg.text(0, 10, 10, "start", INK, worst);
+        svg.end_group();
+        let doc = svg.finish(worst, worst);
+        assert!(doc.chars().all(xml_can_hold), "{doc:?}");
+        resvg::usvg::Tree::from_str(&doc, &resvg::usvg::Options::default())
+            .expect("the picture parses");
     }
 
     #[test]

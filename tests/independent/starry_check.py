@@ -316,18 +316,35 @@ def check_time(t):
         raise Malformed(f"time {t!r} is not a real date and time")
 
 
-def check_name(name):
-    need_str(name, "name")
+def is_noncharacter(o):
+    """A Unicode noncharacter (protocol.md 3.4): U+FDD0-U+FDEF and the last
+    two code points of each plane, U+xFFFE and U+xFFFF."""
+    return 0xFDD0 <= o <= 0xFDEF or o & 0xFFFE == 0xFFFE
+
+
+def name_fault(name):
+    """Why `name` breaks the rule for names of protocol.md 3.4 (players' and
+    boards' names alike), or None."""
     if not 1 <= len(name) <= 64:
-        raise Malformed(f"name {name!r} is not 1 to 64 characters")
+        return f"name {name!r} is not 1 to 64 characters"
     if all(c in WHITE for c in name):
-        raise Malformed(f"name {name!r} is only white space")
+        return f"name {name!r} is only white space"
     if name[0] in WHITE or name[-1] in WHITE:
-        raise Malformed(f"name {name!r} has white space at an end")
+        return f"name {name!r} has white space at an end"
     for c in name:
         o = ord(c)
         if o < 0x20 or 0x7F <= o <= 0x9F or c in BIDI:
-            raise Malformed(f"name {name!r} holds the character U+{o:04X}")
+            return f"name {name!r} holds the character U+{o:04X}"
+        if is_noncharacter(o):
+            return f"name {name!r} holds the noncharacter U+{o:04X}"
+    return None
+
+
+def check_name(name):
+    need_str(name, "name")
+    why = name_fault(name)
+    if why:
+        raise Malformed(why)
 
 
 def check_email(e):
@@ -473,7 +490,7 @@ def read_board(b, i):
     bid, name, prizes, stars, lines = b["id"], b["name"], b["prizes"], b["stars"], b["lines"]
     if not isinstance(bid, str) or not ID_RE.match(bid):
         raise ValueError(f"{where}: bad id")
-    if not isinstance(name, str) or not name or all(c in WHITE for c in name):
+    if not isinstance(name, str) or name_fault(name):
         raise ValueError(f"{where}: bad name")
     if not (isinstance(prizes, list) and len(prizes) == 2 and all(is_int(p) for p in prizes)
             and prizes[0] >= prizes[1] >= 0):
@@ -3233,6 +3250,12 @@ def check_map_example(ck, base, r, readme):
 def cmd_vectors():
     ck = Checker()
     cmd_doc(ck)
+    # the noncharacters of the name rule, either side of each range (protocol.md 3.4)
+    for o, ok in [(0xFDCF, True), (0xFDD0, False), (0xFDEF, False), (0xFDF0, True), (0xFFFD, True),
+                  (0xFFFE, False), (0xFFFF, False), (0x10000, True), (0x1FFFD, True), (0x1FFFE, False),
+                  (0x1FFFF, False), (0x10FFFD, True), (0x10FFFE, False), (0x10FFFF, False)]:
+        ck.eq(f"a name holding U+{o:04X} is {'allowed' if ok else 'refused'}", name_fault(f"Ann{chr(o)}a") is None, ok)
+    ck.eq("66 noncharacters", sum(is_noncharacter(o) for o in range(0x110000)), 66)
     vdir = os.path.join(ROOT, "tests/vectors")
     with open(os.path.join(vdir, "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)

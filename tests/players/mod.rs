@@ -127,6 +127,21 @@ impl Player {
         serde_json::from_slice(&out.stdout).unwrap()
     }
 
+    /// The same identity in another home, `home`: the player on a second
+    /// machine, or one who gets round starry's safeguards — no games
+    /// directory and no record of the entries written, so that a stale copy
+    /// can sign a fork, as the tests of forks need.
+    pub fn elsewhere(&self, home: PathBuf) -> Player {
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::copy(self.home.join("identity.json"), home.join("identity.json")).unwrap();
+        Player {
+            name: self.name.clone(),
+            email: self.email.clone(),
+            home,
+            env: self.env.clone(),
+        }
+    }
+
     /// This player's copy of a game in their games directory.
     pub fn copy_of(&self, game_id: &str) -> PathBuf {
         self.home.join("games").join(format!("{game_id}.jsonl"))
