@@ -198,41 +198,6 @@ pub fn compose(m: &TurnMail) -> Result<Message, MailError> {
         .map_err(|e| MailError::Build(e.to_string()))
 }
 
-/// A plain text answer to a received mail (the robot's refusal of a log
-/// that does not verify): headers made safe as in [`compose`], answering
-/// `in_reply_to` when it is a usable Message-ID.
-pub fn reply(
-    from: (&str, &str),
-    to: (&str, &str),
-    subject: &str,
-    body: &str,
-    in_reply_to: Option<&str>,
-) -> Result<Message, MailError> {
-    let from = mailbox("sender", from.0, from.1)?;
-    let to = mailbox("recipient", to.0, to.1)?;
-    let mut id = [0u8; 16];
-    getrandom::fill(&mut id).map_err(|e| MailError::Build(format!("no randomness: {e}")))?;
-    let mut builder = Message::builder()
-        .message_id(Some(format!(
-            "<{}.starry@{}>",
-            hex::encode(id),
-            from.email.domain()
-        )))
-        .from(from)
-        .to(to)
-        .subject(text::inline(subject).into_owned())
-        .date_now()
-        .user_agent(format!("starry/{}", env!("CARGO_PKG_VERSION")));
-    if let Some(parent) = in_reply_to.and_then(|p| message_id_part(p).ok()) {
-        builder = builder
-            .in_reply_to(format!("<{parent}>"))
-            .references(format!("<{parent}>"));
-    }
-    builder
-        .singlepart(SinglePart::plain(text::terminal(body).into_owned()))
-        .map_err(|e| MailError::Build(e.to_string()))
-}
-
 /// A Message-ID or Content-ID without its angle brackets: `local@domain`
 /// of printable ASCII, no blank, no bracket; refused otherwise, since it
 /// goes into a header.

@@ -21,7 +21,7 @@ pub mod parse;
 pub mod transport;
 
 pub use armor::{armor, dearmor_all};
-pub use compose::{TurnMail, body_with_armor, compose, reply, to_eml};
+pub use compose::{TurnMail, body_with_armor, compose, to_eml};
 pub use error::MailError;
 pub use parse::{Headers, extract_logs, find_logs, headers};
 pub use transport::{MailConfig, RetryReport, Sent, load, pending_messages, retry, send};
