@@ -1696,11 +1696,11 @@ fn watch_loop(robot: &Robot, source: &Source, json: bool) -> Result<Output> {
 fn pass(robot: &Robot, source: &Source, session: Option<Imap>) -> Result<(Output, Option<Imap>)> {
     let home = &robot.home;
 
-    let (resent, still_pending) = match crate::mail::retry(&robot.cfg, &home) {
+    let (resent, still_pending) = match crate::mail::retry(&robot.cfg, home) {
         Ok(r) => (r.sent.len() as u64, r.kept.len() as u64),
         Err(_) => (
             0,
-            crate::mail::pending_messages(&home).map_or(0, |p| p.len() as u64),
+            crate::mail::pending_messages(home).map_or(0, |p| p.len() as u64),
         ),
     };
     let mut report = RobotReport {

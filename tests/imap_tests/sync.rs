@@ -209,6 +209,10 @@ fn play_by_sync(w: &World, seats: &[usize], new_args: &[&str]) -> String {
     panic!("the game does not end");
 }
 
+fn games_in_home(home: &Path) -> usize {
+    std::fs::read_dir(home.join("games")).map_or(0, |d| d.count())
+}
+
 fn settings_file(home: &Path) -> std::path::PathBuf {
     home.join("mail.toml")
 }
@@ -408,23 +412,65 @@ fn hostile_mails_stay_in_the_inbox_flagged_and_are_not_read_again() {
     let unrelated =
         b"From: y@example.org\r\nTo: anna@example.org\r\nSubject: lunch?\r\n\r\nat noon\r\n"
             .to_vec();
-    for m in [&no_log, &tampered, &truncated, &huge, &unrelated] {
+    // The whole log pasted as an armored block, once with a signature
+    // changed (it reads, but does not verify), once with its armor cut.
+    let log = players::parse_mail(&mails[0].1).log().to_vec();
+    let pasted = |log: &[u8], cut: bool| {
+        let mut armor = starry::mail::armor(log);
+        if cut {
+            armor.truncate(armor.len() / 2);
+        }
+        format!(
+            "From: x@example.org\r\nTo: anna@example.org\r\nSubject: [starry] pasted\r\n\r\n{}\r\n",
+            armor.replace('\n', "\r\n")
+        )
+        .into_bytes()
+    };
+    let mut forged = log.clone();
+    let sig = forged
+        .windows(7)
+        .position(|w| w == b"\"sig\":\"")
+        .expect("a signature")
+        + 7;
+    forged[sig] = if forged[sig] == b'a' { b'b' } else { b'a' };
+    let bad_signature = pasted(&forged, false);
+    let cut_armor = pasted(&log, true);
+    let hostile = [
+        &no_log,
+        &tampered,
+        &truncated,
+        &huge,
+        &bad_signature,
+        &cut_armor,
+    ];
+    for m in hostile.iter().copied().chain([&unrelated]) {
         w.dovecot.deliver(&p.email, m);
     }
     let out = p.run(&["sync", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["taken"], 0, "{r}");
-    assert_eq!(r["unusable"], 4, "{r}");
+    assert_eq!(r["unusable"], hostile.len(), "{r}");
+    let codes: Vec<i64> = r["mails"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["code"].as_i64().unwrap())
+        .collect();
+    assert!(
+        codes.contains(&15),
+        "a bad signature is named as such: {codes:?}"
+    );
     for m in r["mails"].as_array().unwrap() {
         assert_eq!(m["outcome"], "unusable");
         assert!(!m["detail"].as_str().unwrap().is_empty());
         assert_ne!(m["code"], 0);
     }
     let inbox = w.dovecot.messages(&p.email, "INBOX");
-    assert_eq!(inbox.len(), 5);
+    assert_eq!(inbox.len(), hostile.len() + 1);
     let flagged = inbox.iter().filter(|m| m.has(Flag::Flagged)).count();
-    assert_eq!(flagged, 4, "the unrelated mail is left alone");
+    assert_eq!(flagged, hostile.len(), "the unrelated mail is left alone");
+    assert_eq!(games_in_home(&p.home), 0, "nothing was stored");
     assert!(inbox.iter().all(|m| !m.has(Flag::Deleted)));
     // Not read again.
     let again = sync(p);
