@@ -101,8 +101,7 @@ pub enum Command {
         after_help = "Examples:\n  \
                       starry mail 1a2b3c4d\n  \
                       starry mail --retry\n  \
-                      starry mail setup --email anna@example.org --smtp-host smtp.example.org \
-                      --imap-host imap.example.org"
+                      starry mail setup --provider gmail --email anna@gmail.com"
     )]
     Mail(MailArgs),
     /// Fetch your mail (IMAP, or a local maildir), take in every starry mail oldest first, file it
@@ -372,9 +371,9 @@ pub enum MailAction {
                             others use an app password (docs/mail.md lists their servers).\n\n\
                             Examples:\n  \
                             starry mail setup\n  \
-                            starry mail setup --email anna@example.org --smtp-host smtp.example.org \
-                            --imap-host imap.example.org --password-command \"pass show mail\"\n  \
-                            starry mail setup --provider gmail --email anna@gmail.com"
+                            starry mail setup --provider gmail --email anna@gmail.com\n  \
+                            starry mail setup --email ann@example.org --smtp-host smtp.example.org\n  \
+                            starry mail setup --password-command \"pass show mail\" --no-test"
     )]
     Setup(MailSetupArgs),
 }
