@@ -325,7 +325,7 @@ fn every_command_s_help_shows_examples() {
     }
     assert!(seen >= 20, "{seen} commands");
     // What a command said after its options before is still said.
-    assert!(stdout_of(&["mail", "--help"]).contains("A password is never read from mail.toml"));
+    assert!(stdout_of(&["mail", "--help"]).contains("readable by you alone (chmod 600)"));
     assert!(stdout_of(&["new", "--help"]).contains("Starry Night's sky: --stars"));
     assert!(stdout_of(&["rules", "replay", "--help"]).contains("Exit codes: 0 every action"));
     assert!(stdout_of(&["--help"]).contains("Exit codes: 0 ok"));

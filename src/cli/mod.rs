@@ -96,13 +96,7 @@ pub enum Command {
     Countersign(ActArgs),
     /// Mail the log to whoever must act next (or `--retry` what could not be sent; `mail setup`
     /// writes the mail settings).
-    #[command(
-        args_conflicts_with_subcommands = true,
-        after_help = "Examples:\n  \
-                      starry mail 1a2b3c4d\n  \
-                      starry mail --retry\n  \
-                      starry mail setup --provider gmail --email anna@gmail.com"
-    )]
+    #[command(args_conflicts_with_subcommands = true)]
     Mail(MailArgs),
     /// Fetch your mail (IMAP, or a local maildir), take in every starry mail oldest first, file it
     /// away, and list the games where it is your turn.
@@ -333,12 +327,15 @@ pub struct ResignArgs {
 With none, mails are written as .eml files into $STARRY_HOME/outbox/ (nothing leaves the machine).\n\
   STARRY_SMTP_HOST, STARRY_SMTP_PORT, STARRY_SMTP_SECURITY (starttls|tls|none), STARRY_SMTP_USER,\n\
   STARRY_SMTP_PASSWORD or STARRY_SMTP_PASSWORD_COMMAND, STARRY_SMTP_CA_FILE, STARRY_SMTP_TIMEOUT,\n\
-  STARRY_MAIL_TRANSPORT (outbox|smtp|sendmail), STARRY_SENDMAIL, STARRY_MAIL_FROM.\n\
-A password is never read from mail.toml, and never printed.\n\n\
+  STARRY_MAIL_TRANSPORT (outbox|smtp|sendmail), STARRY_SENDMAIL, STARRY_MAIL_FROM;\n\
+  STARRY_IMAP_HOST, STARRY_IMAP_PORT, STARRY_IMAP_SECURITY (tls|starttls|none), STARRY_IMAP_USER, ...\n\
+A password in mail.toml is read only while the file is readable by you alone (chmod 600); a password\n\
+is never printed. `starry mail setup` writes the settings and tries them.\n\n\
 Examples:\n  \
   starry mail game.jsonl\n  \
   starry mail 1a2b3c4d --to-all --full\n  \
-  starry mail --retry"
+  starry mail --retry\n  \
+  starry mail setup --provider gmail --email anna@gmail.com"
 )]
 pub struct MailArgs {
     #[command(subcommand)]
