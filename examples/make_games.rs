@@ -446,7 +446,7 @@ fn vectors() {
     // protocol version this program does not implement.
     for (name, field, val) in [
         ("unknown-rules-version", "rules", 99),
-        ("unknown-protocol-version", "protocol", 3),
+        ("unknown-protocol-version", "protocol", 4),
     ] {
         let mut line = parse(&lines[0]);
         line.body.data[field] = json!(val);
@@ -605,6 +605,7 @@ fn vectors() {
     map_vectors(&mut v, tmp.path());
     notify_vectors(&mut v, tmp.path());
     noncharacter_vectors(&mut v, tmp.path());
+    protocol3_vectors(&mut v, tmp.path());
 
     let manifest = serde_json::to_string_pretty(&json!({
         "about": "Protocol test vectors made by `cargo run --example make_games -- vectors` from the example identities; tests/vectors.rs audits each with the real binary.",
@@ -626,7 +627,7 @@ fn vectors_only(prefix: &str, make: fn(&mut Vectors, &Path)) {
     let mut manifest: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
     let ours = |e: &Value| e["file"].as_str().is_some_and(|f| f.starts_with(prefix));
     let list = |key: &str| manifest[key].as_array().cloned().unwrap_or_default();
-    let (vectors, endings) = (list("vectors"), list("endings"));
+    let (vectors, endings, old_pairs) = (list("vectors"), list("endings"), list("pairs"));
     let mut v = Vectors {
         dir: dir.clone(),
         manifest: Vec::new(),
@@ -651,6 +652,14 @@ fn vectors_only(prefix: &str, make: fn(&mut Vectors, &Path)) {
     };
     manifest["vectors"] = Value::Array(splice(vectors, v.manifest));
     manifest["endings"] = Value::Array(splice(endings, v.endings));
+    let pair_ours = |e: &Value| {
+        e["files"][0]
+            .as_str()
+            .is_some_and(|f| f.starts_with(prefix))
+    };
+    let mut pairs: Vec<Value> = old_pairs.into_iter().filter(|e| !pair_ours(e)).collect();
+    pairs.extend(v.pairs);
+    manifest["pairs"] = Value::Array(pairs);
     fs::write(
         &path,
         serde_json::to_string_pretty(&manifest).unwrap() + "\n",
@@ -719,6 +728,362 @@ fn noncharacter_vectors(v: &mut Vectors, tmp: &Path) {
             &format!("a seat's name holding the noncharacter U+{code}"),
         );
     }
+}
+
+/// Seconds since 1970 of a log time, and back.
+fn secs(t: &str) -> i64 {
+    starry::log::replay::time_seconds(t).expect("a log time")
+}
+
+fn at(s: i64) -> String {
+    starry::log::replay::time_text(s)
+}
+
+/// [`append`] with the entry dated `time`.
+fn append_at(
+    bytes: &[u8],
+    ps: &[(PathBuf, Identity)],
+    seat: usize,
+    kind: Kind,
+    data: Value,
+    time: &str,
+) -> Vec<u8> {
+    let r = Replay::<StarrySky>::from_bytes(bytes).unwrap();
+    let id = &ps[seat].1;
+    let link = (kind != Kind::Join).then(|| {
+        let secret = r.game_secret(id, seat).unwrap();
+        r.next_link(&secret, seat).unwrap()
+    });
+    let line = r.next_line(id, seat, kind, data, link, time.into());
+    let mut b = bytes.to_vec();
+    b.extend_from_slice(&line);
+    b
+}
+
+/// The next entry of `bytes` played by whoever must act (`play --auto`),
+/// dated `time`.
+fn auto_at(bytes: &[u8], ps: &[(PathBuf, Identity)], time: &str, tmp: &Path) -> Vec<u8> {
+    let r = Replay::<StarrySky>::from_bytes(bytes).unwrap();
+    let (_, Some(who)) = r.expected() else {
+        panic!("nobody to act")
+    };
+    let path = tmp.join("auto.jsonl");
+    let _ = fs::remove_file(&path);
+    // Each call plays from the same copy again, on purpose.
+    for (home, _) in ps {
+        let _ = fs::remove_dir_all(home.join("written"));
+    }
+    fs::write(&path, bytes).unwrap();
+    act_as::<StarrySky>(
+        &path,
+        ps,
+        who,
+        Do::Auto,
+        time.into(),
+        &mut Draw::new(os_random()),
+    )
+    .unwrap();
+    file::read(&path).unwrap()
+}
+
+/// Protocol 3: the deadline in the genesis, claims one second early and
+/// exactly on time, times that go back, a clock step, whose
+/// countersignature settles an abandonment; and the four readings the
+/// spec now fixes (a game object of another JSON type, a `null` inside a
+/// game object, the nesting limit, a seat joining again with its own key).
+fn protocol3_vectors(v: &mut Vectors, tmp: &Path) {
+    let ps = players(3);
+    let path = tmp.join("v3.jsonl");
+    // A game in progress: every seat joined and ready, some moves made.
+    let base_r = make(&path, 3, &[], |r| r.len() >= 12 && !r.is_over());
+    assert_eq!(base_r.genesis.deadline, Some(14 * 86_400));
+    let bytes = file::read(&path).unwrap();
+    let lines = lines_of(&bytes);
+    let n = base_r.len();
+    let (_, Some(s)) = base_r.expected() else {
+        unreachable!()
+    };
+    let others: Vec<usize> = (0..3).filter(|&c| c != s).collect();
+    let start = secs(&base_r.entries.last().unwrap().time);
+    let due = start + 14 * 86_400;
+    let claim = json!({"awaited": n, "silent": s});
+    v.add(
+        "v3-ok-in-progress",
+        &bytes,
+        "ok",
+        None,
+        "a protocol 3 game with the default deadline of 14 days (1209600 seconds), in progress",
+    );
+
+    // Claims against the clock.
+    let early = append_at(
+        &bytes,
+        &ps,
+        others[0],
+        Kind::Abandon,
+        claim.clone(),
+        &at(due - 1),
+    );
+    v.add("v3-claim-one-second-early", &early, "out-of-turn", Some(n), "a claim dated one second before the awaited seat's deadline passes (the time of the entry that made it its turn, plus the deadline)");
+    let on_time = append_at(
+        &bytes,
+        &ps,
+        others[0],
+        Kind::Abandon,
+        claim.clone(),
+        &at(due),
+    );
+    v.add(
+        "v3-claim-on-time",
+        &on_time,
+        "ok",
+        None,
+        "a claim dated exactly when the deadline passes",
+    );
+    let done = append_at(
+        &on_time,
+        &ps,
+        others[1],
+        Kind::Abandon,
+        claim.clone(),
+        &at(due + 60),
+    );
+    v.add(
+        "v3-abandoned-on-time",
+        &done,
+        "ok",
+        None,
+        "both other seats claim, on time: the game is abandoned",
+    );
+    v.endings
+        .push(json!({"file": "v3-abandoned-on-time.jsonl", "ending": "abandoned"}));
+    // A clock step: the entry that starts the awaited seat's clock is dated
+    // three days after the one before; the clock runs from it, not from
+    // the entry before.
+    let stepped = auto_at(&bytes, &ps, &at(start + 3 * 86_400), tmp);
+    let r2 = Replay::<StarrySky>::from_bytes(&stepped).unwrap();
+    let (_, Some(s2)) = r2.expected() else {
+        unreachable!()
+    };
+    let other2 = (0..3).find(|&c| c != s2).unwrap();
+    let claim2 = json!({"awaited": n + 1, "silent": s2});
+    v.add("v3-claim-early-after-clock-step", &append_at(&stepped, &ps, other2, Kind::Abandon, claim2.clone(), &at(due)), "out-of-turn", Some(n + 1), "the clock steps three days between two entries; a claim 14 days after the earlier one is three days early, since the awaited seat's turn began with the later");
+    v.add(
+        "v3-claim-on-time-after-clock-step",
+        &append_at(
+            &stepped,
+            &ps,
+            other2,
+            Kind::Abandon,
+            claim2,
+            &at(due + 3 * 86_400),
+        ),
+        "ok",
+        None,
+        "the same claim, 14 days after the entry that began the awaited seat's turn",
+    );
+    // Times never go back; equal times are fine.
+    let same = auto_at(&bytes, &ps, &at(start), tmp);
+    v.add(
+        "v3-same-time",
+        &same,
+        "ok",
+        None,
+        "an entry dated the same second as the one before",
+    );
+    let back = edited_line(&lines_of(&same), &ps, n as usize, |b| {
+        b.time = at(start - 1)
+    });
+    v.add(
+        "v3-time-goes-back",
+        &back,
+        "backward-time",
+        Some(n),
+        "an entry dated one second before the one before it",
+    );
+    // Whose countersignature settles an abandonment: only the silent
+    // seat's. A claimant's does not, and the late answer still wins.
+    let final_id = |b: &[u8]| {
+        let r = Replay::<StarrySky>::from_bytes(b).unwrap();
+        hex::encode(r.entries[r.ended_at.unwrap() as usize].id)
+    };
+    let by_claimant = append_at(
+        &done,
+        &ps,
+        others[0],
+        Kind::Countersign,
+        json!({"final": final_id(&done)}),
+        &at(due + 120),
+    );
+    let late = auto_at(&bytes, &ps, &at(due + 180), tmp);
+    v.add(
+        "v3-abandoned-countersigned-by-claimant",
+        &by_claimant,
+        "ok",
+        None,
+        "an abandonment countersigned by a claimant: in protocol 3 that settles nothing",
+    );
+    v.add("v3-answered-late", &late, "ok", None, "the awaited seat's entry, written late on an old copy: audited with v3-abandoned-countersigned-by-claimant the claims lapse; with v3-abandoned-countersigned-by-silent it is a fork");
+    v.pairs.push(json!({"files": ["v3-abandoned-countersigned-by-claimant.jsonl", "v3-answered-late.jsonl"], "expect": "ok", "entry": n, "same_author": false, "resolution": "claim-lapsed"}));
+    let by_silent = append_at(
+        &done,
+        &ps,
+        s,
+        Kind::Countersign,
+        json!({"final": final_id(&done)}),
+        &at(due + 120),
+    );
+    v.add(
+        "v3-abandoned-countersigned-by-silent",
+        &by_silent,
+        "ok",
+        None,
+        "an abandonment countersigned by the silent seat itself: the result stands",
+    );
+    v.pairs.push(json!({"files": ["v3-abandoned-countersigned-by-silent.jsonl", "v3-answered-late.jsonl"], "expect": "fork", "entry": n, "same_author": false}));
+    // The deadline's shape.
+    for (name, edit, expect, what) in [
+        (
+            "v3-deadline-zero",
+            json!(0),
+            "malformed",
+            "a genesis whose deadline is 0 seconds",
+        ),
+        (
+            "v3-deadline-too-long",
+            json!(366 * 86_400 + 1),
+            "malformed",
+            "a genesis whose deadline is one second over 366 days",
+        ),
+        (
+            "v3-deadline-longest",
+            json!(366 * 86_400),
+            "ok",
+            "a genesis whose deadline is 366 days, the longest",
+        ),
+        (
+            "v3-deadline-not-a-number",
+            json!("14d"),
+            "malformed",
+            "a genesis whose deadline is a string",
+        ),
+    ] {
+        let at0 = (expect != "ok").then_some(0);
+        v.add(
+            name,
+            &edited_genesis(&lines, &ps, |b| b.data["deadline"] = edit.clone()),
+            expect,
+            at0,
+            what,
+        );
+    }
+    v.add(
+        "v3-protocol-2-with-deadline",
+        &edited_genesis(&lines, &ps, |b| b.data["protocol"] = json!(2)),
+        "malformed",
+        Some(0),
+        "a genesis of protocol 2 with a deadline (deadlines came with version 3)",
+    );
+    let no_deadline = edited_genesis(&lines, &ps, |b| {
+        b.data.as_object_mut().unwrap().remove("deadline");
+    });
+    v.add(
+        "v3-no-deadline",
+        &no_deadline,
+        "ok",
+        None,
+        "a protocol 3 genesis without a deadline: claims may come at any time",
+    );
+    // A game object of another JSON type than the game's is no value the
+    // game knows (20), not a non-canonical one (12).
+    v.add("v3-options-as-array", &edited_genesis(&lines, &ps, |b| b.data["options"] = json!(["additive", "coins"])), "illegal-move", Some(0), "the options written as an array of their values, which a serde reader could take for the object");
+    v.add(
+        "v3-options-empty-array",
+        &edited_genesis(&lines, &ps, |b| b.data["options"] = json!([])),
+        "illegal-move",
+        Some(0),
+        "the options written as []",
+    );
+    let first_move = (1..n as usize)
+        .find(|&k| parse(&lines[k]).body.kind == Kind::Move)
+        .unwrap();
+    let fields =
+        |a: &Value| -> Value { Value::Array(a.as_object().unwrap().values().cloned().collect()) };
+    v.add(
+        "v3-action-as-array",
+        &edited_line(&lines, &ps, first_move, |b| {
+            b.data["action"] = fields(&b.data["action"])
+        }),
+        "illegal-move",
+        Some(first_move as u64),
+        "a move whose action is an array of its fields' values",
+    );
+    // A null inside a game object is non-canonical (S3), found before the
+    // bad link (S10) of the same entry.
+    v.add("v3-null-in-action-and-bad-link", &edited_line(&lines, &ps, first_move, |b| {
+        b.data["action"]["note"] = Value::Null;
+        b.link = Some(HexHash([7; 32]));
+    }), "non-canonical", Some(first_move as u64), "a move with a null inside its action and a beacon link that is wrong: the null (S3) comes first");
+    // The nesting limit: 32 levels pass S2 (the action is then no move the
+    // game knows), 33 are malformed.
+    let nested = |levels: usize| {
+        let mut a = json!([]);
+        for _ in 1..levels {
+            a = json!([a]);
+        }
+        a
+    };
+    v.add("v3-nested-32", &edited_line(&lines, &ps, first_move, |b| b.data["action"] = nested(29)), "illegal-move", Some(first_move as u64), "a line nested 32 deep (the action 29 arrays deep, inside the line, body and data): within the limit, and no move the game knows");
+    v.add(
+        "v3-nested-33",
+        &edited_line(&lines, &ps, first_move, |b| b.data["action"] = nested(30)),
+        "malformed",
+        Some(first_move as u64),
+        "a line nested 33 deep: over the limit of 32",
+    );
+    // A seat that joins again with its own key: out of turn, not a key
+    // holding two seats.
+    let join = parse(&lines[2]).body;
+    assert_eq!(join.kind, Kind::Join);
+    let mut again = join.clone();
+    again.n = 3;
+    again.prev = Some(HexHash(starry::crypto::sha256(&lines[2])));
+    again.time = parse(&lines[2]).body.time;
+    let mut l = lines[..3].to_vec();
+    l.push(resign_body(&ps[1].1, again));
+    v.add(
+        "v3-join-twice-own-key",
+        &join_lines(&l),
+        "out-of-turn",
+        Some(3),
+        "seat 1 writes a second join with its own key where seat 2 must join",
+    );
+}
+
+/// `unknown-protocol-version.jsonl` with protocol 4 (it held 3, which is
+/// now a version starry reads): its genesis re-signed by its creator.
+fn protocol4_vector() {
+    let dir = root().join("tests/vectors");
+    let file = dir.join("unknown-protocol-version.jsonl");
+    let lines = lines_of(&fs::read(&file).unwrap());
+    let ps = players(3);
+    fs::write(
+        &file,
+        edited_genesis(&lines, &ps, |b| b.data["protocol"] = json!(4)),
+    )
+    .unwrap();
+    let path = dir.join("manifest.json");
+    let mut manifest: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    for e in manifest["vectors"].as_array_mut().unwrap() {
+        if e["file"] == "unknown-protocol-version.jsonl" {
+            e["about"] = json!("genesis with protocol 4");
+        }
+    }
+    fs::write(
+        &path,
+        serde_json::to_string_pretty(&manifest).unwrap() + "\n",
+    )
+    .unwrap();
 }
 
 /// Starry Night's vectors: a valid game with a takeback, and each way a
@@ -2447,10 +2812,14 @@ fn run() {
             Some("star-map") => vectors_only("star-map-", map_vectors),
             Some("join-notify") => vectors_only("join-notify-", notify_vectors),
             Some("name-noncharacter") => vectors_only("name-noncharacter-", noncharacter_vectors),
+            Some("v3") => {
+                vectors_only("v3-", protocol3_vectors);
+                protocol4_vector();
+            }
             Some(other) => {
                 eprintln!(
                     "no vectors for `{other}`: give nothing (all), starry-night, star-map, \
-                     join-notify or name-noncharacter"
+                     join-notify, name-noncharacter or v3"
                 );
                 std::process::exit(2);
             }
@@ -2458,7 +2827,7 @@ fn run() {
         _ => {
             eprintln!(
                 "usage: cargo run --example make_games -- games [starry-sky|starry-night|star-map] | \
-                 vectors [starry-night|star-map|join-notify|name-noncharacter]"
+                 vectors [starry-night|star-map|join-notify|name-noncharacter|v3]"
             );
             std::process::exit(2);
         }

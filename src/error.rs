@@ -33,6 +33,8 @@ pub enum Fault {
     OutOfTurn,
     /// The move breaks the rules.
     IllegalMove,
+    /// (Protocol 3) an entry is dated before the entry before it.
+    BackwardTime,
     /// The protocol or rules version (or the game) is not one this program implements.
     UnknownVersion,
     /// Two different entries claim the same position.
@@ -60,6 +62,7 @@ impl Fault {
             Fault::IllegalMove => 20,
             Fault::UnknownVersion => 21,
             Fault::Fork => 22,
+            Fault::BackwardTime => 23,
             Fault::Unreadable => 3,
         }
     }
@@ -70,7 +73,7 @@ impl Fault {
     /// signature, a lie about a hidden or random value), then broken rules,
     /// then a history spliced or cut, then damage in transit, then what
     /// could not be judged at all.
-    pub const BY_SEVERITY: [Fault; 14] = [
+    pub const BY_SEVERITY: [Fault; 15] = [
         Fault::Fork,
         Fault::BadSignature,
         Fault::BadReveal,
@@ -78,6 +81,7 @@ impl Fault {
         Fault::BadLink,
         Fault::IllegalMove,
         Fault::OutOfTurn,
+        Fault::BackwardTime,
         Fault::ForeignEntry,
         Fault::BrokenChain,
         Fault::NonCanonical,
@@ -88,7 +92,7 @@ impl Fault {
     ];
 
     /// How grave the fault is, by [`Fault::BY_SEVERITY`]: the higher, the
-    /// graver (1 to 14).
+    /// graver (1 to 15).
     pub fn severity(self) -> usize {
         Fault::BY_SEVERITY.len()
             - Fault::BY_SEVERITY
@@ -113,6 +117,7 @@ impl Fault {
             Fault::IllegalMove => "illegal move",
             Fault::UnknownVersion => "unknown version",
             Fault::Fork => "fork",
+            Fault::BackwardTime => "time goes back",
             Fault::Unreadable => "unreadable file",
         }
     }
@@ -168,7 +173,16 @@ pub enum Error {
     /// damaged armor, two different logs, or more than the size limit.
     #[error("{0}")]
     Input(String),
+    /// A log holds an entry dated ahead of this machine's clock (by more
+    /// than [`CLOCK_SLACK`] seconds): one of the two clocks is wrong, and a
+    /// forward-dated entry would let its author's claims come early.
+    #[error("{0}")]
+    Clock(String),
 }
+
+/// How far ahead of the local clock an entry may be dated: clocks of
+/// honest machines disagree by seconds, rarely by minutes.
+pub const CLOCK_SLACK: i64 = 600;
 
 impl Error {
     pub fn exit_code(&self) -> i32 {
@@ -180,6 +194,7 @@ impl Error {
             Error::Usage(_) => 2,
             Error::Other(_) => 1,
             Error::Input(_) => 7,
+            Error::Clock(_) => 9,
         }
     }
 
@@ -237,10 +252,10 @@ mod tests {
         // are every code exactly when every fault is ranked once.
         let mut codes: Vec<i32> = Fault::BY_SEVERITY.iter().map(|f| f.exit_code()).collect();
         codes.sort();
-        let mut all: Vec<i32> = (10..=22).collect();
+        let mut all: Vec<i32> = (10..=23).collect();
         all.insert(0, 3);
         assert_eq!(codes, all);
-        assert_eq!(Fault::Fork.severity(), 14);
+        assert_eq!(Fault::Fork.severity(), 15);
         assert_eq!(Fault::Unreadable.severity(), 1);
         assert!(Fault::BadSignature.severity() > Fault::Truncated.severity());
     }

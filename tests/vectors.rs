@@ -36,6 +36,7 @@ fn exit_code(fault: &str) -> i32 {
         "illegal-move" => 20,
         "unknown-version" => 21,
         "fork" => 22,
+        "backward-time" => 23,
         other => panic!("unknown fault {other} in the manifest"),
     }
 }

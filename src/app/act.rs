@@ -231,7 +231,7 @@ pub fn new_game(a: &NewArgs) -> Result<Output> {
     };
     let home = crate::crypto::identity::home_dir()?;
     let mut fresh = Draw::new(os_random());
-    with_game!(a.game.as_str(), G => create_in::<G>(&home, &id, seats, &pairs, extra.as_deref(), a.out.as_deref(), now(), Creating { mailing: a.after.mail, notify: a.notify.into() }, &mut fresh))
+    with_game!(a.game.as_str(), G => create_in::<G>(&home, &id, seats, &pairs, extra.as_deref(), a.out.as_deref(), now(), Creating { mailing: a.after.mail, notify: a.notify.into(), deadline: a.deadline.seconds() }, &mut fresh))
 }
 
 /// Reads a board or stars file given to `new`: text, at most 1 MiB.
@@ -264,12 +264,25 @@ fn read_small(path: &Path, cannot: &'static str, what: &str) -> Result<String> {
     })
 }
 
-/// How the creator starts a game: whether it will be mailed at once, and
-/// which mails the creator wants.
-#[derive(Clone, Copy, Debug, Default)]
+/// How the creator starts a game: whether it will be mailed at once, which
+/// mails the creator wants, and the per-move deadline the genesis sets.
+#[derive(Clone, Copy, Debug)]
 pub struct Creating {
     pub mailing: bool,
     pub notify: Notify,
+    /// Seconds per move before another seat may claim the game abandoned;
+    /// None for no deadline.
+    pub deadline: Option<u64>,
+}
+
+impl Default for Creating {
+    fn default() -> Self {
+        Creating {
+            mailing: false,
+            notify: Notify::All,
+            deadline: Some(crate::log::entry::DEFAULT_DEADLINE),
+        }
+    }
 }
 
 /// Writes a genesis and the creator's join. Public so examples and tests can
@@ -315,7 +328,11 @@ pub fn create_in<G: Game>(
     how: Creating,
     fresh: &mut Draw,
 ) -> Result<Output> {
-    let Creating { mailing, notify } = how;
+    let Creating {
+        mailing,
+        notify,
+        deadline,
+    } = how;
     if seats.is_empty() || !seats[0].email.eq_ignore_ascii_case(&id.email) {
         return Err(Error::Usage(format!(
             "the first player in --players must be you ({}), since you create the game and play in it",
@@ -359,6 +376,7 @@ pub fn create_in<G: Game>(
     }
     let genesis = Genesis {
         creator_key: HexHash(id.public_key()),
+        deadline,
         game: G::NAME.into(),
         nonce: HexHash(fresh.bytes()),
         options: to_value(&options),
@@ -591,6 +609,7 @@ pub fn act_with<G: Bot>(
         fault: f,
     };
     let (replay, mut events) = super::cache::tell::<G>(&locked.bytes).map_err(log_err)?;
+    super::clock::refuse_ahead(&replay, path, &time)?;
     let entry = replay.len();
     // A copy behind another of this player's signs nothing (written.rs);
     // only a join begun earlier may be written again, unchanged.
@@ -908,6 +927,7 @@ fn build_entry<G: Bot>(
                     r.name(silent)
                 )));
             }
+            super::clock::check_claim_due(r, &time)?;
             let awaited = r.claims.as_ref().map_or(r.len(), |c| c.awaited);
             let data = Abandon {
                 awaited,
@@ -916,8 +936,19 @@ fn build_entry<G: Bot>(
             Ok((
                 line(Kind::Abandon, to_value(&data)),
                 format!(
-                    "claims that {} stopped answering (awaited since entry {awaited})",
-                    r.name(silent)
+                    "claims that {} stopped answering (awaited since entry {awaited}{})",
+                    r.name(silent),
+                    super::clock::clock_or_default(r)
+                        .0
+                        .and_then(|c| {
+                            let now = crate::log::replay::time_seconds(&time)?;
+                            Some(format!(
+                                "; their deadline passed {} ago, at {}",
+                                crate::log::replay::span_text(now.saturating_sub(c.due) as u64),
+                                super::clock::shown_time(c.due)
+                            ))
+                        })
+                        .unwrap_or_default()
                 ),
             ))
         }

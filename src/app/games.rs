@@ -32,6 +32,9 @@ pub struct GameRow {
     pub your_turn: bool,
     /// The time of the last entry.
     pub waiting_since: Option<String>,
+    /// The awaited player's time in words ("Ben has 3 days 4 hours (until
+    /// …)"), in a game with a deadline.
+    pub time_left: Option<String>,
     /// Why the file could not be read as a game, if it could not.
     pub problem: Option<String>,
 }
@@ -115,6 +118,7 @@ fn row(path: &Path, me: Option<&Identity>) -> GameRow {
         action: None,
         your_turn: false,
         waiting_since: None,
+        time_left: None,
         problem: None,
     };
     let read = crate::log::file::read(path).and_then(|bytes| {
@@ -156,6 +160,7 @@ fn fill<G: Game>(
         row.your_turn = mine.is_some() && s.to_act_seat.map(|x| x as usize - 1) == mine;
     }
     row.waiting_since = Some(s.waiting_since.clone());
+    row.time_left = s.time_left.clone();
     Ok(())
 }
 
@@ -200,5 +205,9 @@ pub fn row_text(g: &GameRow) -> String {
         80,
         "    ",
     );
-    format!("{head}{tail}").trim_end().to_string()
+    let clock = match (&g.time_left, g.over) {
+        (Some(t), false) => crate::text::wrap(&format!("    {}\n", inline(t)), 80, "    "),
+        _ => String::new(),
+    };
+    format!("{head}{tail}{clock}").trim_end().to_string()
 }

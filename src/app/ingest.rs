@@ -283,6 +283,9 @@ fn ingest_game<G: Game>(
     into: Option<&Path>,
 ) -> Result<Output> {
     let incoming = Replay::<G>::from_bytes(log).map_err(|fault| refused(input, fault))?;
+    // An entry from the future is refused before anything is stored: its
+    // author's claims would otherwise come early (docs/protocol.md, §7).
+    super::clock::refuse_ahead(&incoming, Path::new(input), &crate::log::replay::now())?;
     let target = match into {
         Some(p) => p.to_path_buf(),
         None => game_path(home, &incoming.game_id),

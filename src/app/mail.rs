@@ -789,6 +789,27 @@ fn headline<G: Game>(
             }
         }
     });
+    // The clock of the player asked to act, in their own mail: how long
+    // they have, or that others may now claim the game abandoned.
+    if let (Role::Act(_), Some(clock)) = (role, r.clock())
+        && clock.seat == seat
+        && let Some(now) = crate::log::replay::time_seconds(&crate::log::replay::now())
+    {
+        out.push(if now < clock.due {
+            format!(
+                "You have {} to answer (until {}).",
+                crate::log::replay::span_text((clock.due - now) as u64),
+                super::clock::shown_time(clock.due)
+            )
+        } else {
+            format!(
+                "Your time ran out {} ago ({}): any other player may now claim the game \
+                 abandoned. Answer now and your entry stands.",
+                crate::log::replay::span_text((now - clock.due) as u64),
+                super::clock::shown_time(clock.due)
+            )
+        });
+    }
     if how.remind {
         out.push(format!(
             "A reminder: the game has waited for you since {} (entry {}).",

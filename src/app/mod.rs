@@ -6,6 +6,7 @@ pub mod act;
 pub mod arena;
 pub mod audit;
 pub mod cache;
+pub mod clock;
 pub mod demo;
 pub mod games;
 pub mod generate;
@@ -160,11 +161,45 @@ pub fn run(cli: Cli) -> Result<Output> {
                 // Whatever would refuse the resignation (not your turn, the
                 // game over) is said before the question, not after it.
                 act::act_file(&path, act::Do::Resign, true)?;
-                confirm_resignation(&path, &a.file)?;
+                confirm(
+                    &path,
+                    &a.file,
+                    "resign",
+                    &format!(
+                        "Resign {}? The game ends with you placed last; this cannot be undone.",
+                        inline(&crate::error::shown_path(&path))
+                    ),
+                    "resigning ends the game for you and cannot be undone",
+                    "not resigned: nothing was written",
+                )?;
             }
             then(a.after, || act::act_file(&path, act::Do::Resign, false))
         }
-        Command::Abandon(a) => act_then(&a.file, a.after, act::Do::Abandon, false),
+        Command::Abandon(a) => {
+            let path = log_path(&a.file)?;
+            if !a.yes {
+                // The dry run refuses what cannot be claimed (too early, your
+                // own turn, the game over) before the question is asked.
+                let dry = act::act_file(&path, act::Do::Abandon, true)?;
+                confirm(
+                    &path,
+                    &a.file,
+                    "abandon",
+                    &format!(
+                        "{}? If every other player claims it too, the game ends with them placed \
+                         last; until they countersign the result, an entry from them answers \
+                         the claim.",
+                        dry.json["summary"]
+                            .as_str()
+                            .map(|s| s.replacen("claims that", "Claim that", 1))
+                            .unwrap_or_else(|| "Claim the game abandoned".into())
+                    ),
+                    "a claim that a player stopped answering can end the game for them",
+                    "not claimed: nothing was written",
+                )?;
+            }
+            then(a.after, || act::act_file(&path, act::Do::Abandon, false))
+        }
         Command::Countersign(a) => act_then(&a.file, a.after, act::Do::Countersign, false),
         Command::Mail(crate::cli::MailArgs {
             action: Some(crate::cli::MailAction::Setup(s)),
@@ -222,11 +257,18 @@ pub fn run(cli: Cli) -> Result<Output> {
     }
 }
 
-/// Asks on the terminal before a resignation, which cannot be taken back.
-/// Without a terminal there is nobody to ask: `--yes` is needed.
-/// `given` is the FILE argument as the player typed it (a file or a game
-/// id), for the command to run instead.
-fn confirm_resignation(path: &Path, given: &Path) -> Result<()> {
+/// Asks on the terminal before an entry that cannot be taken back (a
+/// resignation, an abandonment claim). Without a terminal there is nobody
+/// to ask: `--yes` is needed. `given` is the FILE argument as the player
+/// typed it (a file or a game id), for the command to run instead.
+fn confirm(
+    _path: &Path,
+    given: &Path,
+    command: &str,
+    question: &str,
+    why: &str,
+    declined: &str,
+) -> Result<()> {
     use std::io::{BufRead, IsTerminal, Read, Write};
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
@@ -237,14 +279,11 @@ fn confirm_resignation(path: &Path, given: &Path) -> Result<()> {
             file
         };
         return Err(Error::Usage(format!(
-            "resigning ends the game for you and cannot be undone, and there is no terminal to \
-             ask you; to confirm, run `starry resign {file} --yes`. Nothing was written"
+            "{why}, and there is no terminal to ask you; to confirm, run `starry {command} \
+             {file} --yes`. Nothing was written"
         )));
     }
-    eprint!(
-        "Resign {}? The game ends with you placed last; this cannot be undone. [y/N] ",
-        inline(&crate::error::shown_path(path))
-    );
+    eprint!("{question} [y/N] ");
     let _ = std::io::stderr().flush();
     let mut answer = String::new();
     stdin
@@ -255,7 +294,7 @@ fn confirm_resignation(path: &Path, given: &Path) -> Result<()> {
     if matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
         Ok(())
     } else {
-        Err(Error::Usage("not resigned: nothing was written".into()))
+        Err(Error::Usage(declined.into()))
     }
 }
 
@@ -455,6 +494,7 @@ pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
     let (action, who) = r.expected();
     let seat_info = |s: Seat| &r.genesis.seats[s];
     let n = r.seat_count();
+    let now = crate::log::replay::now();
     StatusReport {
         game: r.genesis.game.clone(),
         game_id: hex::encode(r.game_id),
@@ -485,6 +525,9 @@ pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
                 }
             })
             .collect(),
+        deadline: r.genesis.deadline,
+        clock: clock::report(r, &now),
+        time_left: clock::time_left(r, &now),
         claims: r.claims.as_ref().map(|c| ClaimsReport {
             silent: c.silent as u32 + 1,
             awaited: c.awaited,
@@ -556,6 +599,9 @@ pub fn status_text(s: &StatusReport) -> String {
             s.action.as_str(),
             inline(&s.waiting_since)
         ));
+        if let Some(t) = &s.time_left {
+            out.push_str(&format!("{}.\n", inline(t)));
+        }
         match s.pending_events {
             0 => {}
             1 => out.push_str(

@@ -94,6 +94,15 @@ pub struct StatusReport {
     /// Random events requested and not yet resolved (they resolve with the next entry by another player).
     pub pending_events: u32,
     pub seats: Vec<SeatReport>,
+    /// The game's per-move deadline in seconds (protocol 3), or null for
+    /// none.
+    pub deadline: Option<u64>,
+    /// The clock of the player the game waits for, at the time of the
+    /// report; null without a deadline, before everyone joined, or once
+    /// the game is over.
+    pub clock: Option<super::clock::ClockReport>,
+    /// The same in words: "Ben has 3 days 4 hours (until …)".
+    pub time_left: Option<String>,
     /// Claims that the awaited player stopped answering, while not all
     /// other players have made one.
     pub claims: Option<ClaimsReport>,

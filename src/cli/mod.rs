@@ -82,13 +82,14 @@ pub enum Command {
                             starry resign game.jsonl         (asks first, on the terminal)\n  \
                             starry resign game.jsonl --yes   (in a script: no question)")]
     Resign(ResignArgs),
-    /// Claim that the player the game waits for has stopped answering. Once every other
-    /// player has claimed it, the game ends with that player placed last; an entry from
-    /// them before that answers the claims.
+    /// Claim that the player the game waits for has stopped answering, once their deadline
+    /// (`starry new --deadline`, 14 days unless set) has passed. Once every other player has
+    /// claimed it, the game ends with that player placed last; an entry from them before
+    /// that answers the claims, and until they countersign the result, a late answer wins.
     #[command(after_help = "Examples:\n  \
-                            starry abandon game.jsonl\n  \
-                            starry abandon 1a2b3c4d --mail")]
-    Abandon(ActArgs),
+                            starry abandon game.jsonl          (asks first, on the terminal)\n  \
+                            starry abandon 1a2b3c4d --yes --mail")]
+    Abandon(ResignArgs),
     /// Sign the final entry of a finished game, confirming the result.
     #[command(after_help = "Examples:\n  \
                             starry countersign game.jsonl\n  \
@@ -491,6 +492,10 @@ pub struct NewArgs {
     /// Which mails you want from the others' programs (as `starry join --notify`).
     #[arg(long, value_enum, default_value_t = Notify::All)]
     pub notify: Notify,
+    /// How long each player has for each move before any other player may claim the game
+    /// abandoned (`starry abandon`): e.g. 7d, 36h, 2w, 1d12h; `none` for no deadline.
+    #[arg(long, value_name = "DURATION", default_value = "14d")]
+    pub deadline: Deadline,
     /// Where to write the new log; must not exist. Default: $STARRY_HOME/games/GAME-ID.jsonl.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -717,4 +722,108 @@ pub struct DemoArgs {
     /// instead of a temporary one.
     #[arg(long, value_name = "DIR", visible_alias = "keep")]
     pub dir: Option<PathBuf>,
+}
+
+/// A per-move deadline as `starry new --deadline` takes it: `none`, or
+/// numbers with units (`w`, `d`, `h`, `m`, `s`) such as `7d` or `1d12h`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deadline(Option<u64>);
+
+impl Deadline {
+    /// The deadline in seconds; None for no deadline.
+    pub fn seconds(self) -> Option<u64> {
+        self.0
+    }
+}
+
+impl std::str::FromStr for Deadline {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Deadline, String> {
+        use crate::log::entry::MAX_DEADLINE;
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("none") {
+            return Ok(Deadline(None));
+        }
+        let wrong = || {
+            format!(
+                "`{}` is not a duration: write a number and a unit (w weeks, d days, h hours, m \
+                 minutes, s seconds), e.g. 7d, 36h or 1d12h, or `none` for no deadline",
+                crate::text::excerpt(text)
+            )
+        };
+        let (mut total, mut number) = (0u64, None::<u64>);
+        for c in text.chars() {
+            if let Some(d) = c.to_digit(10) {
+                number = Some(
+                    number
+                        .unwrap_or(0)
+                        .checked_mul(10)
+                        .and_then(|n| n.checked_add(u64::from(d)))
+                        .ok_or_else(wrong)?,
+                );
+                continue;
+            }
+            let unit = match c.to_ascii_lowercase() {
+                'w' => 7 * 86_400,
+                'd' => 86_400,
+                'h' => 3_600,
+                'm' => 60,
+                's' => 1,
+                _ => return Err(wrong()),
+            };
+            total = number
+                .take()
+                .ok_or_else(wrong)?
+                .checked_mul(unit)
+                .and_then(|n| total.checked_add(n))
+                .ok_or_else(wrong)?;
+        }
+        if number.is_some() || total == 0 {
+            return Err(wrong());
+        }
+        if total > MAX_DEADLINE {
+            return Err(format!(
+                "a deadline is at most 366 days (`{}` is longer); give `none` for no deadline",
+                crate::text::excerpt(text)
+            ));
+        }
+        Ok(Deadline(Some(total)))
+    }
+}
+
+#[cfg(test)]
+mod deadline_tests {
+    use super::Deadline;
+
+    #[test]
+    fn durations_read_as_the_help_says() {
+        for (text, want) in [
+            ("7d", Some(7 * 86_400)),
+            ("36h", Some(36 * 3_600)),
+            ("2w", Some(14 * 86_400)),
+            ("1d12h", Some(36 * 3_600)),
+            ("90s", Some(90)),
+            ("45m", Some(2_700)),
+            ("none", None),
+            ("NONE", None),
+            ("366d", Some(366 * 86_400)),
+        ] {
+            assert_eq!(text.parse::<Deadline>(), Ok(Deadline(want)), "{text}");
+        }
+        for bad in [
+            "",
+            "7",
+            "d",
+            "7x",
+            "0d",
+            "-1d",
+            "1.5d",
+            "367d",
+            "99999999999999999999d",
+            "7d3",
+        ] {
+            assert!(bad.parse::<Deadline>().is_err(), "{bad}");
+        }
+    }
 }

@@ -41,6 +41,112 @@ pub fn find_float(value: &Value, path: &mut String) -> Option<String> {
     }
 }
 
+/// How deep a line's JSON may nest: objects and arrays, the line's own
+/// object counting as level 1 (docs/protocol.md, section 3.1). The deepest
+/// line starry writes (a custom board's lines inside the options) nests 8.
+pub const MAX_DEPTH: usize = 32;
+
+/// Where a JSON text first opens an object or array deeper than
+/// [`MAX_DEPTH`] (a byte offset), scanning the bytes alone: so a reader
+/// refuses a deep line before any parser recurses into it. Brackets inside
+/// strings do not count.
+pub fn too_deep(bytes: &[u8]) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, &b) in bytes.iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Some(i);
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Where a value holds a `null`, as a JSON pointer.
+pub fn find_null(value: &Value, path: &mut String) -> Option<String> {
+    match value {
+        Value::Null => Some(path.clone()),
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, v)| {
+            let len = path.len();
+            path.push_str(&format!("/{i}"));
+            let found = find_null(v, path);
+            path.truncate(len);
+            found
+        }),
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            let len = path.len();
+            path.push('/');
+            path.push_str(k);
+            let found = find_null(v, path);
+            path.truncate(len);
+            found
+        }),
+        _ => None,
+    }
+}
+
+/// The JSON type of a value, in words.
+pub fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The first place, as a JSON pointer, where `given` has another JSON type
+/// than `written` (what a game wrote after reading `given`), with both
+/// types. Only places both have are compared: a field one side lacks, or
+/// arrays of other lengths, are a difference of value, not of type.
+pub fn type_mismatch(
+    given: &Value,
+    written: &Value,
+    path: &mut String,
+) -> Option<(String, &'static str, &'static str)> {
+    match (given, written) {
+        (Value::Array(a), Value::Array(b)) => {
+            a.iter().zip(b).enumerate().find_map(|(i, (x, y))| {
+                let len = path.len();
+                path.push_str(&format!("/{i}"));
+                let found = type_mismatch(x, y, path);
+                path.truncate(len);
+                found
+            })
+        }
+        (Value::Object(a), Value::Object(b)) => a.iter().find_map(|(k, x)| {
+            let y = b.get(k)?;
+            let len = path.len();
+            path.push('/');
+            path.push_str(k);
+            let found = type_mismatch(x, y, path);
+            path.truncate(len);
+            found
+        }),
+        _ if std::mem::discriminant(given) != std::mem::discriminant(written) => {
+            Some((path.clone(), type_name(given), type_name(written)))
+        }
+        _ => None,
+    }
+}
+
 /// Converts a typed value to JSON, refusing floats (a rules engine bug).
 pub fn to_value<T: serde::Serialize>(v: &T) -> Value {
     let value = serde_json::to_value(v).expect("protocol types serialise");
@@ -57,6 +163,37 @@ mod tests {
         let v: Value =
             serde_json::from_str("{ \"b\": 1, \"a\": \"x\\u0041\\n\\u0001é\" }").unwrap();
         assert_eq!(to_bytes(&v), "{\"a\":\"xA\\n\\u0001é\",\"b\":1}".as_bytes());
+    }
+
+    #[test]
+    fn depth_is_counted_outside_strings_only() {
+        let nest = |d: usize| format!("{}{}", "[".repeat(d), "]".repeat(d));
+        assert_eq!(too_deep(nest(MAX_DEPTH).as_bytes()), None);
+        assert_eq!(too_deep(nest(MAX_DEPTH + 1).as_bytes()), Some(MAX_DEPTH));
+        let quoted = format!("{{\"a\":\"{}\\\"{}\"}}", "[".repeat(100), "{".repeat(100));
+        assert_eq!(too_deep(quoted.as_bytes()), None);
+        let mixed = format!("{}{}", "{\"a\":[".repeat(16), "1");
+        assert_eq!(too_deep(mixed.as_bytes()), None);
+        let deeper = format!("{}{}", "{\"a\":[".repeat(17), "1");
+        assert_eq!(too_deep(deeper.as_bytes()), Some(6 * 16));
+    }
+
+    #[test]
+    fn nulls_and_types_are_found() {
+        let v: Value = serde_json::from_str("{\"a\":[1,{\"b\":null}]}").unwrap();
+        assert_eq!(find_null(&v, &mut String::new()).as_deref(), Some("/a/1/b"));
+        let given: Value = serde_json::from_str("{\"a\":[[1,2]],\"x\":1}").unwrap();
+        let written: Value = serde_json::from_str("{\"a\":[{\"p\":1}]}").unwrap();
+        assert_eq!(
+            type_mismatch(&given, &written, &mut String::new()),
+            Some(("/a/0".into(), "an array", "an object"))
+        );
+        let top: Value = serde_json::from_str("[]").unwrap();
+        assert_eq!(
+            type_mismatch(&top, &written, &mut String::new()),
+            Some((String::new(), "an array", "an object"))
+        );
+        assert_eq!(type_mismatch(&written, &written, &mut String::new()), None);
     }
 
     #[test]

@@ -12,10 +12,26 @@ use serde_json::Value;
 use crate::crypto::Hash;
 use crate::games::HiddenRef;
 
-/// The protocol version this program writes and reads. Version 2 added
-/// pinned seat keys, `abandon` entries and openings in `resign` entries,
-/// and tightened names, addresses and times (docs/protocol.md, history).
-pub const PROTOCOL_VERSION: u32 = 2;
+/// The protocol version this program writes. Version 2 added pinned seat
+/// keys, `abandon` entries and openings in `resign` entries, and tightened
+/// names, addresses and times; version 3 added the per-move deadline and
+/// times that never go back (docs/protocol.md, history).
+pub const PROTOCOL_VERSION: u32 = 3;
+
+/// The protocol versions this program reads: a version 2 log is judged by
+/// version 2's rules (no deadline, times unchecked), so that games started
+/// before version 3 can still be finished and audited.
+pub const READABLE_VERSIONS: [u32; 2] = [2, 3];
+
+/// The longest per-move deadline a genesis may set, in seconds (366 days):
+/// beyond it a deadline is none in practice, and the bound keeps every sum
+/// of a time and a deadline far inside the range of the times (years 0000
+/// to 9999).
+pub const MAX_DEADLINE: u64 = 366 * 24 * 3600;
+
+/// The deadline `starry new` sets when none is given: 14 days, as in
+/// correspondence chess.
+pub const DEFAULT_DEADLINE: u64 = 14 * 24 * 3600;
 
 /// One line of the log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -158,6 +174,11 @@ impl SeatInfo {
 pub struct Genesis {
     /// The creator's public key; their join entry must use the same key.
     pub creator_key: HexHash,
+    /// Seconds each seat has for each of its entries before another seat
+    /// may claim the game abandoned (protocol 3 on; 1 to [`MAX_DEADLINE`]).
+    /// Absent: no deadline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<u64>,
     /// Which game, e.g. `starry-sky`.
     pub game: String,
     /// Fresh randomness so that two games never share an id.

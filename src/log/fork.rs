@@ -8,8 +8,11 @@
 //! - **A claim that lapsed.** One copy holds abandonment claims naming a
 //!   silent seat; the other holds that seat's awaited entry. The entry wins:
 //!   the seat was not gone after all, and nobody is accused.
-//!   Once the claims completed and a claimant countersigned the result, the
-//!   result stands: the fork no longer resolves by this rule.
+//!   Once the claims completed and the result was countersigned, the
+//!   result stands: the fork no longer resolves by this rule. In protocol 3
+//!   only the silent seat's own countersignature counts (every other seat
+//!   claimed; a claimant cannot settle its own claim); in version 2 any
+//!   did.
 //! - **Countersignatures, or claims, written at once.** Both copies hold
 //!   only countersignatures from the fork on, or only abandonment claims
 //!   naming the same silent seat. Either order is valid, so the copy whose
@@ -46,6 +49,12 @@ impl Resolution {
 /// differ at entry `k`, resolve: the index (0 for `a`, 1 for `b`) of the
 /// copy the game goes on with, and why; `None` for a real fork.
 pub fn resolve(a: &[&[u8]], b: &[&[u8]], k: usize) -> Option<(usize, Resolution)> {
+    // Protocol 3: only the silent seat's own countersignature settles an
+    // abandonment (every other seat claimed it); version 2 let any.
+    let settles_by_silent_only = a
+        .first()
+        .and_then(|g| parse_line(0, g).ok())
+        .is_some_and(|g| matches!(&g.data, Data::Genesis(g) if g.protocol >= 3));
     let tail = |lines: &[&[u8]]| -> Option<Vec<Parsed>> {
         lines
             .iter()
@@ -73,10 +82,29 @@ pub fn resolve(a: &[&[u8]], b: &[&[u8]], k: usize) -> Option<(usize, Resolution)
     {
         return Some((usize::from(fb.id < fa.id), Resolution::Claims));
     }
-    // A side of claims alone lapses when the other side's entry k is by the
-    // silent seat itself.
+    // A side of claims lapses when the other side's entry k is by the
+    // silent seat itself. The claims may be followed by countersignatures
+    // (protocol 3) as long as the silent seat wrote none of them.
+    let claims_then_countersigned = |t: &[Parsed]| -> Option<u32> {
+        let Data::Abandon(first) = &t[0].data else {
+            return None;
+        };
+        let silent = first.silent;
+        let claims = t
+            .iter()
+            .take_while(|p| matches!(&p.data, Data::Abandon(c) if c.silent == silent))
+            .count();
+        let rest = &t[claims..];
+        let open = if settles_by_silent_only {
+            rest.iter()
+                .all(|p| p.line.body.kind == Kind::Countersign && p.line.body.author != silent)
+        } else {
+            rest.is_empty()
+        };
+        open.then_some(silent)
+    };
     let lapses = |claims: &[Parsed], entry: &Parsed| {
-        claims_naming(claims).is_some_and(|silent| {
+        claims_then_countersigned(claims).is_some_and(|silent| {
             entry.line.body.author == silent && entry.line.body.kind != Kind::Abandon
         })
     };

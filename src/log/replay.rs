@@ -230,6 +230,17 @@ pub fn parse_line_as(n: u64, bytes: &[u8], check: Check) -> Result<Parsed, LogFa
     }
     let text = std::str::from_utf8(bytes)
         .map_err(|_| fault(n, Fault::Malformed, "the line is not UTF-8"))?;
+    if let Some(at) = canonical::too_deep(bytes) {
+        return Err(fault(
+            n,
+            Fault::Malformed,
+            format!(
+                "the JSON nests deeper than {} levels of objects and arrays (at byte {at}); a \
+                 line of a starry log never does",
+                canonical::MAX_DEPTH
+            ),
+        ));
+    }
     let value: Value = serde_json::from_str(text).map_err(|e| {
         fault(
             n,
@@ -252,16 +263,19 @@ pub fn parse_line_as(n: u64, bytes: &[u8], check: Check) -> Result<Parsed, LogFa
     // so before judging its shape by this version's rules.
     if n == 0
         && value["body"]["kind"] == "genesis"
-        && let Some(v) = value["body"]["data"]["protocol"].as_u64()
-        && v != u64::from(PROTOCOL_VERSION)
+        && let Some(v) = value["body"]["data"]["protocol"]
+            .as_i64()
+            .or_else(|| value["body"]["data"]["protocol"].as_u64().map(|_| i64::MAX))
+        && !READABLE_VERSIONS.iter().any(|&r| i64::from(r) == v)
     {
         return Err(fault(
             n,
             Fault::UnknownVersion,
             format!(
-                "this log uses protocol version {v}; this program implements version \
+                "this log uses protocol version {}; this program implements versions 2 and \
                  {PROTOCOL_VERSION} only, and refuses rather than guess — use a starry \
-                 release that implements version {v}"
+                 release that implements that version",
+                excerpt(&value["body"]["data"]["protocol"].to_string())
             ),
         ));
     }
@@ -306,6 +320,7 @@ pub fn parse_line_as(n: u64, bytes: &[u8], check: Check) -> Result<Parsed, LogFa
         Kind::Genesis => {
             let g: Genesis = shaped(n, "the genesis data", d)?;
             check_seats(n, &g.seats)?;
+            check_deadline(n, &g)?;
             Data::Genesis(g)
         }
         Kind::Join => Data::Join(shaped(n, "the join data", d)?),
@@ -329,7 +344,18 @@ pub fn parse_line_as(n: u64, bytes: &[u8], check: Check) -> Result<Parsed, LogFa
             data,
         });
     }
-    // S3: canonical form.
+    // S3: canonical form. A `null` is never canonical, wherever it stands
+    // (inside a game object too, where the game would not see it).
+    if let Some(at) = canonical::find_null(&value, &mut String::new()) {
+        return Err(fault(
+            n,
+            Fault::NonCanonical,
+            format!(
+                "a `null` at {}: a canonical line has none (an absent value is left out)",
+                excerpt(&at)
+            ),
+        ));
+    }
     if canonical::to_bytes(&value) != bytes
         || canonical::to_bytes(&canonical::to_value(&line)) != bytes
     {
@@ -401,9 +427,32 @@ fn check_seats(n: u64, seats: &[SeatInfo]) -> Result<(), LogFault> {
     Ok(())
 }
 
+/// S2 for a genesis' deadline: a version 2 genesis has none; a version 3
+/// one has none or one of 1 s to [`MAX_DEADLINE`].
+fn check_deadline(n: u64, g: &Genesis) -> Result<(), LogFault> {
+    match g.deadline {
+        Some(_) if g.protocol < 3 => Err(fault(
+            n,
+            Fault::Malformed,
+            "a genesis of protocol version 2 has no `deadline` (deadlines came with version 3)",
+        )),
+        Some(d) if !(1..=MAX_DEADLINE).contains(&d) => Err(fault(
+            n,
+            Fault::Malformed,
+            format!(
+                "the deadline is {d} seconds; it must be 1 to {MAX_DEADLINE} (366 days), or be \
+                 left out for none"
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Parses a game object (an action, the options) into the game's type: one
-/// the game cannot read is an illegal move (20); one it reads but would
-/// write differently is non-canonical (12).
+/// the game cannot read is an illegal move (20), and so is one of another
+/// JSON type than the game writes where it stands (an array for an object:
+/// serde would read a struct from an array); one it reads but would write
+/// differently is non-canonical (12).
 pub fn game_object<T: DeserializeOwned + serde::Serialize>(
     n: u64,
     what: &str,
@@ -419,7 +468,22 @@ pub fn game_object<T: DeserializeOwned + serde::Serialize>(
             ),
         )
     })?;
-    if canonical::to_value(&t) != *value {
+    let written = canonical::to_value(&t);
+    if let Some((at, got, want)) = canonical::type_mismatch(value, &written, &mut String::new()) {
+        return Err(fault(
+            n,
+            Fault::IllegalMove,
+            format!(
+                "{what} is not one this game knows: {} is {got}, where the game writes {want}",
+                if at.is_empty() {
+                    "it".to_string()
+                } else {
+                    format!("`{}`", excerpt(&at))
+                },
+            ),
+        ));
+    }
+    if written != *value {
         return Err(fault(
             n,
             Fault::NonCanonical,
@@ -569,6 +633,21 @@ pub struct EntryMeta {
     /// For moves: what the mover did, in the game's words
     /// ([`Game::narrate`]).
     pub summary: String,
+}
+
+/// The clock of the seat the game waits for (protocol 3, a game with a
+/// deadline; docs/protocol.md, section 7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    /// The seat the game waits for.
+    pub seat: Seat,
+    /// The entry whose time started the clock.
+    pub since: u64,
+    /// The game's deadline, in seconds.
+    pub deadline: u64,
+    /// When the deadline passes (Unix seconds): from then on another seat
+    /// may claim the game abandoned.
+    pub due: i64,
 }
 
 /// Claims, not yet complete, that the awaited seat has stopped answering.
@@ -1110,8 +1189,34 @@ impl<G: Game> Replay<G> {
                 ..f
             })?;
         }
+        // S8′: (protocol 3) times never go back, so that the author of the
+        // entry that starts a seat's clock cannot date it before the entry
+        // that seat wrote last.
+        if self.genesis.protocol >= 3 {
+            let before = &self
+                .entries
+                .last()
+                .expect("a replay holds the genesis")
+                .time;
+            if body.time < *before {
+                return Err(self.fail(
+                    n,
+                    Some(author),
+                    Fault::BackwardTime,
+                    format!(
+                        "the entry is dated {}, before entry {} ({before}); times never go back \
+                         in a log",
+                        body.time,
+                        n - 1
+                    ),
+                ));
+            }
+        }
         // S9: the kind and the author are the ones expected.
         self.check_turn(n, author, body.kind)?;
+        if body.kind == Kind::Abandon {
+            self.check_deadline_passed(n, author, &body.time)?;
+        }
         // S10: the beacon link steps back once.
         let link = match body.link {
             None => None,
@@ -1166,7 +1271,11 @@ impl<G: Game> Replay<G> {
                 fingerprint(&key.0)
             )));
         }
-        if let Some(other) = self.seat_of_key(&key.0) {
+        // A seat joining again with its own key is no key holding two
+        // seats: S9 refuses it as out of turn.
+        if let Some(other) = self.seat_of_key(&key.0)
+            && other != author
+        {
             return Err(bad(format!(
                 "this key already holds seat {}; one key may hold one seat",
                 other + 1
@@ -1234,6 +1343,85 @@ impl<G: Game> Replay<G> {
             }
         };
         if ok { Ok(()) } else { refuse(wanted()) }
+    }
+
+    /// S9 for an abandonment claim (protocol 3, a game with a deadline):
+    /// it is dated at least the deadline after the awaited seat's turn
+    /// began.
+    fn check_deadline_passed(&self, n: u64, author: Seat, time: &str) -> Result<(), LogFault> {
+        let Some(clock) = self.clock() else {
+            return Ok(());
+        };
+        let at = time_seconds(time).expect("times are checked at S2");
+        if at >= clock.due {
+            return Ok(());
+        }
+        Err(self.fail(
+            n,
+            Some(author),
+            Fault::OutOfTurn,
+            format!(
+                "a claim that {} stopped answering is valid from {} on (their turn began with \
+                 entry {}, dated {}, and the deadline is {}); this one is dated {time}, {} early",
+                self.name(clock.seat),
+                time_text(clock.due),
+                clock.since,
+                self.entries[clock.since as usize].time,
+                span_text(clock.deadline),
+                span_text((clock.due - at) as u64),
+            ),
+        ))
+    }
+
+    /// The clock of the seat the game waits for, in a game with a deadline
+    /// (protocol 3): whose it is, since which entry and until when. None
+    /// before everyone joined, after the end, or without a deadline.
+    pub fn clock(&self) -> Option<Clock> {
+        if self.genesis.protocol < 3 {
+            return None;
+        }
+        self.clock_for(self.genesis.deadline?)
+    }
+
+    /// The clock of the seat the game waits for, were the deadline
+    /// `deadline` (for a protocol 2 game, which has none in its log).
+    pub fn clock_for(&self, deadline: u64) -> Option<Clock> {
+        let (action, who) = self.expected();
+        if !matches!(action, Action::Ready | Action::Move | Action::Reveal) {
+            return None;
+        }
+        // The turn began with the last entry that was no claim: the one
+        // that made it this seat's turn, or the seat's own last entry if it
+        // must act again. Claims do not restart the clock.
+        let since = self.entries.iter().rposition(|e| e.kind != Kind::Abandon)? as u64;
+        let start = time_seconds(&self.entries[since as usize].time)?;
+        Some(Clock {
+            seat: who?,
+            since,
+            deadline,
+            due: start + deadline as i64,
+        })
+    }
+
+    /// The time to write on a new entry: `now`, or the last entry's time
+    /// when this machine's clock is behind it (protocol 3: times never go
+    /// back; a clock a few minutes slow must not make an entry invalid).
+    pub fn entry_time(&self, now: String) -> String {
+        match self.entries.last() {
+            Some(last) if self.genesis.protocol >= 3 && last.time > now => last.time.clone(),
+            _ => now,
+        }
+    }
+
+    /// The first entry dated more than `slack` seconds after `now`, with
+    /// its time: a program refuses a log from the future (its own clock,
+    /// or the writer's, is wrong), since a forward-dated entry would let
+    /// its author's claims come early.
+    pub fn ahead_of(&self, now: &str, slack: i64) -> Option<(u64, &str)> {
+        let now = time_seconds(now)?;
+        self.entries.iter().enumerate().find_map(|(i, e)| {
+            (time_seconds(&e.time)? > now + slack).then_some((i as u64, e.time.as_str()))
+        })
     }
 
     fn apply_kind(
@@ -1644,7 +1832,7 @@ impl<G: Game> Replay<G> {
             link: link.map(HexHash),
             n: self.len(),
             prev: Some(self.tip().into()),
-            time,
+            time: self.entry_time(time),
         };
         sign_line(id, body)
     }
@@ -1836,6 +2024,58 @@ fn check_time(n: u64, t: &str) -> Result<(), LogFault> {
             ),
         ))
     }
+}
+
+/// A valid log time as Unix seconds (None for an invalid one).
+pub fn time_seconds(t: &str) -> Option<i64> {
+    if !valid_time(t) {
+        return None;
+    }
+    chrono::NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%SZ")
+        .ok()
+        .map(|d| d.and_utc().timestamp())
+}
+
+/// Unix seconds in the log's time format.
+pub fn time_text(seconds: i64) -> String {
+    chrono::DateTime::from_timestamp(seconds, 0)
+        .map(|d| d.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_else(|| format!("{seconds} s after 1970"))
+}
+
+/// A span of seconds in words, to the two largest units: "3 days 4
+/// hours", "14 days", "1 minute 5 seconds".
+pub fn span_text(seconds: u64) -> String {
+    let units = [
+        (7 * 86_400, "week", "weeks"),
+        (86_400, "day", "days"),
+        (3_600, "hour", "hours"),
+        (60, "minute", "minutes"),
+        (1, "second", "seconds"),
+    ];
+    if seconds == 0 {
+        return "0 seconds".into();
+    }
+    // Weeks only for whole weeks: "14 days" reads better than "2 weeks" in
+    // most places, but "2 weeks" is how a deadline is usually given.
+    let units: Vec<_> = units
+        .into_iter()
+        .filter(|&(u, _, _)| u != 7 * 86_400 || seconds % u == 0)
+        .collect();
+    let mut parts = Vec::new();
+    let mut left = seconds;
+    for (u, one, many) in units {
+        if left >= u && parts.len() < 2 {
+            let k = left / u;
+            left -= k * u;
+            parts.push(crate::text::count(k as usize, one, many));
+        } else if !parts.is_empty() {
+            // Two units at most, and adjacent ones: "3 days 4 hours", never
+            // "3 days 5 seconds".
+            break;
+        }
+    }
+    parts.join(" ")
 }
 
 /// The current time in the log's format.

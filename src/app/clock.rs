@@ -1,0 +1,160 @@
+//! The clock on every move, as the player meets it: how long the awaited
+//! player has left, when a claim that they stopped answering becomes valid,
+//! and the refusal of logs dated ahead of this machine's clock.
+//!
+//! The rule itself (a claim is valid from the deadline on) is the replay's,
+//! in `log::replay`; this module only reads the local clock, which the
+//! replay never does.
+
+use std::path::Path;
+
+use crate::error::{CLOCK_SLACK, Error, Result};
+use crate::games::Game;
+use crate::log::Replay;
+use crate::log::entry::DEFAULT_DEADLINE;
+use crate::log::replay::{Clock, span_text, time_seconds, time_text};
+
+/// The clock of the awaited seat, and in a protocol 2 game (which has no
+/// deadline in its log) the clock starry keeps for itself before it writes
+/// a claim: the default deadline. Audit accepts any claim in such a game;
+/// this program does not write one early.
+pub fn clock_or_default<G: Game>(r: &Replay<G>) -> (Option<Clock>, bool) {
+    match r.clock() {
+        Some(c) => (Some(c), true),
+        None if r.genesis.protocol < 3 => (r.clock_for(DEFAULT_DEADLINE), false),
+        None => (None, true),
+    }
+}
+
+/// Refuses a log holding an entry dated more than [`CLOCK_SLACK`] after
+/// `now`: nothing is written, and the message says which clock to check.
+pub fn refuse_ahead<G: Game>(r: &Replay<G>, path: &Path, now: &str) -> Result<()> {
+    let Some((entry, time)) = r.ahead_of(now, CLOCK_SLACK) else {
+        return Ok(());
+    };
+    let author = r.entries[entry as usize].author;
+    Err(Error::Clock(format!(
+        "{}: entry {entry}, written by {}, is dated {time}, more than {} ahead of this \
+         machine's clock ({now}). Either this clock is slow (check it: `date -u`; \
+         `timedatectl` on Linux) or theirs was fast: ask them to set it right. A claim that a \
+         player stopped answering depends on these times, so starry reads no further. Nothing \
+         was written",
+        crate::error::shown_path(path),
+        r.seat_label(author),
+        span_text(CLOCK_SLACK as u64),
+    )))
+}
+
+/// Before writing a claim: the deadline of the awaited seat has passed
+/// at `now`, or the refusal says when it will.
+pub fn check_claim_due<G: Game>(r: &Replay<G>, now: &str) -> Result<()> {
+    let (Some(clock), in_log) = clock_or_default(r) else {
+        return Ok(());
+    };
+    let now_s = time_seconds(&r.entry_time(now.to_string())).unwrap_or(i64::MAX);
+    if now_s >= clock.due {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "{} has until {} ({} from now) to write their entry: the game's deadline is {} from \
+         entry {}{}. A claim before then would not be valid. Remind them with `starry remind`; \
+         nothing was written",
+        r.name(clock.seat),
+        shown_time(clock.due),
+        span_text((clock.due - now_s) as u64),
+        span_text(clock.deadline),
+        clock.since,
+        if in_log {
+            ""
+        } else {
+            " (this game was started before deadlines were written in the log; starry waits the \
+             default 14 days)"
+        },
+    )))
+}
+
+/// A time for people: "2026-12-10 14:00 UTC".
+pub fn shown_time(seconds: i64) -> String {
+    let t = time_text(seconds);
+    format!("{} {} UTC", &t[..10], &t[11..16])
+}
+
+/// The awaited player's time, in words: "Ben has 3 days 4 hours (until
+/// 2026-12-10 14:00 UTC)", or "Ben's time ran out 2 days ago …". None
+/// without a clock.
+pub fn time_left<G: Game>(r: &Replay<G>, now: &str) -> Option<String> {
+    let clock = r.clock()?;
+    let now = time_seconds(now)?;
+    let name = r.name(clock.seat);
+    Some(if now < clock.due {
+        format!(
+            "{name} has {} (until {})",
+            span_text((clock.due - now) as u64),
+            shown_time(clock.due)
+        )
+    } else {
+        format!(
+            "{name}'s time ran out {} ago ({}); any other player may now claim the game \
+             abandoned with `starry abandon`",
+            span_text((now - clock.due) as u64),
+            shown_time(clock.due)
+        )
+    })
+}
+
+/// What JSON reports say of the clock.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct ClockReport {
+    /// The seat the game waits for (0-based, as in the log).
+    pub seat: u32,
+    /// The entry whose time started its clock.
+    pub since: u64,
+    /// The game's deadline in seconds.
+    pub deadline: u64,
+    /// When it passes (`YYYY-MM-DDTHH:MM:SSZ`).
+    pub due: String,
+    /// Seconds left at the time of the report; negative once it has passed.
+    pub seconds_left: i64,
+}
+
+/// The clock for a JSON report, at `now`.
+pub fn report<G: Game>(r: &Replay<G>, now: &str) -> Option<ClockReport> {
+    let clock = r.clock()?;
+    let now = time_seconds(now)?;
+    Some(ClockReport {
+        seat: clock.seat as u32,
+        since: clock.since,
+        deadline: clock.deadline,
+        due: time_text(clock.due),
+        seconds_left: clock.due - now,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_read_in_two_adjacent_units() {
+        for (s, want) in [
+            (0, "0 seconds"),
+            (1, "1 second"),
+            (65, "1 minute 5 seconds"),
+            (3_600, "1 hour"),
+            (3 * 86_400 + 4 * 3_600 + 59, "3 days 4 hours"),
+            (3 * 86_400 + 59, "3 days"),
+            (14 * 86_400, "2 weeks"),
+            (15 * 86_400, "15 days"),
+        ] {
+            assert_eq!(span_text(s), want, "{s}");
+        }
+    }
+
+    #[test]
+    fn shown_times_are_minutes_in_utc() {
+        assert_eq!(
+            shown_time(time_seconds("2026-12-10T14:00:59Z").unwrap()),
+            "2026-12-10 14:00 UTC"
+        );
+    }
+}
