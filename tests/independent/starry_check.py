@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent implementation of the starry log protocol (version 2) and
+"""An independent implementation of the starry log protocol (versions 2 and 3) and
 of the rules of Starry Sky, Starry Night and Star Map, written from
 docs/protocol.md, docs/starry-sky.md, docs/boards.md, docs/starry-night.md and
 docs/star-map.md alone (with the Starry Night example of docs/referee.md as a
@@ -12,6 +12,7 @@ only.
     starry_check.py vectors        all of the above against the test vectors
 """
 import base64
+import datetime
 import functools
 import glob
 import hashlib
@@ -251,6 +252,37 @@ HEX64 = re.compile(r"[0-9a-f]{64}\Z")
 TIME = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z\Z", re.ASCII)
 KINDS = ("genesis", "join", "ready", "move", "reveal", "resign", "countersign", "abandon")
 U32, U64 = 2 ** 32 - 1, 2 ** 64 - 1
+MAX_DEADLINE = 366 * 86400
+MAX_DEPTH = 32  # protocol.md 3.1: objects and arrays, the line itself is level 1
+
+
+def too_deep(raw):
+    """Whether a line's JSON nests deeper than MAX_DEPTH (brackets inside strings do not count)."""
+    depth, in_str, esc = 0, False, False
+    for b in raw:
+        if in_str:
+            if esc:
+                esc = False
+            elif b == 0x5C:
+                esc = True
+            elif b == 0x22:
+                in_str = False
+        elif b == 0x22:
+            in_str = True
+        elif b in (0x5B, 0x7B):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif b in (0x5D, 0x7D):
+            depth = max(0, depth - 1)
+    return False
+
+
+def seconds(t):
+    """A valid log time as seconds since 1970 (proleptic Gregorian, UTC)."""
+    y, mo, d, h, mi, s = map(int, TIME.match(t).groups())
+    days = (datetime.date(y, mo, d) - datetime.date(1970, 1, 1)).days
+    return days * 86400 + h * 3600 + mi * 60 + s
 
 # Unicode White_Space (what Rust's char::is_whitespace uses).
 WHITE = set(map(chr, [*range(0x09, 0x0E), 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
@@ -398,12 +430,17 @@ def check_shape(line):
             need_hash(body[k], k)
     d = body["data"]
     if kind == "genesis":
-        need_keys(d, ("creator_key", "game", "nonce", "options", "protocol", "rules", "seats"), what="data")
+        need_keys(d, ("creator_key", "game", "nonce", "options", "protocol", "rules", "seats"), ("deadline",), what="data")
         need_hash(d["creator_key"], "creator_key")
         need_str(d["game"], "game")
         need_hash(d["nonce"], "nonce")
         need_int(d["protocol"], U64, "protocol", lo=-(2 ** 63))
         need_int(d["rules"], U64, "rules", lo=-(2 ** 63))
+        if present(d, "deadline"):
+            # protocol.md 3.4: version 3 on, 1 s to 366 days
+            if is_int(d["protocol"]) and d["protocol"] < 3:
+                raise Malformed("a protocol 2 genesis has no deadline")
+            need_int(d["deadline"], MAX_DEADLINE, "deadline", lo=1)
         emails = set()
         for i, seat in enumerate(check_list(d["seats"], "seats")):
             need_keys(seat, ("email", "name"), ("key",), what=f"seat {i}")
@@ -1899,6 +1936,8 @@ class Replay:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             raise Fault("malformed", k, "not UTF-8")
+        if too_deep(raw):
+            raise Fault("malformed", k, f"JSON nested deeper than {MAX_DEPTH} levels")
         try:
             line = parse_json(text)
         except (ValueError, UnicodeEncodeError, RecursionError) as e:
@@ -1909,7 +1948,7 @@ class Replay:
             body = line.get("body")
             if isinstance(body, dict) and body.get("kind") == "genesis" and isinstance(body.get("data"), dict):
                 p = body["data"].get("protocol")
-                if is_int(p) and p != 2:
+                if is_int(p) and p not in (2, 3):
                     raise Fault("unknown-version", 0, f"protocol version {p}")
         try:
             check_shape(line)
@@ -1982,6 +2021,8 @@ class Replay:
         self.verify(0, d["creator_key"], raw, sig)
         # S12
         self.game_id = eid
+        self.protocol = d["protocol"]
+        self.deadline = d["deadline"] if present(d, "deadline") else None
         self.n = len(seats)
         self.pins = pins
         self.creator_key = d["creator_key"]
@@ -2032,8 +2073,17 @@ class Replay:
         else:
             key = self.keys[author]
         self.verify(k, key, raw, sig)
+        # S8' (protocol 3): times never go back
+        if self.protocol >= 3 and body["time"] < self.entries[-1][1]["time"]:
+            raise Fault("backward-time", k, f"dated {body['time']}, before entry {k - 1}")
         # S9
         self.check_turn(k, kind, author)
+        if kind == "abandon" and self.protocol >= 3 and self.deadline is not None:
+            # the clock started with the last entry that is no claim
+            start = next(e for e in reversed(self.entries) if e[1]["kind"] != "abandon")
+            due = seconds(start[1]["time"]) + self.deadline
+            if seconds(body["time"]) < due:
+                raise Fault("out-of-turn", k, f"a claim {due - seconds(body['time'])} s before the deadline passes")
         # S10
         if kind != "join":
             link = bytes.fromhex(body["link"])
@@ -2268,6 +2318,24 @@ def compare(a, b):
     if k == len(ea) or k == len(eb):
         return ("same history", None, "one copy extends the other")
     ta, tb = ea[k:], eb[k:]
+    v3 = a.protocol >= 3
+
+    def lapsing(t):
+        """The silent seat if t is claims naming it, then (protocol 3 only)
+        countersignatures none of which is the silent seat's."""
+        first = t[0][1]
+        if first["kind"] != "abandon":
+            return None
+        silent = first["data"]["silent"]
+        i = 0
+        while i < len(t) and t[i][1]["kind"] == "abandon" and t[i][1]["data"]["silent"] == silent:
+            i += 1
+        rest = t[i:]
+        if not v3:
+            return silent if not rest else None
+        ok = all(e[1]["kind"] == "countersign" and e[1]["author"] != silent for e in rest)
+        return silent if ok else None
+
     def claims_naming(t):
         first = t[0][1]
         if first["kind"] != "abandon":
@@ -2286,7 +2354,7 @@ def compare(a, b):
         return smaller("ok (claims)")
     # a lapsed claim
     for claims, other, name in ((ta, tb, "second"), (tb, ta, "first")):
-        silent = claims_naming(claims)
+        silent = lapsing(claims)
         if silent is not None and other[0][1]["author"] == silent and other[0][1]["kind"] != "abandon":
             return ("ok (claim-lapsed)", k, f"the {name} copy wins: seat {silent} wrote entry {k}")
     if all(e[1]["kind"] == "countersign" for e in ta + tb):
