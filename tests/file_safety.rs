@@ -503,7 +503,7 @@ fn an_old_copy_never_signs_a_position_signed_already() {
         vec!["play", b, "--auto"],
         vec!["play", b, "--auto", "--dry-run"],
         vec!["resign", b, "--yes"],
-        vec!["abandon", b],
+        vec!["abandon", b, "--yes"],
     ] {
         stale_refused(
             &t,

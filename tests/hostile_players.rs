@@ -182,17 +182,19 @@ fn resigning_opens_every_face_down_token() {
 #[test]
 fn a_silent_player_can_be_left_behind_and_a_late_entry_wins() {
     let t = Table::new(3);
-    t.create(&[]);
+    // A deadline of one second, so that claims are valid after a pause.
+    t.create_game("starry-sky", &["--deadline", "1s"]);
     let s = t.play_until(|s| s["action"] == "move");
     let silent = s["to_act_seat"].as_u64().unwrap() as usize - 1;
     let others: Vec<usize> = (0..3).filter(|&x| x != silent).collect();
     let n = s["entries"].as_u64().unwrap();
+    past_the_deadline();
     // The silent player cannot claim against themselves.
-    let out = t.starry(Some(silent), &["abandon", t.log_str()]);
+    let out = t.starry(Some(silent), &["abandon", t.log_str(), "--yes"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     // One claim: the game still waits, and says so.
     let before_claims = std::fs::read(&t.log).unwrap();
-    let out = t.starry(Some(others[0]), &["abandon", t.log_str()]);
+    let out = t.starry(Some(others[0]), &["abandon", t.log_str(), "--yes"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let status = t.status();
     assert_eq!(status["claims"]["awaited"], n);
@@ -208,7 +210,7 @@ fn a_silent_player_can_be_left_behind_and_a_late_entry_wins() {
         "one claim, singular: {text}"
     );
     // A second claim by the same player is refused.
-    let out = t.starry(Some(others[0]), &["abandon", t.log_str()]);
+    let out = t.starry(Some(others[0]), &["abandon", t.log_str(), "--yes"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 
     // Meanwhile the silent player moves on their own copy (without the
@@ -259,10 +261,11 @@ fn a_silent_player_can_be_left_behind_and_a_late_entry_wins() {
 
     // Now a player who really is gone: every other player claims.
     let s = t.play_until(|s| s["action"] == "move");
+    past_the_deadline();
     let silent = s["to_act_seat"].as_u64().unwrap() as usize - 1;
     let awaited = s["entries"].as_u64().unwrap();
     for c in (0..3).filter(|&x| x != silent) {
-        let out = t.starry(Some(c), &["abandon", t.log_str()]);
+        let out = t.starry(Some(c), &["abandon", t.log_str(), "--yes"]);
         assert!(out.status.success(), "{}", stderr(&out));
     }
     let audit = t.json(None, &["audit", t.log_str(), "--json"]);
@@ -391,7 +394,7 @@ fn a_file_that_is_not_a_log_is_never_overwritten() {
             vec!["join", f.to_str().unwrap()],
             vec!["play", f.to_str().unwrap(), "--auto"],
             vec!["resign", f.to_str().unwrap(), "--yes"],
-            vec!["abandon", f.to_str().unwrap()],
+            vec!["abandon", f.to_str().unwrap(), "--yes"],
             vec!["countersign", f.to_str().unwrap()],
             vec!["ingest", t.log_str(), "--into", f.to_str().unwrap()],
         ] {
@@ -409,8 +412,9 @@ fn a_file_that_is_not_a_log_is_never_overwritten() {
 #[test]
 fn claims_written_at_once_converge() {
     let t = Table::new(3);
-    t.create(&[]);
+    t.create_game("starry-sky", &["--deadline", "1s"]);
     let s = t.play_until(|s| s["action"] == "move");
+    past_the_deadline();
     let silent = s["to_act_seat"].as_u64().unwrap() as usize - 1;
     let others: Vec<usize> = (0..3).filter(|&x| x != silent).collect();
     let copies: Vec<std::path::PathBuf> = others
@@ -418,7 +422,7 @@ fn claims_written_at_once_converge() {
         .map(|&c| {
             let f = t.dir.path().join(format!("claim-{c}.jsonl"));
             std::fs::copy(&t.log, &f).unwrap();
-            let out = t.starry(Some(c), &["abandon", f.to_str().unwrap()]);
+            let out = t.starry(Some(c), &["abandon", f.to_str().unwrap(), "--yes"]);
             assert!(out.status.success(), "{}", stderr(&out));
             f
         })
@@ -527,4 +531,11 @@ fn messages_for_common_mistakes_say_what_to_do() {
     // An empty move is no move.
     let out = t.starry(Some(0), &["play", t.log_str(), ""]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// Waits until a deadline of one second, counted from the last entry,
+/// has passed (times are whole seconds: the claim must be dated at least
+/// one second later).
+fn past_the_deadline() {
+    std::thread::sleep(std::time::Duration::from_millis(2100));
 }

@@ -2047,7 +2047,6 @@ pub fn time_text(seconds: i64) -> String {
 /// hours", "14 days", "1 minute 5 seconds".
 pub fn span_text(seconds: u64) -> String {
     let units = [
-        (7 * 86_400, "week", "weeks"),
         (86_400, "day", "days"),
         (3_600, "hour", "hours"),
         (60, "minute", "minutes"),
@@ -2056,19 +2055,13 @@ pub fn span_text(seconds: u64) -> String {
     if seconds == 0 {
         return "0 seconds".into();
     }
-    // Weeks only for whole weeks: "14 days" reads better than "2 weeks" in
-    // most places, but "2 weeks" is how a deadline is usually given.
-    let units: Vec<_> = units
-        .into_iter()
-        .filter(|&(u, _, _)| u != 7 * 86_400 || seconds % u == 0)
-        .collect();
     let mut parts = Vec::new();
     let mut left = seconds;
     for (u, one, many) in units {
         if left >= u && parts.len() < 2 {
             let k = left / u;
             left -= k * u;
-            parts.push(crate::text::count(k as usize, one, many));
+            parts.push(crate::text::count(k, one, many));
         } else if !parts.is_empty() {
             // Two units at most, and adjacent ones: "3 days 4 hours", never
             // "3 days 5 seconds".
