@@ -39,7 +39,7 @@ fn a_join_interrupted_at_any_step_is_finished_with_the_same_entry() {
             &id,
             Do::Join(starry::log::entry::Notify::All),
             false,
-            "2026-11-23T10:00:00Z".into(),
+            starry::log::replay::now(),
             &mut Draw::new(os_random()),
             &mut |step| {
                 if step == failing {
