@@ -49,8 +49,14 @@ fn the_genesis_records_the_deadline_and_status_shows_the_time_left() {
         assert_eq!(s["deadline"], 7 * 86_400, "{game}");
         let clock = &s["clock"];
         let left = clock["seconds_left"].as_i64().unwrap();
-        assert!(left <= 7 * 86_400 && left > 7 * 86_400 - 300, "{game}: {clock}");
-        assert_eq!(clock["since"].as_u64().unwrap() + 1, s["entries"].as_u64().unwrap());
+        assert!(
+            left <= 7 * 86_400 && left > 7 * 86_400 - 300,
+            "{game}: {clock}"
+        );
+        assert_eq!(
+            clock["since"].as_u64().unwrap() + 1,
+            s["entries"].as_u64().unwrap()
+        );
         let name = s["to_act_name"].as_str().unwrap();
         let text = stdout(&t.starry(None, &["status", t.log_str()]));
         // Seven days, less the second or two the joins took.
@@ -98,7 +104,10 @@ fn a_claim_waits_for_the_deadline_and_asks_first() {
         // Too early: refused, saying until when, nothing written.
         let out = t.starry(Some(other), &["abandon", t.log_str(), "--yes"]);
         assert_eq!(out.status.code(), Some(2), "{game}: {}", stderr(&out));
-        let said = stderr(&out).split_whitespace().collect::<Vec<_>>().join(" ");
+        let said = stderr(&out)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         assert!(said.contains("has until"), "{game}: {said}");
         assert!(said.contains("nothing was written"), "{game}: {said}");
         assert_eq!(std::fs::read(&t.log).unwrap(), before, "{game}");
@@ -201,4 +210,31 @@ fn entries_a_few_minutes_ahead_are_taken_and_answered_without_going_back() {
     assert!(last["body"]["time"].as_str().unwrap() >= ahead.as_str());
     let audit = t.json(None, &["audit", t.log_str(), "--json"]);
     assert_eq!(audit["valid"], true, "{audit}");
+}
+
+#[test]
+fn turn_mails_and_reminders_tell_the_awaited_player_their_time() {
+    let t = Table::new(3);
+    t.create_game("starry-sky", &["--deadline", "3d"]);
+    let s = to_first_move(&t);
+    let who = t.seat_of(s["to_act"].as_str().unwrap());
+    let other = (0..3).find(|&x| x != who).unwrap();
+    // Without mail settings a reminder goes to the outbox as a file.
+    let out = t.starry(Some(other), &["remind", t.log_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let outbox = t.homes[other].join("outbox");
+    let mails: Vec<String> = std::fs::read_dir(&outbox)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    let to_them = mails
+        .iter()
+        .find(|m| m.contains(&format!("To: {}", t.emails[who])) || m.contains(&t.emails[who]))
+        .expect("a reminder to the awaited player");
+    let flat = to_them.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("You have 3 days to answer")
+            || flat.contains("You have 2 days 23 hours to answer"),
+        "{flat}"
+    );
 }
