@@ -119,7 +119,7 @@ fn play_game<G: Bot>(
                     return Err(Error::Other(format!(
                         "game {index}: {} found no move for seat {} although it must move",
                         players[e],
-                        seat + 1
+                        seat
                     )));
                 };
                 world.play(seat, &choice.intent, &mut events).map_err(|r| {
@@ -127,7 +127,7 @@ fn play_game<G: Bot>(
                         "game {index}: {} chose `{}` for seat {}, which the rules refuse: {r}",
                         players[e],
                         choice.intent,
-                        seat + 1
+                        seat
                     ))
                 })?;
             }

@@ -570,7 +570,7 @@ impl Thread {
         format!(
             "starry.{}.{entry}.{}{again}@{}",
             self.id16,
-            seat + 1,
+            seat,
             self.domain
         )
     }
