@@ -399,7 +399,11 @@ fn a_four_player_team_game_to_its_end() {
     assert_eq!(rows.len(), 4);
     let row = |seat: u64| rows.iter().find(|r| r["seat"] == seat).unwrap();
     for (a, b, tm) in [(0, 2, 0), (1, 3, 1)] {
-        assert_eq!(row(a)["team"], tm, "status counts teams from 0, as the view");
+        assert_eq!(
+            row(a)["team"],
+            tm,
+            "status counts teams from 0, as the view"
+        );
         assert_eq!(row(b)["team"], tm);
         assert_eq!(row(a)["score"], team[tm as usize]);
         assert_eq!(row(b)["score"], team[tm as usize]);

@@ -569,9 +569,7 @@ impl Thread {
         };
         format!(
             "starry.{}.{entry}.{}{again}@{}",
-            self.id16,
-            seat,
-            self.domain
+            self.id16, seat, self.domain
         )
     }
 

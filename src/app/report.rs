@@ -513,9 +513,7 @@ impl From<Ending> for EndingReport {
         match e {
             Ending::Finished => EndingReport::Finished,
             Ending::Stalled => EndingReport::Stalled,
-            Ending::Resigned { seat } => EndingReport::Resigned {
-                seat: seat as u32,
-            },
+            Ending::Resigned { seat } => EndingReport::Resigned { seat: seat as u32 },
             Ending::Abandoned { seat, awaited } => EndingReport::Abandoned {
                 seat: seat as u32,
                 awaited,

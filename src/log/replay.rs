@@ -876,22 +876,17 @@ impl<G: Game> Replay<G> {
     /// "seat 2, Cleo <cleo@example.org>" (seats from 0), safe to print.
     pub fn seat_label(&self, seat: Seat) -> String {
         match self.genesis.seats.get(seat) {
-            Some(s) => format!(
-                "seat {}, {} <{}>",
-                seat,
-                inline(&s.name),
-                inline(&s.email)
-            ),
+            Some(s) => format!("seat {}, {} <{}>", seat, inline(&s.name), inline(&s.email)),
             None => format!("seat {seat}"),
         }
     }
 
     /// The seat's name, safe to print.
     pub fn name(&self, seat: Seat) -> String {
-        self.genesis.seats.get(seat).map_or_else(
-            || format!("seat {seat}"),
-            |s| inline(&s.name).into_owned(),
-        )
+        self.genesis
+            .seats
+            .get(seat)
+            .map_or_else(|| format!("seat {seat}"), |s| inline(&s.name).into_owned())
     }
 
     /// Every seat's name, in seat order, safe to print.
@@ -1424,8 +1419,7 @@ impl<G: Game> Replay<G> {
                             "the claim must name the seat the game waits for and the entry since \
                              which it waits: silent {silent}, awaited {awaited}; it names \
                              silent {}, awaited {}",
-                            a.silent,
-                            a.awaited
+                            a.silent, a.awaited
                         ),
                     ));
                 }

@@ -792,12 +792,7 @@ impl Game for StarMap {
     }
 
     fn notes(state: &State, names: &[String]) -> Vec<String> {
-        let name = |s: Seat| {
-            names
-                .get(s)
-                .cloned()
-                .unwrap_or_else(|| format!("seat {s}"))
-        };
+        let name = |s: Seat| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}"));
         let mut out = vec![format!("The map: {}.", state.layout)];
         let (start, rotation) = state.start;
         out.push(format!(

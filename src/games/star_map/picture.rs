@@ -97,10 +97,7 @@ fn name_of(names: &[String], seat: usize) -> String {
 }
 
 fn mark_of(marks: &[String], seat: usize) -> String {
-    marks
-        .get(seat)
-        .cloned()
-        .unwrap_or_else(|| seat.to_string())
+    marks.get(seat).cloned().unwrap_or_else(|| seat.to_string())
 }
 
 /// A piece of a disc: a rounded rectangle of the discs' material.

@@ -410,7 +410,10 @@ impl State {
                 ),
                 Illegal::InsideCapturedSea(f) => format!(
                     "the edge {la}-{lb} would lie inside a sea captured by seat {}",
-                    self.map.face(f).captor.map_or_else(|| "?".into(), |s| s.to_string())
+                    self.map
+                        .face(f)
+                        .captor
+                        .map_or_else(|| "?".into(), |s| s.to_string())
                 ),
             };
             RuleError::illegal("edge", detail)
@@ -899,12 +902,7 @@ impl Game for StarryNight {
     }
 
     fn notes(state: &State, names: &[String]) -> Vec<String> {
-        let name = |s: Seat| {
-            names
-                .get(s)
-                .cloned()
-                .unwrap_or_else(|| format!("seat {s}"))
-        };
+        let name = |s: Seat| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}"));
         let mut out = Vec::new();
         if let Some(first) = state.first {
             out.push(if first == CHOOSER {

@@ -109,20 +109,10 @@ struct Row {
 ///   edge sample, the name and the score); `status`: the lines below it.
 pub fn svg(v: &View, names: &[String]) -> String {
     let names: Vec<String> = (0..2)
-        .map(|s| {
-            names
-                .get(s)
-                .cloned()
-                .unwrap_or_else(|| format!("seat {s}"))
-        })
+        .map(|s| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}")))
         .collect();
     let marks = marks(&names);
-    let name = |s: Seat| {
-        names
-            .get(s)
-            .cloned()
-            .unwrap_or_else(|| format!("seat {s}"))
-    };
+    let name = |s: Seat| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}"));
     let mark = |s: Seat| marks.get(s).cloned().unwrap_or_else(|| s.to_string());
     let who = |s: Seat| format!("{} ({})", clip(&name(s), 24), mark(s));
     let short = |s: Seat| clip(&name(s), 16);

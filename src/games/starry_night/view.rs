@@ -259,12 +259,7 @@ pub fn initials(names: &[String]) -> Vec<char> {
 /// safe to print), used for the captors' marks and the score lines.
 pub fn render(v: &View, names: &[String]) -> String {
     let names: Vec<String> = (0..2)
-        .map(|s| {
-            names
-                .get(s)
-                .cloned()
-                .unwrap_or_else(|| format!("seat {s}"))
-        })
+        .map(|s| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}")))
         .collect();
     let marks = initials(&names);
     let mut out = String::new();
