@@ -457,7 +457,7 @@ pub struct NewArgs {
     pub game: String,
     /// Seats in turn order, comma-separated: `EMAIL` or `Name <EMAIL>`, optionally followed by
     /// `key:HEX` (as `starry id show` prints it) to pin the seat so that only that key can take it;
-    /// the first is you.
+    /// the first is you (seat 0: seats count from 0).
     #[arg(long, value_delimiter = ',', required = true)]
     pub players: Vec<String>,
     /// A variant, e.g. `doubling=compound`, `tie=nothing` or `score=area` (see `starry rules list`).

@@ -1971,6 +1971,6 @@ fn self_play_transcripts_are_pinned() {
     }
     assert_eq!(
         hex::encode(crate::crypto::sha256(&all)),
-        "da176fff2225e9f2420bf1b0f35dc21f2850a0c4122d016e5b7af961a6e089aa"
+        "af02dc4e7378dea26975df50e1aaed092b6b05937b13fd1bdef7e68dfc981f3f"
     );
 }
