@@ -1087,7 +1087,7 @@ fn a_tiny_game_on_custom_data_with_a_pass() {
         0,
         "pass",
         20,
-        &format!("seat 1 can place a disc (e.g. one1 {free}"),
+        &format!("seat 0 can place a disc (e.g. one1 {free}"),
     );
     let one2 = s.hand_names(0)[5];
     assert_eq!(one2.1, (Shape::One, 2));

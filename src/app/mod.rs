@@ -568,7 +568,11 @@ pub fn status_text(s: &StatusReport) -> String {
         if let Some(c) = &s.claims {
             let by: Vec<String> =
                 c.by.iter()
-                    .map(|&b| inline(&s.seats[b as usize - 1].name).into_owned())
+                    .map(|&b| {
+                        s.seats
+                            .get(b as usize)
+                            .map_or_else(|| format!("seat {b}"), |x| inline(&x.name).into_owned())
+                    })
                     .collect();
             out.push_str(&format!(
                 "{} claimed that {who} stopped answering (awaited since entry {}); {} \
