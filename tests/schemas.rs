@@ -159,8 +159,9 @@ fn undocumented(file: &str, node: &Value, path: &str, out: &mut Vec<String>, see
                     }
                     *seen += 1;
                     let said = p["description"].as_str().unwrap_or_default();
-                    if !said.contains(ZERO_BASED) && !(props.len() == 1 && own.contains(ZERO_BASED))
-                    {
+                    // A one-field enum variant says it on the variant.
+                    let variant = props.len() == 1 && own.contains(ZERO_BASED);
+                    if !said.contains(ZERO_BASED) && !variant {
                         out.push(format!("{file}: {path}/properties/{name}"));
                     }
                 }
