@@ -1105,7 +1105,7 @@ fn night_vectors(v: &mut Vectors, tmp: &Path) {
         act_as::<N>(&path, &ps, who, Do::Move(mv.into()), time(), fresh).expect("scripted move");
     };
     // Ben chooses Anna; A-B, D-E, A-E; Ben captures A-D-E.
-    for mv in ["first 1", "A-B", "D-E", "A-E", "A-D"] {
+    for mv in ["first 0", "A-B", "D-E", "A-E", "A-D"] {
         play(mv, &mut time, &mut fresh);
     }
     let captured = file::read(&path).unwrap();

@@ -96,7 +96,7 @@ fn archive(dir: &Path) -> PathBuf {
 /// The report, line by line, that the archive must give: exactly these
 /// games in this order, and this summary.
 const EXPECTED: &[&str] = &[
-    "INVALID  star-map      4833a47ffabaf17a  bad signature: archive/club/2026-11/map-hard.jsonl: entry 5 (line 6), written by seat 2, Ben <ben@example.org>: bad signature: the signature does not verify",
+    "INVALID  star-map      4833a47ffabaf17a  bad signature: archive/club/2026-11/map-hard.jsonl: entry 5 (line 6), written by seat 1, Ben <ben@example.org>: bad signature: the signature does not verify",
     "valid    star-map      86968fff6f23f547  resigned after 5 entries: archive/club/2026-11/map-resigned.jsonl",
     "valid    star-map      9badd10dd0cb2ef1  finished after 58 entries: archive/club/2026-11/map-teams.jsonl",
     "valid    starry-night  ab3c0c12ab01f49e  finished after 31 entries: archive/club/2026-11/night.jsonl",

@@ -132,7 +132,7 @@ fn the_referee_scores_a_position_without_keys() {
     let out = t.starry(None, &["rules", "score", pos.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("seat 1 paid seat 3 2") && text.contains("seat 1 paid seat 4 1"),
+        text.contains("seat 0 paid seat 2 2") && text.contains("seat 0 paid seat 3 1"),
         "{text}"
     );
     // From standard input too.
@@ -182,7 +182,7 @@ fn demo_plays_a_whole_game_and_audits_it() {
     assert_eq!(r["audit"]["valid"], true);
     assert_eq!(r["audit"]["over"], true);
     assert_eq!(r["audit"]["standings"].as_array().unwrap().len(), 4);
-    assert_eq!(r["audit"]["countersigned"], json!([1, 2, 3, 4]));
+    assert_eq!(r["audit"]["countersigned"], json!([0, 1, 2, 3]));
     // The directory is kept, with the picture and the page of the end.
     let dir = std::path::Path::new(r["dir"].as_str().unwrap());
     let png = std::fs::read(r["picture"].as_str().unwrap()).unwrap();

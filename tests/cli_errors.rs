@@ -86,12 +86,11 @@ fn resigning_ends_the_game_with_the_resigner_last_and_countersigning_follows() {
     assert_eq!(s["over"], true);
     assert_eq!(s["ending"]["how"], "resigned");
     assert_eq!(
-        s["ending"]["seat"],
-        mover + 1,
-        "seats count from 1 in reports"
+        s["ending"]["seat"], mover,
+        "seats count from 0 in reports, as in the log"
     );
     let last = s["standings"].as_array().unwrap().last().unwrap().clone();
-    assert_eq!(last["seat"], mover + 1);
+    assert_eq!(last["seat"], mover);
     assert_eq!(last["rank"], 3);
     for seat in 0..3 {
         let out = t.starry(Some(seat), &["countersign", t.log_str()]);
@@ -102,7 +101,7 @@ fn resigning_ends_the_game_with_the_resigner_last_and_countersigning_follows() {
     let audit = t.json(None, &["audit", t.log_str(), "--json"]);
     assert_eq!(
         audit["files"][0]["countersigned"],
-        serde_json::json!([1, 2, 3])
+        serde_json::json!([0, 1, 2])
     );
 }
 

@@ -72,7 +72,7 @@ fn starry_night_told_entry_by_entry() {
         "Ben accepted the takeback. Scores: Ben -1."
     );
     assert_eq!(text_at(&e, 21), "Ben declined the takeback.");
-    assert_eq!(e[21]["seat"], 2);
+    assert_eq!(e[21]["seat"], 1, "Ben is seat 1: seats count from 0");
     assert_eq!(e[21]["name"], "Ben");
 }
 

@@ -143,7 +143,7 @@ fn resigning_opens_every_face_down_token() {
             log.lines().any(|l| {
                 let v: Value = serde_json::from_str(l).unwrap();
                 v["body"]["kind"] == "move"
-                    && v["body"]["author"] == seat as u64 - 1
+                    && v["body"]["author"] == seat as u64
                     && !v["body"]["data"]["commitments"]
                         .as_array()
                         .unwrap()
@@ -151,7 +151,7 @@ fn resigning_opens_every_face_down_token() {
             })
         }
     });
-    let seat = s["to_act_seat"].as_u64().unwrap() as usize - 1;
+    let seat = s["to_act_seat"].as_u64().unwrap() as usize;
     let out = t.starry(Some(seat), &["resign", t.log_str(), "--yes"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let last = lines(&t.log).pop().unwrap();
@@ -176,7 +176,7 @@ fn resigning_opens_every_face_down_token() {
     assert_eq!(audit["valid"], true);
     assert_eq!(audit["files"][0]["ending"]["how"], "resigned");
     let standings = audit["files"][0]["standings"].as_array().unwrap();
-    assert_eq!(standings.last().unwrap()["seat"], seat as u64 + 1);
+    assert_eq!(standings.last().unwrap()["seat"], seat as u64);
 }
 
 #[test]
@@ -185,7 +185,7 @@ fn a_silent_player_can_be_left_behind_and_a_late_entry_wins() {
     // A deadline of one second, so that claims are valid after a pause.
     t.create_game("starry-sky", &["--deadline", "1s"]);
     let s = t.play_until(|s| s["action"] == "move");
-    let silent = s["to_act_seat"].as_u64().unwrap() as usize - 1;
+    let silent = s["to_act_seat"].as_u64().unwrap() as usize;
     let others: Vec<usize> = (0..3).filter(|&x| x != silent).collect();
     let n = s["entries"].as_u64().unwrap();
     past_the_deadline();
@@ -262,7 +262,7 @@ fn a_silent_player_can_be_left_behind_and_a_late_entry_wins() {
     // Now a player who really is gone: every other player claims.
     let s = t.play_until(|s| s["action"] == "move");
     past_the_deadline();
-    let silent = s["to_act_seat"].as_u64().unwrap() as usize - 1;
+    let silent = s["to_act_seat"].as_u64().unwrap() as usize;
     let awaited = s["entries"].as_u64().unwrap();
     for c in (0..3).filter(|&x| x != silent) {
         let out = t.starry(Some(c), &["abandon", t.log_str(), "--yes"]);
@@ -272,9 +272,8 @@ fn a_silent_player_can_be_left_behind_and_a_late_entry_wins() {
     let ending = &audit["files"][0]["ending"];
     assert_eq!(ending["how"], "abandoned");
     assert_eq!(
-        ending["seat"],
-        silent as u64 + 1,
-        "seats count from 1 in reports"
+        ending["seat"], silent as u64,
+        "seats count from 0 in reports, as in the log"
     );
     assert_eq!(ending["awaited"], awaited);
     let last = audit["files"][0]["standings"]
@@ -283,7 +282,7 @@ fn a_silent_player_can_be_left_behind_and_a_late_entry_wins() {
         .last()
         .unwrap()
         .clone();
-    assert_eq!(last["seat"], silent as u64 + 1);
+    assert_eq!(last["seat"], silent as u64);
     let text = String::from_utf8_lossy(&t.starry(None, &["audit", t.log_str()]).stdout).to_string();
     assert!(
         text.contains("abandoned while waiting for")
@@ -358,7 +357,7 @@ fn countersignatures_written_at_once_converge() {
     assert_eq!(audit["valid"], true);
     assert_eq!(
         audit["files"][0]["countersigned"],
-        serde_json::json!([1, 2])
+        serde_json::json!([0, 1])
     );
     // Each one's record of the last entry they wrote names their
     // countersignature where it stands now, the one written again included.
@@ -415,7 +414,7 @@ fn claims_written_at_once_converge() {
     t.create_game("starry-sky", &["--deadline", "1s"]);
     let s = t.play_until(|s| s["action"] == "move");
     past_the_deadline();
-    let silent = s["to_act_seat"].as_u64().unwrap() as usize - 1;
+    let silent = s["to_act_seat"].as_u64().unwrap() as usize;
     let others: Vec<usize> = (0..3).filter(|&x| x != silent).collect();
     let copies: Vec<std::path::PathBuf> = others
         .iter()

@@ -86,7 +86,7 @@ fn a_join_interrupted_at_any_step_is_finished_with_the_same_entry() {
 #[test]
 fn a_killed_join_never_forks() {
     // The real binary, stopped with SIGKILL at random moments of a join,
-    // then run again: the log ends with exactly one join by seat 2, and it
+    // then run again: the log ends with exactly one join by seat 1, and it
     // is the one recorded.
     let t = Table::new(3);
     t.create(&[]);
@@ -120,7 +120,7 @@ fn a_killed_join_never_forks() {
         assert!(after.len() > before.len(), "a join was written");
         assert_eq!(joined_record(&t, 1).unwrap(), &after[before.len()..]);
         let audit = t.json(None, &["audit", t.log_str(), "--json"]);
-        assert_eq!(audit["files"][0]["entries"], 3, "one join by seat 2");
+        assert_eq!(audit["files"][0]["entries"], 3, "one join by seat 1");
     }
 }
 

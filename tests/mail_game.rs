@@ -794,7 +794,7 @@ fn a_whole_game_by_mail_over_starttls_with_auth() {
     sorted.sort();
     assert_eq!(sorted, [0, 1, 2], "{order:?}");
     let a = audit_all(&players, &game_id);
-    assert_eq!(a["files"][0]["countersigned"], serde_json::json!([1, 2, 3]));
+    assert_eq!(a["files"][0]["countersigned"], serde_json::json!([0, 1, 2]));
     // The password went nowhere.
     for p in &players.p {
         for f in walk(&p.home) {

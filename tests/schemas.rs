@@ -100,3 +100,101 @@ fn example_games_validate_against_the_schemas() {
     }
     assert!(files >= 10, "expected the example games, found {files}");
 }
+
+/// Every property that names a seat (or a team) by number.
+const SEAT_FIELDS: &[&str] = &[
+    "alone",
+    "author",
+    "by",
+    "captor",
+    "causer",
+    "completer",
+    "countersigned",
+    "first",
+    "second",
+    "seat",
+    "seats",
+    "silent",
+    "team",
+    "tie-for-first",
+    "tied",
+    "to",
+    "to_act_seat",
+    "turn",
+    "viewer",
+    "winner",
+];
+
+/// The words every seat field's description carries (docs/json.md).
+const ZERO_BASED: &str = "0-based (see docs/json.md)";
+
+/// Whether a property schema holds numbers: an integer, an integer or
+/// null, or a list of integers (a seat count is not a list, so `seats` as
+/// a count is not a seat field).
+fn numeric(name: &str, p: &Value) -> bool {
+    let integer = |t: &Value| match t {
+        Value::String(s) => s == "integer",
+        Value::Array(a) => a.iter().any(|x| x == "integer"),
+        _ => false,
+    };
+    let list = p["type"] == "array" && integer(&p["items"]["type"]);
+    list || (name != "seats" && integer(&p["type"]))
+}
+
+/// (schema file, JSON path, field) of every seat field in `node` whose
+/// description (or its object's, for a one-field enum variant) does not
+/// say how seats are numbered.
+/// Counts in `seen` every seat field looked at.
+fn undocumented(file: &str, node: &Value, path: &str, out: &mut Vec<String>, seen: &mut usize) {
+    match node {
+        Value::Object(map) => {
+            if let Some(Value::Object(props)) = map.get("properties") {
+                let own = map
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                for (name, p) in props {
+                    if !SEAT_FIELDS.contains(&name.as_str()) || !numeric(name, p) {
+                        continue;
+                    }
+                    *seen += 1;
+                    let said = p["description"].as_str().unwrap_or_default();
+                    // A one-field enum variant says it on the variant.
+                    let variant = props.len() == 1 && own.contains(ZERO_BASED);
+                    if !said.contains(ZERO_BASED) && !variant {
+                        out.push(format!("{file}: {path}/properties/{name}"));
+                    }
+                }
+            }
+            for (k, v) in map {
+                undocumented(file, v, &format!("{path}/{k}"), out, seen);
+            }
+        }
+        Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                undocumented(file, v, &format!("{path}/{i}"), out, seen);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// One rule for seat numbers (issue 22): every schema says, at each field
+/// that names a seat, that it counts from 0, and points at docs/json.md.
+#[test]
+fn every_seat_field_says_it_is_0_based() {
+    let mut missing = Vec::new();
+    let mut seen = 0;
+    for (name, schema) in starry::schemas::all() {
+        undocumented(name, &schema, "#", &mut missing, &mut seen);
+    }
+    // The status, the views, the referees, the log: far more than 100.
+    assert!(seen >= 100, "only {seen} seat fields in the schemas");
+    assert!(
+        missing.is_empty(),
+        "seat fields whose description does not say `{ZERO_BASED}`:\n{}",
+        missing.join("\n")
+    );
+    let doc = std::fs::read_to_string(root().join("docs/json.md")).unwrap();
+    assert!(doc.contains("from 0"), "docs/json.md states the rule");
+}

@@ -336,7 +336,7 @@ fn a_game_by_hand_with_a_dry_run_auto_moves_and_history() {
     let rows = f["standings"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     for r in rows {
-        let seat = r["seat"].as_u64().unwrap() as usize - 1;
+        let seat = r["seat"].as_u64().unwrap() as usize;
         assert_eq!(r["score"], end.own_score(seat));
         assert_eq!(r["unit"], "points");
         assert_eq!(r["team"], Value::Null, "no teams with two players");
@@ -385,8 +385,8 @@ fn a_four_player_team_game_to_its_end() {
     assert_eq!(v["teams"][0]["seats"], json!([0, 2]));
     assert_eq!(v["teams"][1]["seats"], json!([1, 3]));
     let text = t.ok(2, &["view", log]);
-    assert!(text.contains("cleo (seat 3), team 1: 0 points"), "{text}");
-    assert!(text.contains("ben (seat 2), team 2: 0 points"), "{text}");
+    assert!(text.contains("cleo (seat 2), team 0: 0 points"), "{text}");
+    assert!(text.contains("ben (seat 1), team 1: 0 points"), "{text}");
     let s = t.play_until(|_| false);
     assert_eq!(s["over"], true);
     let end = state(&t);
@@ -398,9 +398,13 @@ fn a_four_player_team_game_to_its_end() {
     let rows = status["standings"].as_array().unwrap();
     assert_eq!(rows.len(), 4);
     let row = |seat: u64| rows.iter().find(|r| r["seat"] == seat).unwrap();
-    for (a, b, tm) in [(1, 3, 0), (2, 4, 1)] {
-        assert_eq!(row(a)["team"], tm + 1, "status counts teams from 1");
-        assert_eq!(row(b)["team"], tm + 1);
+    for (a, b, tm) in [(0, 2, 0), (1, 3, 1)] {
+        assert_eq!(
+            row(a)["team"],
+            tm,
+            "status counts teams from 0, as the view"
+        );
+        assert_eq!(row(b)["team"], tm);
         assert_eq!(row(a)["score"], team[tm as usize]);
         assert_eq!(row(b)["score"], team[tm as usize]);
         assert_eq!(row(a)["rank"], row(b)["rank"]);
@@ -408,7 +412,7 @@ fn a_four_player_team_game_to_its_end() {
     // The two partners of the better team come first (a tie: all first).
     assert_eq!(rows[0]["rank"], 1);
     if team[0] != team[1] {
-        let better = if team[0] > team[1] { [1, 3] } else { [2, 4] };
+        let better = if team[0] > team[1] { [0, 2] } else { [1, 3] };
         let first: Vec<u64> = rows[..2]
             .iter()
             .map(|r| r["seat"].as_u64().unwrap())
@@ -442,8 +446,8 @@ fn a_four_player_team_game_to_its_end() {
     assert_eq!(audit["files"][0]["valid"], true);
     assert_eq!(audit["files"][0]["standings"], status["standings"]);
     let status_text = t.ok(0, &["status", log]);
+    assert!(status_text.contains("(team 0)"), "{status_text}");
     assert!(status_text.contains("(team 1)"), "{status_text}");
-    assert!(status_text.contains("(team 2)"), "{status_text}");
     assert_no_secrets(&t, 4);
 }
 
@@ -594,7 +598,7 @@ fn refusals_name_the_problem_and_change_nothing() {
     let first_shape = s.set().discs[first.disc as usize].shape;
     let first_move = move_text(&s, 0, &first, None).replace(" r0", "");
     let cases: Vec<(usize, String, i32, &str)> = vec![
-        (1, "one1 a1".into(), 19, "it is not your turn: seat 1, Anna"),
+        (1, "one1 a1".into(), 19, "it is not your turn: seat 0, Anna"),
         (1, "pass".into(), 19, "it is not your turn"),
         (
             0,
@@ -654,7 +658,7 @@ fn refusals_name_the_problem_and_change_nothing() {
             2,
             "`draw disc`: the stacks are corner, three, two and one",
         ),
-        (0, "pass".into(), 20, "seat 1 can place a disc (e.g. "),
+        (0, "pass".into(), 20, "seat 0 can place a disc (e.g. "),
         (
             0,
             "pass".into(),
@@ -1083,7 +1087,7 @@ fn a_tiny_game_on_custom_data_with_a_pass() {
         0,
         "pass",
         20,
-        &format!("seat 1 can place a disc (e.g. one1 {free}"),
+        &format!("seat 0 can place a disc (e.g. one1 {free}"),
     );
     let one2 = s.hand_names(0)[5];
     assert_eq!(one2.1, (Shape::One, 2));

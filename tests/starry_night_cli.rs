@@ -40,9 +40,9 @@ fn view(t: &Table, at: Option<usize>) -> Value {
 fn a_game_by_hand_with_a_dry_run_takebacks_and_history() {
     let t = table();
     let log = t.log_str();
-    // Ben (seat 2) chooses; Anna moves first.
+    // Ben (seat 1) chooses; Anna (seat 0) moves first.
     assert_eq!(t.status()["to_act"], "ben@example.org");
-    let out = t.ok(1, &["play", log, "first 1"]);
+    let out = t.ok(1, &["play", log, "first 0"]);
     assert!(out.contains("Anna to draw an edge"), "{out}");
     t.ok(0, &["play", log, "A-B"]);
     t.ok(1, &["play", log, "0,2-4,2"]);
@@ -126,7 +126,7 @@ fn a_game_by_hand_with_a_dry_run_takebacks_and_history() {
 fn the_text_view_draws_the_sky() {
     let t = table();
     let log = t.log_str();
-    t.ok(1, &["play", log, "first 2"]);
+    t.ok(1, &["play", log, "first 1"]);
     t.ok(1, &["play", log, "A-B"]);
     t.ok(0, &["play", log, "C-D"]);
     t.ok(1, &["play", log, "A-D"]);
@@ -159,7 +159,7 @@ fn refusals_name_the_problem_and_change_nothing() {
     let t = table();
     let log = t.log_str();
     let cases: &[(usize, &str, i32, &str)] = &[
-        (0, "first 1", 19, "it is not your turn: seat 2"),
+        (0, "first 0", 19, "it is not your turn: seat 1"),
         (1, "A-B", 20, "first choose who moves first"),
         (1, "first 3", 2, "not a seat"),
     ];
@@ -178,10 +178,10 @@ fn refusals_name_the_problem_and_change_nothing() {
         }
     };
     check(cases);
-    t.ok(1, &["play", log, "first 1"]);
+    t.ok(1, &["play", log, "first 0"]);
     t.ok(0, &["play", log, "A-D"]);
     check(&[
-        (0, "B-C", 19, "it is not your turn: seat 2"),
+        (0, "B-C", 19, "it is not your turn: seat 1"),
         (1, "B-C", 20, "would cross the edge A-D"),
         (1, "A-D", 20, "A and D are joined already"),
         (1, "A-Z", 2, "there is no star `Z`"),
@@ -189,7 +189,7 @@ fn refusals_name_the_problem_and_change_nothing() {
         (1, "A", 2, "is not a move"),
         (1, "takeback", 20, "you have drawn no edge yet"),
         (1, "accept", 20, "nobody asked for a takeback"),
-        (1, "first 2", 20, "chosen already"),
+        (1, "first 1", 20, "chosen already"),
     ]);
 }
 
@@ -331,7 +331,7 @@ fn rules_score_scores_a_drawing_without_keys() {
 fn a_resignation_ends_the_game_in_every_view() {
     let t = table();
     let log = t.log_str();
-    t.ok(1, &["play", log, "first 1"]);
+    t.ok(1, &["play", log, "first 0"]);
     t.ok(0, &["play", log, "A-B"]);
     t.ok(1, &["resign", log, "--yes"]);
     let v = view(&t, None);
@@ -362,16 +362,16 @@ fn notation_forgives_case_and_spacing_and_a_typo_is_wrong_use() {
     let log = t.log_str();
     let before = std::fs::read(&t.log).unwrap();
     // Ben chooses who moves first, in any case and spacing.
-    for text in ["First 1", " FIRST  ME ", "1 first"] {
+    for text in ["First 0", " FIRST  ME ", "0 first"] {
         let out = t.ok(1, &["play", log, text, "--dry-run"]);
         assert!(out.contains("Dry run, nothing written"), "{text}: {out}");
     }
-    let choose = "A move now is `first 1`: Choose who moves first";
-    t.notation_refused(1, "frist 1", &["did you mean `first 1`?", choose]);
+    let choose = "A move now is `first 0`: Choose who moves first";
+    t.notation_refused(1, "frist 0", &["did you mean `first 0`?", choose]);
     t.notation_refused(1, "first 3", &["`3` is not a seat", choose]);
     t.notation_refused(1, "", &["the move is empty"]);
     assert_eq!(std::fs::read(&t.log).unwrap(), before);
-    t.ok(1, &["play", log, "first 1"]);
+    t.ok(1, &["play", log, "first 0"]);
 
     // Anna draws: an edge from A to B written every way.
     let before = std::fs::read(&t.log).unwrap();

@@ -80,7 +80,7 @@ fn a_whole_starry_night_game_by_mail() {
             let view = ps[r].json(&["view", &id16, "--json"]);
             let must = view["view"]["turn"]["must"].as_str().map(str::to_string);
             let cmd = match (status["action"].as_str().unwrap(), must.as_deref()) {
-                ("move", Some("choose-first")) => format!("starry play {id16} \"first 1\" --mail"),
+                ("move", Some("choose-first")) => format!("starry play {id16} \"first 0\" --mail"),
                 ("move", Some("answer-takeback")) => {
                     format!("starry play {id16} \"accept\" --mail")
                 }

@@ -797,7 +797,7 @@ fn build_entry<G: Bot>(
                 "seat {} is pinned to the key {}, and yours is {}: only the pinned key may take \
                  this seat. If the creator pinned an old key of yours, ask them to start the game \
                  again with the line `starry id show` prints for you",
-                seat + 1,
+                seat,
                 crate::log::replay::fingerprint(&pin.0),
                 crate::log::replay::fingerprint(&id.public_key())
             )));
@@ -1087,7 +1087,7 @@ fn seat_taken<G: Game>(r: &Replay<G>, seat: Seat, other: &[u8; 32], id: &Identit
         "seat {} ({}) was joined with the key {}, and yours is {}: someone else joined in your \
          place (or you did, with another identity). Tell the other players; the creator can \
          start the game again with pinned seats (`starry id show` prints the line to pin yours)",
-        seat + 1,
+        seat,
         crate::text::inline(&r.genesis.seats[seat].email),
         crate::log::replay::fingerprint(other),
         crate::log::replay::fingerprint(&id.public_key())

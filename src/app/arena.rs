@@ -118,16 +118,13 @@ fn play_game<G: Bot>(
                 let Some(choice) = choice else {
                     return Err(Error::Other(format!(
                         "game {index}: {} found no move for seat {} although it must move",
-                        players[e],
-                        seat + 1
+                        players[e], seat
                     )));
                 };
                 world.play(seat, &choice.intent, &mut events).map_err(|r| {
                     Error::Other(format!(
                         "game {index}: {} chose `{}` for seat {}, which the rules refuse: {r}",
-                        players[e],
-                        choice.intent,
-                        seat + 1
+                        players[e], choice.intent, seat
                     ))
                 })?;
             }

@@ -463,7 +463,7 @@ pub fn audit_file(path: &Path) -> AuditFileReport {
                             rep.standings = Some(standings_of(&r));
                         }
                         rep.status = Some(status_of(&r));
-                        rep.countersigned = r.countersigned.iter().map(|s| *s as u32 + 1).collect();
+                        rep.countersigned = r.countersigned.iter().map(|s| *s as u32).collect();
                     }
                 }
             }
@@ -588,7 +588,7 @@ fn find_forks(copies: &[(PathBuf, AuditFileReport)]) -> Vec<ForkReport> {
                 .and_then(|s| seats.get(s as usize).map(|x| (s, x)))
             {
                 Some((s, x)) => {
-                    format!("seat {}, {} <{}>", s + 1, inline(&x.name), inline(&x.email))
+                    format!("seat {s}, {} <{}>", inline(&x.name), inline(&x.email))
                 }
                 None => "unknown".into(),
             };

@@ -105,7 +105,7 @@ pub fn time_left<G: Game>(r: &Replay<G>, now: &str) -> Option<String> {
 /// What JSON reports say of the clock.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct ClockReport {
-    /// The seat the game waits for (0-based, as in the log).
+    /// The seat the game waits for, 0-based (see docs/json.md).
     pub seat: u32,
     /// The entry whose time started its clock.
     pub since: u64,

@@ -157,7 +157,7 @@ fn fill<G: Game>(
     if !s.over {
         row.to_act = s.to_act_name.clone();
         row.action = Some(s.action.as_str().into());
-        row.your_turn = mine.is_some() && s.to_act_seat.map(|x| x as usize - 1) == mine;
+        row.your_turn = mine.is_some() && s.to_act_seat.map(|x| x as usize) == mine;
     }
     row.waiting_since = Some(s.waiting_since.clone());
     row.time_left = s.time_left.clone();

@@ -21,7 +21,7 @@ use crate::text::inline;
 pub struct Event {
     /// The entry's number (0 is the genesis).
     pub entry: u64,
-    /// Its author, counting seats from 1.
+    /// Its author's seat, 0-based (see docs/json.md) as in the log.
     pub seat: u32,
     pub name: String,
     /// The entry's time, as its author wrote it.
@@ -51,7 +51,7 @@ pub fn tell_known<G: Game>(
     let r = Replay::<G>::from_genesis_as(first, Check::of(0, known))?;
     let events = vec![Event {
         entry: 0,
-        seat: 1,
+        seat: 0,
         name: r.name(0),
         time: r.entries[0].time.clone(),
         text: format!(
@@ -144,7 +144,7 @@ fn event<G: Game>(r: &Replay<G>, before: &[i64], began: bool) -> Event {
     }
     Event {
         entry: r.len() - 1,
-        seat: e.author as u32 + 1,
+        seat: e.author as u32,
         name: who,
         time: e.time.clone(),
         text,
@@ -203,7 +203,7 @@ pub fn list(names: &[String]) -> String {
 /// none): the part of the history a player coming back to the game has not
 /// seen.
 pub fn since_last_entry_of(events: &[Event], seat: Seat) -> &[Event] {
-    let mine = seat as u32 + 1;
+    let mine = seat as u32;
     match events.iter().rposition(|e| e.seat == mine) {
         Some(i) => &events[i + 1..],
         None => events,
@@ -320,7 +320,7 @@ mod tests {
             time: String::new(),
             text: String::new(),
         };
-        let events = vec![ev(0, 1), ev(1, 2), ev(2, 1), ev(3, 2), ev(4, 3)];
+        let events = vec![ev(0, 0), ev(1, 1), ev(2, 0), ev(3, 1), ev(4, 2)];
         let entries = |s: &[Event]| s.iter().map(|e| e.entry).collect::<Vec<_>>();
         assert_eq!(entries(since_last_entry_of(&events, 0)), [3, 4]);
         assert_eq!(entries(since_last_entry_of(&events, 2)), Vec::<u64>::new());

@@ -726,7 +726,7 @@ fn report<G: Game>(
             "Warning: seat {} ({}) was joined with the key {}, and yours is {}: someone else \
              joined in your place. Tell the other players; the creator can start the game again \
              with pinned seats.\n",
-            s + 1,
+            s,
             crate::text::inline(&r.genesis.seats[s].email),
             crate::log::replay::fingerprint(&r.seats[s].key.expect("joined")),
             crate::log::replay::fingerprint(&id.as_ref().expect("has an identity").public_key())
@@ -771,7 +771,7 @@ fn report<G: Game>(
             text.push_str(&format!(
                 "\n{}\n",
                 match joined {
-                    Some(s) => format!("Your view (seat {}):", s + 1),
+                    Some(s) => format!("Your view (seat {s}):"),
                     None => "The spectator view:".into(),
                 }
             ));
@@ -788,7 +788,7 @@ fn report<G: Game>(
         entries_before: before,
         entries_received: received,
         entries_after: r.len(),
-        seat: seat.map(|s| s as u32 + 1),
+        seat: seat.map(|s| s as u32),
         your_turn,
         next_command: next,
         status,
@@ -822,7 +822,7 @@ fn newcomer<G: Game>(
         .collect();
     NoIdentityReport {
         path: path.display().to_string(),
-        seats: seats.iter().map(|&s| s as u32 + 1).collect(),
+        seats: seats.iter().map(|&s| s as u32).collect(),
         addressed: addressed.is_some(),
         create: waiting.iter().map(|&s| id_new_command(r, s)).collect(),
         join: (!waiting.is_empty()).then(|| next_command(r, Action::Join, file_arg)),
@@ -832,13 +832,13 @@ fn newcomer<G: Game>(
 /// The paragraph that tells someone with no starry identity what to do.
 fn newcomer_text<G: Game>(r: &Replay<G>, n: &NoIdentityReport) -> String {
     use crate::text::inline;
-    let seat = |s: u32| &r.genesis.seats[s as usize - 1];
+    let seat = |s: u32| &r.genesis.seats[s as usize];
     let mut t = format!(
         "You have no starry identity yet (no identity at {}). ",
         inline(&n.path)
     );
     let wait_first = |s: u32| match r.expected() {
-        (Action::Join, Some(w)) if w as u32 + 1 != s => format!(
+        (Action::Join, Some(w)) if w as u32 != s => format!(
             " (the game waits for {} to join first; your join comes after)",
             r.name(w)
         ),

@@ -164,7 +164,7 @@ fn view_game<G: Game>(
         &status.game_id[..16],
         crate::text::count(r.len(), "entry", "entries"),
         match seat {
-            Some(s) => format!(" — your view, seat {}", s + 1),
+            Some(s) => format!(" — your view, seat {s}"),
             None => " — spectator view".into(),
         },
     );
@@ -205,7 +205,7 @@ fn view_game<G: Game>(
         game: status.game.clone(),
         game_id: status.game_id.clone(),
         at: r.len(),
-        viewer: seat.map(|s| s as u32 + 1),
+        viewer: seat.map(|s| s as u32),
         status,
         view,
     };

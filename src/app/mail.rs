@@ -567,6 +567,9 @@ impl Thread {
             (false, true) => format!(".again-{}", chrono::Utc::now().timestamp_millis()),
             _ => String::new(),
         };
+        // The recipient's seat from 1, as Message-IDs always were: an id is
+        // no seat number anyone reads, and a new form would break the
+        // threads of games under way.
         format!(
             "starry.{}.{entry}.{}{again}@{}",
             self.id16,

@@ -502,7 +502,7 @@ pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
         over: r.is_over(),
         to_act: who.map(|s| seat_info(s).email.clone()),
         to_act_name: who.map(|s| seat_info(s).name.clone()),
-        to_act_seat: who.map(|s| s as u32 + 1),
+        to_act_seat: who.map(|s| s as u32),
         action,
         waiting_since: r.entries.last().map(|e| e.time.clone()).unwrap_or_default(),
         pending_events: r.state.as_ref().map_or(0, |s| G::pending(s).len() as u32),
@@ -514,7 +514,7 @@ pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
             .map(|(i, s)| {
                 let key = r.seat_key(i);
                 SeatReport {
-                    seat: i as u32 + 1,
+                    seat: i as u32,
                     name: s.name.clone(),
                     email: s.email.clone(),
                     joined: r.seats[i].key.is_some(),
@@ -529,9 +529,9 @@ pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
         clock: clock::report(r, &now),
         time_left: clock::time_left(r, &now),
         claims: r.claims.as_ref().map(|c| ClaimsReport {
-            silent: c.silent as u32 + 1,
+            silent: c.silent as u32,
             awaited: c.awaited,
-            by: c.by.iter().map(|&s| s as u32 + 1).collect(),
+            by: c.by.iter().map(|&s| s as u32).collect(),
             missing: (n - 1 - c.by.len()) as u32,
         }),
         ending: r.ending().map(EndingReport::from),
@@ -549,22 +549,22 @@ pub fn standings_of<G: Game>(r: &Replay<G>) -> Vec<StandingReport> {
         .into_iter()
         .map(|s| StandingReport {
             rank: s.rank,
-            seat: s.seat as u32 + 1,
+            seat: s.seat as u32,
             name: r.genesis.seats[s.seat].name.clone(),
             email: r.genesis.seats[s.seat].email.clone(),
             score: s.score,
             unit: G::score_unit(&r.options).into(),
-            team: s.team.map(|t| t + 1),
+            team: s.team,
         })
         .collect()
 }
 
 /// One line saying how a game ended, safe to print.
 pub fn ending_text(s: &StatusReport) -> String {
-    // Seats in reports count from 1.
+    // Seats in reports count from 0 (docs/json.md).
     let name = |seat: u32| {
         s.seats
-            .get((seat as usize).wrapping_sub(1))
+            .get(seat as usize)
             .map_or_else(|| format!("seat {seat}"), |x| inline(&x.name).into_owned())
     };
     match s.ending {
@@ -614,7 +614,11 @@ pub fn status_text(s: &StatusReport) -> String {
         if let Some(c) = &s.claims {
             let by: Vec<String> =
                 c.by.iter()
-                    .map(|&b| inline(&s.seats[b as usize - 1].name).into_owned())
+                    .map(|&b| {
+                        s.seats
+                            .get(b as usize)
+                            .map_or_else(|| format!("seat {b}"), |x| inline(&x.name).into_owned())
+                    })
                     .collect();
             out.push_str(&format!(
                 "{} claimed that {who} stopped answering (awaited since entry {}); {} \
@@ -665,7 +669,7 @@ pub fn seats_text(s: &StatusReport) -> String {
             _ => "not joined yet (any key may take the seat)".into(),
         };
         out.push_str(&format!(
-            "  {}. {} <{}> — {key}\n",
+            "  seat {}: {} <{}> — {key}\n",
             x.seat,
             inline(&x.name),
             inline(&x.email)

@@ -25,7 +25,8 @@ pub struct IdReport {
 /// A seat in a report.
 #[derive(Serialize, JsonSchema, Debug, Clone)]
 pub struct SeatReport {
-    /// 1-based seat number (turn order).
+    /// The seat: its place in turn order, 0-based (see docs/json.md); seat 0
+    /// is the creator.
     pub seat: u32,
     pub name: String,
     pub email: String,
@@ -37,18 +38,18 @@ pub struct SeatReport {
     /// The key's short form (first 16 hex digits), for players to compare
     /// with what `starry id show` prints.
     pub fingerprint: Option<String>,
-    /// Whether the genesis pins the seat to a key (seat 1 always is).
+    /// Whether the genesis pins the seat to a key (seat 0 always is).
     pub pinned: bool,
 }
 
 /// Claims in progress that the awaited player has stopped answering.
 #[derive(Serialize, JsonSchema, Debug, Clone)]
 pub struct ClaimsReport {
-    /// 1-based seat of the player waited for.
+    /// Seat of the player waited for, 0-based (see docs/json.md).
     pub silent: u32,
     /// The entry at which the game began waiting for them.
     pub awaited: u64,
-    /// 1-based seats that have claimed it.
+    /// Seats that have claimed it, 0-based (see docs/json.md).
     pub by: Vec<u32>,
     /// How many claims are still needed to end the game.
     pub missing: u32,
@@ -58,7 +59,7 @@ pub struct ClaimsReport {
 #[derive(Serialize, JsonSchema, Debug, Clone)]
 pub struct StandingReport {
     pub rank: u32,
-    /// 1-based seat number.
+    /// Seat, 0-based (see docs/json.md).
     pub seat: u32,
     pub name: String,
     pub email: String,
@@ -67,8 +68,9 @@ pub struct StandingReport {
     pub score: i64,
     /// What `score` counts: `coins`, `seas`, `half squares`, `points`.
     pub unit: String,
-    /// In a team game (Star Map with four players), the 1-based team: 1 for
-    /// seats 1 and 3, 2 for seats 2 and 4. `score` is then the team's.
+    /// In a team game (Star Map with four players), the team, numbered
+    /// 0-based (see docs/json.md): team 0 is seats 0 and 2, team 1 seats 1
+    /// and 3. `score` is then the team's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub team: Option<u32>,
 }
@@ -85,7 +87,7 @@ pub struct StatusReport {
     pub to_act: Option<String>,
     /// Their name.
     pub to_act_name: Option<String>,
-    /// Their 1-based seat.
+    /// Their seat, 0-based (see docs/json.md).
     pub to_act_seat: Option<u32>,
     /// What the next entry must be.
     pub action: Action,
@@ -146,7 +148,7 @@ pub struct AuditFileReport {
     pub ending: Option<EndingReport>,
     /// Final standings, when finished.
     pub standings: Option<Vec<StandingReport>>,
-    /// Seats (1-based) that countersigned the final entry.
+    /// Seats that countersigned the final entry, 0-based (see docs/json.md).
     pub countersigned: Vec<u32>,
     /// Where the game stands (valid logs only).
     pub status: Option<StatusReport>,
@@ -389,7 +391,7 @@ pub struct IngestReport<V> {
     pub entries_received: u64,
     /// Entries in the local copy now.
     pub entries_after: u64,
-    /// 1-based seat of the local player (by identity), or null.
+    /// Seat of the local player (by identity), 0-based (see docs/json.md), or null.
     pub seat: Option<u32>,
     /// True when the local player must write the next entry.
     pub your_turn: bool,
@@ -409,9 +411,9 @@ pub struct IngestReport<V> {
 pub struct NoIdentityReport {
     /// Where the identity was looked for.
     pub path: String,
-    /// The seats (1-based) that may be yours: the one whose address the
-    /// mail is addressed to (`To:`), when the input is such a mail; else
-    /// every seat that has not joined yet.
+    /// The seats that may be yours, 0-based (see docs/json.md): the one
+    /// whose address the mail is addressed to (`To:`), when the input is
+    /// such a mail; else every seat that has not joined yet.
     pub seats: Vec<u32>,
     /// True when `seats` is the seat the mail is addressed to.
     pub addressed: bool,
@@ -449,7 +451,8 @@ pub struct ViewReport<V> {
     pub game_id: String,
     /// Entries replayed.
     pub at: u64,
-    /// 1-based seat of the viewer, or null for the spectator view.
+    /// Seat of the viewer, 0-based (see docs/json.md), or null for the
+    /// spectator view.
     pub viewer: Option<u32>,
     pub status: StatusReport,
     pub view: Option<V>,
@@ -492,7 +495,7 @@ pub struct DemoReport {
     pub audit: AuditFileReport,
 }
 
-/// How a game ended, with seats numbered from 1 as everywhere in reports.
+/// How a game ended, with seats numbered from 0 as everywhere (docs/json.md).
 #[derive(Serialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case", tag = "how")]
 pub enum EndingReport {
@@ -500,11 +503,18 @@ pub enum EndingReport {
     Finished,
     /// Nobody could move any more.
     Stalled,
-    /// This seat (1-based) resigned.
-    Resigned { seat: u32 },
-    /// Every other seat claimed that this seat (1-based) stopped answering;
-    /// the game had waited for its entry since entry `awaited`.
-    Abandoned { seat: u32, awaited: u64 },
+    /// This seat resigned.
+    Resigned {
+        /// The seat, 0-based (see docs/json.md).
+        seat: u32,
+    },
+    /// Every other seat claimed that this seat stopped answering; the game
+    /// had waited for its entry since entry `awaited`.
+    Abandoned {
+        /// The seat, 0-based (see docs/json.md).
+        seat: u32,
+        awaited: u64,
+    },
 }
 
 impl From<Ending> for EndingReport {
@@ -512,11 +522,9 @@ impl From<Ending> for EndingReport {
         match e {
             Ending::Finished => EndingReport::Finished,
             Ending::Stalled => EndingReport::Stalled,
-            Ending::Resigned { seat } => EndingReport::Resigned {
-                seat: seat as u32 + 1,
-            },
+            Ending::Resigned { seat } => EndingReport::Resigned { seat: seat as u32 },
             Ending::Abandoned { seat, awaited } => EndingReport::Abandoned {
-                seat: seat as u32 + 1,
+                seat: seat as u32,
                 awaited,
             },
         }

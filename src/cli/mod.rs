@@ -458,7 +458,7 @@ pub struct NewArgs {
     pub game: String,
     /// Seats in turn order, comma-separated: `EMAIL` or `Name <EMAIL>`, optionally followed by
     /// `key:HEX` (as `starry id show` prints it) to pin the seat so that only that key can take it;
-    /// the first is you.
+    /// the first is you (seat 0: seats count from 0).
     #[arg(long, value_delimiter = ',', required = true)]
     pub players: Vec<String>,
     /// A variant, e.g. `doubling=compound`, `tie=nothing` or `score=area` (see `starry rules list`).
@@ -552,7 +552,7 @@ pub struct PlayArgs {
     /// The game log (a .jsonl file, or the id of a game in your games directory).
     pub file: PathBuf,
     /// The move. Starry Sky: `10 leo:3`, `bh virgo:1`, `ds pisces:7` (token, then star).
-    /// Starry Night: an edge `A-C` or `3,4-7,1`, `first 1`/`first 2`, `takeback`, `accept`, `decline`.
+    /// Starry Night: an edge `A-C` or `3,4-7,1`, `first 0`/`first 1` (seats count from 0), `takeback`, `accept`, `decline`.
     /// Star Map: a disc of your hand, the square of its first field and a rotation, `corner1 f8 r90`
     /// (add `draw two` when that shape's stack is empty), or `pass`.
     pub r#move: Option<String>,

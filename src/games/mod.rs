@@ -140,6 +140,7 @@ pub enum Withdrawal {
 /// One line of the final result.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, JsonSchema)]
 pub struct Standing {
+    /// The seat, 0-based (see docs/json.md).
     pub seat: Seat,
     /// 1 is best; equal scores share a rank.
     pub rank: u32,
@@ -147,7 +148,7 @@ pub struct Standing {
     pub score: i64,
     /// The seat's team in a team game (Star Map with four players: seats
     /// 0 and 2 are team 0, seats 1 and 3 team 1); partners share score and
-    /// rank.
+    /// rank. Teams are 0-based (see docs/json.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub team: Option<u32>,
 }

@@ -46,7 +46,7 @@ pub struct Line {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Body {
-    /// The seat that wrote and signed the entry.
+    /// The seat that wrote and signed the entry, 0-based (see docs/json.md).
     pub author: u32,
     /// Kind-specific content, see [`Data`].
     pub data: Value,
@@ -294,6 +294,7 @@ pub struct Resign {
 #[serde(deny_unknown_fields)]
 pub struct Abandon {
     pub awaited: u64,
+    /// The seat claimed silent, 0-based (see docs/json.md).
     pub silent: u32,
 }
 

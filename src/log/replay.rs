@@ -415,7 +415,7 @@ fn check_seats(n: u64, seats: &[SeatInfo]) -> Result<(), LogFault> {
     for (i, s) in seats.iter().enumerate() {
         crate::text::check_name(&s.name)
             .and_then(|_| crate::text::check_email(&s.email))
-            .map_err(|e| fault(n, Fault::Malformed, format!("seat {}: {e}", i + 1)))?;
+            .map_err(|e| fault(n, Fault::Malformed, format!("seat {i}: {e}")))?;
         if !emails.insert(s.email.to_ascii_lowercase()) {
             return Err(fault(
                 n,
@@ -550,8 +550,8 @@ pub enum Phase {
 }
 
 /// How a game ended.
-/// Seats here count from 0, as in the log; reports show
-/// `app::report::EndingReport`, which counts from 1.
+/// Seats here count from 0, as in the log and in every report
+/// (`app::report::EndingReport`; docs/json.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Ending {
     /// Played to the end under the rules.
@@ -843,14 +843,14 @@ impl<G: Game> Replay<G> {
         for (i, s) in g.seats.iter().enumerate() {
             let Some(k) = s.key else { continue };
             verifying_key(0, k.bytes()).map_err(|f| LogFault {
-                detail: format!("the key pinned to seat {}: {}", i + 1, f.detail),
+                detail: format!("the key pinned to seat {i}: {}", f.detail),
                 ..f
             })?;
             if i == 0 && k != g.creator_key {
                 return Err(fault(
                     0,
                     Fault::BadSignature,
-                    "seat 1 is pinned to a key other than the creator's",
+                    "seat 0 is pinned to a key other than the creator's",
                 ));
             }
             if !pinned.insert(k) {
@@ -859,7 +859,7 @@ impl<G: Game> Replay<G> {
                     Fault::BadSignature,
                     format!(
                         "seat {} is pinned to a key that another seat is pinned to",
-                        i + 1
+                        i
                     ),
                 ));
             }
@@ -952,25 +952,20 @@ impl<G: Game> Replay<G> {
         self.genesis.seats.len()
     }
 
-    /// "seat 2, Cleo <cleo@example.org>", safe to print.
+    /// "seat 2, Cleo <cleo@example.org>" (seats from 0), safe to print.
     pub fn seat_label(&self, seat: Seat) -> String {
         match self.genesis.seats.get(seat) {
-            Some(s) => format!(
-                "seat {}, {} <{}>",
-                seat + 1,
-                inline(&s.name),
-                inline(&s.email)
-            ),
-            None => format!("seat {}", seat + 1),
+            Some(s) => format!("seat {}, {} <{}>", seat, inline(&s.name), inline(&s.email)),
+            None => format!("seat {seat}"),
         }
     }
 
     /// The seat's name, safe to print.
     pub fn name(&self, seat: Seat) -> String {
-        self.genesis.seats.get(seat).map_or_else(
-            || format!("seat {}", seat + 1),
-            |s| inline(&s.name).into_owned(),
-        )
+        self.genesis
+            .seats
+            .get(seat)
+            .map_or_else(|| format!("seat {seat}"), |s| inline(&s.name).into_owned())
     }
 
     /// Every seat's name, in seat order, safe to print.
@@ -1266,7 +1261,7 @@ impl<G: Game> Replay<G> {
             return Err(bad(format!(
                 "seat {} is pinned to key {}, but this join uses key {}: only the pinned key may \
                  take the seat",
-                author + 1,
+                author,
                 fingerprint(&pin.0),
                 fingerprint(&key.0)
             )));
@@ -1278,7 +1273,7 @@ impl<G: Game> Replay<G> {
         {
             return Err(bad(format!(
                 "this key already holds seat {}; one key may hold one seat",
-                other + 1
+                other
             )));
         }
         if let Some(other) = (0..self.seat_count()).find(|&s| {
@@ -1286,7 +1281,7 @@ impl<G: Game> Replay<G> {
         }) {
             return Err(bad(format!(
                 "this key is pinned to seat {}; it may not take another seat",
-                other + 1
+                other
             )));
         }
         Ok(())
@@ -1610,11 +1605,9 @@ impl<G: Game> Replay<G> {
                         Fault::IllegalMove,
                         format!(
                             "the claim must name the seat the game waits for and the entry since \
-                             which it waits: silent {silent} (seat {}), awaited {awaited}; it names \
+                             which it waits: silent {silent}, awaited {awaited}; it names \
                              silent {}, awaited {}",
-                            silent + 1,
-                            a.silent,
-                            a.awaited
+                            a.silent, a.awaited
                         ),
                     ));
                 }

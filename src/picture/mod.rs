@@ -51,7 +51,7 @@ pub fn seat_tint(seat: usize) -> &'static str {
 
 /// Each seat's mark on what it owns: the first letter of its player's name,
 /// upper case, when those letters are plain ASCII and differ between seats;
-/// otherwise the seat number (1-based), which always differs.
+/// otherwise the seat number (from 0, docs/json.md), which always differs.
 pub fn marks(names: &[String]) -> Vec<String> {
     let first: Vec<Option<char>> = names
         .iter()
@@ -71,7 +71,7 @@ pub fn marks(names: &[String]) -> Vec<String> {
     (0..names.len())
         .map(|s| match first[s] {
             Some(c) if distinct => c.to_string(),
-            _ => (s + 1).to_string(),
+            _ => s.to_string(),
         })
         .collect()
 }
@@ -279,7 +279,7 @@ pub fn seat_legend(
     let marks = marks(names);
     let mut y = y;
     for (seat, name) in names.iter().enumerate() {
-        svg.group("seat", &format!("seat {}: {}", seat + 1, clip(name, 40)));
+        svg.group("seat", &format!("seat {seat}: {}", clip(name, 40)));
         svg.circle(x + 9, y - 5, 9, seat_colour(seat), INK, 1);
         svg.bold(x + 9, y - 1, 11, "middle", PAPER, &marks[seat]);
         let tail = extra.get(seat).map(String::as_str).unwrap_or_default();
@@ -308,9 +308,9 @@ mod tests {
     #[test]
     fn marks_are_initials_when_they_differ_and_seat_numbers_otherwise() {
         assert_eq!(marks(&names(&["ann", "Ben", "Cleo"])), ["A", "B", "C"]);
-        assert_eq!(marks(&names(&["Ann", "Alex", "Cleo"])), ["1", "2", "3"]);
-        assert_eq!(marks(&names(&["Ann", "Émile"])), ["1", "2"]);
-        assert_eq!(marks(&names(&["", "Ben"])), ["1", "2"]);
+        assert_eq!(marks(&names(&["Ann", "Alex", "Cleo"])), ["0", "1", "2"]);
+        assert_eq!(marks(&names(&["Ann", "Émile"])), ["0", "1"]);
+        assert_eq!(marks(&names(&["", "Ben"])), ["0", "1"]);
     }
 
     #[test]

@@ -82,7 +82,7 @@ pub type InputSchema = Input<Value, Value, Value>;
     bound(deserialize = "A: Deserialize<'de>, H: Deserialize<'de>")
 )]
 pub struct Item<A, H> {
-    /// The seat that writes the entry, counted from 0 as in the log.
+    /// The seat that writes the entry, 0-based (see docs/json.md) as in the log.
     pub seat: Seat,
     /// A move entry: the public part of the move, as in a log's move entry
     /// (`data.action`).
@@ -151,7 +151,7 @@ pub struct ReplayState {
     pub action: Option<usize>,
     /// The action's entry number; null after the setup.
     pub entry: Option<u64>,
-    /// The seat that acted (from 0); null after the setup.
+    /// The seat that acted, 0-based (see docs/json.md); null after the setup.
     pub seat: Option<Seat>,
     /// `setup`, the game's description of a move, `reveal` or `resign`.
     pub describe: String,
@@ -174,9 +174,16 @@ pub struct ReplayState {
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum TurnState {
     /// `seat` must move.
-    Move { seat: Seat },
+    Move {
+        /// The seat, 0-based (see docs/json.md).
+        seat: Seat,
+    },
     /// `seat` must reveal exactly `refs`, in this order.
-    Reveal { seat: Seat, refs: Vec<HiddenRef> },
+    Reveal {
+        /// The seat, 0-based (see docs/json.md).
+        seat: Seat,
+        refs: Vec<HiddenRef>,
+    },
     /// Nobody: the game is over.
     Over,
 }
@@ -186,8 +193,8 @@ pub enum TurnState {
 pub struct PendingState {
     /// The event's id (a `draws` item names it as `event`).
     pub event: u64,
-    /// The seat whose action requested it; the next move or reveal by any
-    /// other seat resolves it.
+    /// The seat whose action requested it, 0-based (see docs/json.md); the
+    /// next move or reveal by any other seat resolves it.
     pub causer: Seat,
 }
 
@@ -200,7 +207,10 @@ pub enum EndingState {
     /// Nobody could move any more.
     Stalled,
     /// `seat` resigned.
-    Resigned { seat: Seat },
+    Resigned {
+        /// The seat, 0-based (see docs/json.md).
+        seat: Seat,
+    },
 }
 
 /// The first action refused.
@@ -209,6 +219,7 @@ pub struct Refusal {
     /// Its index in `actions` (from 0).
     pub action: usize,
     pub entry: u64,
+    /// The seat, 0-based (see docs/json.md).
     pub seat: Seat,
     /// The exit code: 17 bad reveal, 18 a value the seat could not have
     /// held, 19 out of turn, 20 illegal move, 2 missing or extra draws.

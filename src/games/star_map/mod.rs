@@ -240,7 +240,8 @@ impl State {
         self.withdrawn
     }
 
-    /// Four players play in two teams: seats 1 and 3 against 2 and 4.
+    /// Four players play in two teams: team 0 (seats 0 and 2) against team 1
+    /// (seats 1 and 3).
     pub fn team_of(&self, seat: Seat) -> Option<u32> {
         (self.seats() == 4).then_some((seat % 2) as u32)
     }
@@ -324,7 +325,7 @@ impl State {
             )),
             Some(s) if s != seat => Err(RuleError::out_of_turn(
                 "turn",
-                format!("it is seat {}'s turn, not seat {}'s", s + 1, seat + 1),
+                format!("it is seat {s}'s turn, not seat {seat}'s"),
             )),
             Some(_) => Ok(()),
         }
@@ -355,7 +356,7 @@ impl State {
                     p.disc,
                     disc.shape,
                     self.fields_text(p.disc),
-                    seat + 1
+                    seat
                 ),
             ));
         }
@@ -444,7 +445,7 @@ impl State {
                 format!(
                     "seat {} can place a disc (e.g. {shape}{k} {}{}); a player passes only with \
                      no legal placement",
-                    seat + 1,
+                    seat,
                     p.at,
                     view::rotation_text(shape, p.rotation)
                 ),
@@ -791,12 +792,7 @@ impl Game for StarMap {
     }
 
     fn notes(state: &State, names: &[String]) -> Vec<String> {
-        let name = |s: Seat| {
-            names
-                .get(s)
-                .cloned()
-                .unwrap_or_else(|| format!("seat {}", s + 1))
-        };
+        let name = |s: Seat| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}"));
         let mut out = vec![format!("The map: {}.", state.layout)];
         let (start, rotation) = state.start;
         out.push(format!(

@@ -93,14 +93,11 @@ fn name_of(names: &[String], seat: usize) -> String {
     names
         .get(seat)
         .cloned()
-        .unwrap_or_else(|| format!("seat {}", seat + 1))
+        .unwrap_or_else(|| format!("seat {seat}"))
 }
 
 fn mark_of(marks: &[String], seat: usize) -> String {
-    marks
-        .get(seat)
-        .cloned()
-        .unwrap_or_else(|| (seat + 1).to_string())
+    marks.get(seat).cloned().unwrap_or_else(|| seat.to_string())
 }
 
 /// A piece of a disc: a rounded rectangle of the discs' material.
@@ -710,7 +707,7 @@ fn draw_panel(svg: &mut Svg, v: &View, names: &[String], marks: &[String]) -> i3
                 13,
                 "start",
                 INK,
-                &format!("team {}: {} points", t.team + 1, t.score),
+                &format!("team {}: {} points", t.team, t.score),
             );
             y += 22;
         }
@@ -796,9 +793,9 @@ fn draw_hand(
     let x0 = PANEL_X;
     let name = name_of(names, seat);
     let score = v.scores.get(seat);
-    let mut tail = format!(" (seat {})", seat + 1);
+    let mut tail = format!(" (seat {seat})");
     if let Some(t) = score.and_then(|s| s.team) {
-        tail.push_str(&format!(", team {}", t + 1));
+        tail.push_str(&format!(", team {t}"));
     }
     let to_move = v.turn == Some(seat);
     let room = PANEL_W - 24 - width(&tail, 14, true) - if to_move { 70 } else { 0 };
@@ -947,7 +944,7 @@ mod tests {
                 v.hands[seat].len(),
                 "seat {seat}"
             );
-            assert!(chunk.contains(&format!("{} (seat {})", names[seat], seat + 1)));
+            assert!(chunk.contains(&format!("{} (seat {seat})", names[seat])));
             for d in &v.hands[seat] {
                 assert!(chunk.contains(&format!("<title>{}: {} {}", d.name, d.shape, d.fields)));
             }
@@ -969,8 +966,8 @@ mod tests {
         assert!(out.contains(">to move</text>"));
         assert!(out.contains("<title>the last disc, placed by Anna</title>"));
         assert!(out.contains("Anna is drawing a corner"));
-        assert!(out.contains("team 1: 22 points"));
-        assert!(out.contains("team 2: 19 points"));
+        assert!(out.contains("team 0: 22 points"));
+        assert!(out.contains("team 1: 19 points"));
     }
 
     #[test]

@@ -737,9 +737,9 @@ fn four_players_play_in_teams() {
     );
     play(&mut s, "one1 g7");
     assert!(s.is_over());
-    // Own scores 4 - 2, -1, -1, 0: team 0 (seats 1 and 3 in the game's
-    // words) has 2 - 1 = 1, team 1 has -1 + 0 = -1. Ranks count the seats
-    // ahead, so the second team is third.
+    // Own scores 4 - 2, -1, -1, 0: team 0 (seats 0 and 2) has 2 - 1 = 1,
+    // team 1 has -1 + 0 = -1. Ranks count the seats ahead, so the second
+    // team is third.
     assert_eq!(
         (0..4).map(|seat| s.own_score(seat)).collect::<Vec<_>>(),
         [2, -1, -1, 0]
@@ -924,7 +924,7 @@ fn a_seat_that_cannot_place_passes_after_a_draw_and_is_skipped_otherwise() {
     let e = try_play(&mut s, "pass").unwrap_err();
     assert_eq!(e.rule, "pass");
     assert!(
-        e.detail.starts_with("seat 1 can place a disc (e.g. one1 "),
+        e.detail.starts_with("seat 0 can place a disc (e.g. one1 "),
         "{e}"
     );
     // Out of turn.
@@ -939,7 +939,7 @@ fn a_seat_that_cannot_place_passes_after_a_draw_and_is_skipped_otherwise() {
     assert_eq!(G::notation(&s).0, "pass");
     let text = G::render_text(&G::view(&s, None, None), &[]);
     assert!(
-        text.contains("seat 2 cannot place any disc and must pass."),
+        text.contains("seat 1 cannot place any disc and must pass."),
         "{text}"
     );
     let e = try_play(&mut s, "one1 e7").unwrap_err();
@@ -1611,7 +1611,7 @@ fn check_text(s: &State, names: &[String], what: &str) {
         // Each hand: its header line, then its disc names.
         let lines: Vec<&str> = text.lines().collect();
         for seat in 0..s.seats() {
-            let head = format!("(seat {})", seat + 1);
+            let head = format!("(seat {seat})");
             let i = lines
                 .iter()
                 .position(|l| l.contains(&head))
@@ -1644,7 +1644,7 @@ fn the_text_view_of_a_four_player_game_fits_80_columns() {
     let text = G::render_text(&G::view(&s, Some(0), None), &names);
     assert!(text.starts_with("Star Map — the view of Anna\n"), "{text}");
     assert!(text.contains("Teams: Anna + Chris: "), "{text}");
-    assert!(text.contains("Anna (seat 1), team 1: "), "{text}");
+    assert!(text.contains("Anna (seat 0), team 0: "), "{text}");
 }
 
 // ---------------------------------------------------------------------------
@@ -1872,7 +1872,7 @@ fn counts_of_one_are_singular_in_the_text_view() {
     v.scores[0].points = 1;
     v.scores[1].points = 0;
     let text = G::render_text(&v, &["Anna".to_string(), "Ben".to_string()]);
-    assert!(text.contains("Anna (seat 1): 1 point"), "{text}");
+    assert!(text.contains("Anna (seat 0): 1 point"), "{text}");
     assert!(!text.contains("1 points"), "{text}");
-    assert!(text.contains("Ben (seat 2): 0 points"), "{text}");
+    assert!(text.contains("Ben (seat 1): 0 points"), "{text}");
 }

@@ -12,7 +12,7 @@ use crate::games::{Seat, Withdrawal};
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct View {
-    /// The seat this view is for (null: a spectator).
+    /// The seat this view is for (null: a spectator). Seats are 0-based (see docs/json.md).
     pub viewer: Option<Seat>,
     pub layout: Layout,
     /// The star symbols, in set order: a star's index here is its number.
@@ -32,7 +32,7 @@ pub struct View {
     pub teams: Vec<TeamView>,
     /// The last move.
     pub last: Option<LastMove>,
-    /// The seat to move (null: the game is over).
+    /// The seat to move (null: the game is over). Seats are 0-based (see docs/json.md).
     pub turn: Option<Seat>,
     /// How many legal placements the seat to move has (0: it must pass).
     pub placements: usize,
@@ -45,6 +45,7 @@ pub struct View {
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct WithdrawnView {
+    /// The seat, 0-based (see docs/json.md).
     pub seat: Seat,
     pub how: Withdrawal,
 }
@@ -113,12 +114,14 @@ pub struct StackView {
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct PendingView {
+    /// The seat, 0-based (see docs/json.md).
     pub seat: Seat,
     pub shape: Shape,
 }
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ScoreView {
+    /// The seat, 0-based (see docs/json.md).
     pub seat: Seat,
     /// Points scored by placing.
     pub points: i64,
@@ -126,12 +129,17 @@ pub struct ScoreView {
     pub minus: i64,
     /// Points less minus points once the game is over.
     pub score: i64,
+    /// The seat's team with four players, 0-based (see docs/json.md): team
+    /// 0 is seats 0 and 2, team 1 seats 1 and 3.
     pub team: Option<u32>,
 }
 
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct TeamView {
+    /// The team, 0-based (see docs/json.md): team 0 is seats 0 and 2, team
+    /// 1 seats 1 and 3.
     pub team: u32,
+    /// Its two seats, 0-based (see docs/json.md).
     pub seats: Vec<Seat>,
     pub score: i64,
 }
@@ -140,6 +148,7 @@ pub struct TeamView {
 #[serde(rename_all = "snake_case", tag = "move")]
 pub enum LastMove {
     Place {
+        /// The seat, 0-based (see docs/json.md).
         seat: Seat,
         disc: DiscId,
         shape: Shape,
@@ -152,6 +161,7 @@ pub enum LastMove {
         draw: Option<Shape>,
     },
     Pass {
+        /// The seat, 0-based (see docs/json.md).
         seat: Seat,
     },
 }
@@ -310,7 +320,7 @@ fn name_of(names: &[String], seat: Seat) -> String {
     names
         .get(seat)
         .cloned()
-        .unwrap_or_else(|| format!("seat {}", seat + 1))
+        .unwrap_or_else(|| format!("seat {seat}"))
 }
 
 /// A square as three characters: `[R]` a placed star (`(R)` on the last
@@ -419,9 +429,9 @@ fn render_wide(v: &View, names: &[String]) -> String {
     out.push_str("\nHands (discs drawn unturned, r0: the first field is the top-left one):\n");
     for (seat, hand) in v.hands.iter().enumerate() {
         let score = &v.scores[seat];
-        let mut head = format!("{} (seat {})", name_of(names, seat), seat + 1);
+        let mut head = format!("{} (seat {seat})", name_of(names, seat));
         if let Some(t) = score.team {
-            head.push_str(&format!(", team {}", t + 1));
+            head.push_str(&format!(", team {t}"));
         }
         head.push_str(&format!(
             ": {}",

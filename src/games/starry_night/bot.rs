@@ -673,7 +673,7 @@ mod tests {
     use crate::bot::{Bot, Player, choose};
     use crate::games::{Game, Own, Turn};
 
-    /// A game on the sky `stars` (points `x,y`), seat 1 moving first, after
+    /// A game on the sky `stars` (points `x,y`), seat 0 moving first, after
     /// the edges `moves` (labels, e.g. `A-B`).
     fn position(stars: &str, area: bool, moves: &[&str]) -> World<StarryNight> {
         let mut pairs = vec![("stars".to_string(), stars.to_string())];
@@ -684,7 +684,7 @@ mod tests {
         let state = StarryNight::setup(&options, 2, &mut BotRng::seeded(0).draw()).unwrap();
         let mut w = World::<StarryNight>::new(state, vec![Own::default(); 2], 3);
         let mut rng = BotRng::seeded(0);
-        for text in ["first 1"].iter().chain(moves) {
+        for text in ["first 0"].iter().chain(moves) {
             let seat = w.state.to_act().unwrap();
             let intent = StarryNight::parse_intent(&w.state, text).unwrap();
             w.play(seat, &intent, &mut rng)
@@ -950,7 +950,7 @@ mod tests {
 
     #[test]
     fn a_takeback_is_answered_and_never_asked_for() {
-        // Seat 1 captured the square with its last edge; seat 2 asks to take
+        // Seat 0 captured the square with its last edge; seat 1 asks to take
         // back that edge and its own before it.
         let mut w = position(SQUARE, false, &["A-B", "C-F", "B-E", "E-D", "A-D"]);
         let mut rng = BotRng::seeded(1);

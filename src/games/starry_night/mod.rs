@@ -83,7 +83,7 @@ pub enum Takeback {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Action {
-    /// The chooser names the seat that moves first.
+    /// The chooser names the seat that moves first, 0-based (see docs/json.md).
     First(Seat),
     /// An edge between the stars at these two grid points.
     Edge([Point; 2]),
@@ -98,7 +98,7 @@ pub enum Who {
     Opponent,
 }
 
-/// What a player says: `first 2`, `A-C` (or `3,4-7,1`), `takeback`,
+/// What a player says: `first 1` (seats count from 0), `A-C` (or `3,4-7,1`), `takeback`,
 /// `accept`, `decline`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Intent {
@@ -110,7 +110,7 @@ pub enum Intent {
 impl fmt::Display for Intent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Intent::First(Who::Seat(s)) => write!(f, "first {}", s + 1),
+            Intent::First(Who::Seat(s)) => write!(f, "first {s}"),
             Intent::First(Who::Me) => write!(f, "first me"),
             Intent::First(Who::Opponent) => write!(f, "first you"),
             Intent::Edge(a, b) => write!(f, "{}-{}", label(*a), label(*b)),
@@ -132,7 +132,7 @@ pub struct Drawn {
 /// A takeback asked for, and how it was answered.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema, serde::Deserialize)]
 pub struct TakebackRecord {
-    /// Who asked.
+    /// Who asked: the seat, 0-based (see docs/json.md).
     pub seat: Seat,
     /// How many edges were on the sky when they asked.
     pub edges: usize,
@@ -306,7 +306,7 @@ impl State {
             )),
             Some(s) if s != seat => Err(RuleError::out_of_turn(
                 "turn",
-                format!("it is seat {}'s turn, not seat {}'s", s + 1, seat + 1),
+                format!("it is seat {s}'s turn, not seat {seat}'s"),
             )),
             Some(_) => Ok(()),
         }
@@ -321,7 +321,7 @@ impl State {
                 Who::Seat(s) => {
                     return Err(RuleError::illegal(
                         "first-player",
-                        format!("there is no seat {}; say `first 1` or `first 2`", s + 1),
+                        format!("there is no seat {s}; say `first 0` or `first 1`"),
                     ));
                 }
                 Who::Me => seat,
@@ -329,7 +329,7 @@ impl State {
             })),
             (Phase::Choosing, _) => Err(RuleError::illegal(
                 "first-player",
-                "first choose who moves first: `first 1`, `first 2`, `first me` or `first you`",
+                "first choose who moves first: `first 0`, `first 1`, `first me` or `first you`",
             )),
             (Phase::Answering(r), Intent::Takeback(t @ (Takeback::Accept | Takeback::Decline))) => {
                 let _ = r;
@@ -339,7 +339,7 @@ impl State {
                 "takeback",
                 format!(
                     "seat {} asked to take back the last two edges; answer `accept` or `decline` first",
-                    r + 1
+                    r
                 ),
             )),
             (Phase::Playing(_), Intent::First(_)) => Err(RuleError::illegal(
@@ -352,7 +352,7 @@ impl State {
                         "takeback",
                         format!(
                             "each player may ask for {TAKEBACKS_PER_SEAT} takebacks a game; seat {} has asked for all of them",
-                            seat + 1
+                            seat
                         ),
                     ));
                 }
@@ -410,7 +410,10 @@ impl State {
                 ),
                 Illegal::InsideCapturedSea(f) => format!(
                     "the edge {la}-{lb} would lie inside a sea captured by seat {}",
-                    self.map.face(f).captor.map_or(0, |s| s + 1)
+                    self.map
+                        .face(f)
+                        .captor
+                        .map_or_else(|| "?".into(), |s| s.to_string())
                 ),
             };
             RuleError::illegal("edge", detail)
@@ -429,7 +432,7 @@ impl State {
                 if *s > 1 {
                     return Err(RuleError::illegal(
                         "first-player",
-                        format!("there is no seat {}", s.saturating_add(1)),
+                        format!("there is no seat {s}"),
                     ));
                 }
                 self.first = Some(*s);
@@ -497,8 +500,8 @@ fn parse_who(word: &str) -> Option<Who> {
     match word {
         "me" | "i" => Some(Who::Me),
         "you" | "opponent" | "them" | "other" => Some(Who::Opponent),
-        "1" => Some(Who::Seat(0)),
-        "2" => Some(Who::Seat(1)),
+        "0" => Some(Who::Seat(0)),
+        "1" => Some(Who::Seat(1)),
         _ => None,
     }
 }
@@ -761,9 +764,9 @@ impl Game for StarryNight {
     fn notation(state: &State) -> (String, String) {
         let (usage, help) = match state.phase {
             Phase::Choosing => (
-                "first 1",
-                "Choose who moves first: `first 1` or `first 2` (seats as numbered in the view), \
-                 or `first me` / `first you`.",
+                "first 0",
+                "Choose who moves first: `first 0` or `first 1` (seats as numbered in the view, \
+                 from 0), or `first me` / `first you`.",
             ),
             Phase::Answering(_) => (
                 "accept",
@@ -779,7 +782,7 @@ impl Game for StarryNight {
     }
 
     /// Case does not matter, nor white space around the words, the dash
-    /// or a point's comma (` a - c `, `3, 4 - 7, 1`, `First 1`).
+    /// or a point's comma (` a - c `, `3, 4 - 7, 1`, `First 0`).
     fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
         let norm = text
             .trim()
@@ -800,7 +803,7 @@ impl Game for StarryNight {
                     RuleError::notation(
                         "notation",
                         format!(
-                            "`{}` is not a seat; say `first 1`, `first 2`, `first me` or `first you`",
+                            "`{}` is not a seat; say `first 0`, `first 1`, `first me` or `first you`",
                             crate::text::excerpt(who)
                         ),
                     )
@@ -835,7 +838,7 @@ impl Game for StarryNight {
                 "notation",
                 format!(
                     "`{}` is not a move; an edge is two stars, e.g. `A-C` or `3,4-7,1`; \
-                     other moves: `takeback`, `accept`, `decline`, `first 1`{hint}",
+                     other moves: `takeback`, `accept`, `decline`, `first 0`{hint}",
                     crate::text::excerpt(text.trim())
                 ),
             ));
@@ -899,12 +902,7 @@ impl Game for StarryNight {
     }
 
     fn notes(state: &State, names: &[String]) -> Vec<String> {
-        let name = |s: Seat| {
-            names
-                .get(s)
-                .cloned()
-                .unwrap_or_else(|| format!("seat {}", s + 1))
-        };
+        let name = |s: Seat| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}"));
         let mut out = Vec::new();
         if let Some(first) = state.first {
             out.push(if first == CHOOSER {
@@ -963,7 +961,7 @@ impl Game for StarryNight {
 
     fn describe(state: &State, action: &Action) -> String {
         match action {
-            Action::First(s) => format!("seat {} moves first", s + 1),
+            Action::First(s) => format!("seat {s} moves first"),
             Action::Edge([p, q]) => {
                 let name = |p: &Point| state.star_at(*p).map_or_else(|_| p.to_string(), label);
                 let captured = match state.drawn().last() {
@@ -985,7 +983,7 @@ impl Game for StarryNight {
         match action {
             Action::First(s) => match names.get(*s) {
                 Some(name) => format!("chose {name} to move first"),
-                None => format!("chose that seat {} moves first", s + 1),
+                None => format!("chose that seat {s} moves first"),
             },
             Action::Edge(_) => {
                 let d = Self::describe(state, action);

@@ -101,7 +101,7 @@ struct Row {
 /// - `open-sea`: one per open sea, invisible, its title naming its border
 ///   and islands;
 /// - `edge`: one per edge, in the order drawn: a line in the drawer's
-///   colour, solid for seat 1 and dashed for seat 2; the last edge is wider;
+///   colour, solid for seat 0 and dashed for seat 1; the last edge is wider;
 /// - `star`: one per star, in label order: a circle with its label (inside,
 ///   or beside it when the grid is dense); an isolated star has a dashed
 ///   grey ring;
@@ -109,21 +109,11 @@ struct Row {
 ///   edge sample, the name and the score); `status`: the lines below it.
 pub fn svg(v: &View, names: &[String]) -> String {
     let names: Vec<String> = (0..2)
-        .map(|s| {
-            names
-                .get(s)
-                .cloned()
-                .unwrap_or_else(|| format!("seat {}", s + 1))
-        })
+        .map(|s| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}")))
         .collect();
     let marks = marks(&names);
-    let name = |s: Seat| {
-        names
-            .get(s)
-            .cloned()
-            .unwrap_or_else(|| format!("seat {}", s + 1))
-    };
-    let mark = |s: Seat| marks.get(s).cloned().unwrap_or_else(|| (s + 1).to_string());
+    let name = |s: Seat| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}"));
+    let mark = |s: Seat| marks.get(s).cloned().unwrap_or_else(|| s.to_string());
     let who = |s: Seat| format!("{} ({})", clip(&name(s), 24), mark(s));
     let short = |s: Seat| clip(&name(s), 16);
 
@@ -395,7 +385,7 @@ pub fn svg(v: &View, names: &[String]) -> String {
             "seat",
             &format!(
                 "seat {}: {}, {style} edges, {}",
-                seat + 1,
+                seat,
                 who(seat),
                 match v.score {
                     Score::Count => seas(s.seas),
@@ -473,7 +463,7 @@ fn status(v: &View, name: &dyn Fn(Seat) -> String) -> Option<String> {
     }
     let s = v.turn.seat?;
     let what = match v.turn.must {
-        Must::ChooseFirst => "choose who moves first: first 1 or first 2".to_string(),
+        Must::ChooseFirst => "choose who moves first: first 0 or first 1".to_string(),
         Must::AnswerTakeback => format!(
             "answer {}'s takeback request: accept or decline",
             name((s + 1) % 2)
@@ -673,7 +663,7 @@ mod tests {
         v.iter().map(|s| s.to_string()).collect()
     }
 
-    /// A sky of these stars, seat 1 moving first, then `moves` in notation.
+    /// A sky of these stars, seat 0 moving first, then `moves` in notation.
     fn position(stars: &[(i32, i32)], score: Score, moves: &[&str]) -> State {
         let stars: Vec<Point> = stars.iter().map(|&(x, y)| Point(x, y)).collect();
         let width = stars.iter().map(|p| p.0).max().unwrap() as u32 + 1;
@@ -687,7 +677,7 @@ mod tests {
             score,
         };
         let mut s = G::setup(&options, 2, &mut Draw::new([0; 32])).unwrap();
-        play(&mut s, "first 1");
+        play(&mut s, "first 0");
         for m in moves {
             play(&mut s, m);
         }
@@ -719,7 +709,7 @@ mod tests {
             score: Score::Area,
         };
         let mut s = G::setup(&options, 2, &mut Draw::new([7; 32])).unwrap();
-        play(&mut s, "first 2");
+        play(&mut s, "first 1");
         for i in 0..edges {
             if s.is_over() {
                 break;
@@ -911,7 +901,7 @@ mod tests {
             assert_eq!(count(&out, "edge"), v.edges.len(), "{tag}");
             let (pw, ph) = size(&out);
             assert!(pw <= 900 && ph <= 900, "{tag}: {pw}×{ph}");
-            assert!(out.contains("seat 1 (1)"), "missing names: seat numbers");
+            assert!(out.contains("seat 0 (0)"), "missing names: seat numbers");
             let bytes = png(&out, tag);
             assert!(bytes < 200_000, "{tag}: {bytes} bytes");
         }

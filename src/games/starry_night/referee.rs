@@ -41,7 +41,7 @@ pub struct Position {
     pub width: Option<u32>,
     #[serde(default)]
     pub height: Option<u32>,
-    /// The seat (0 or 1) that drew the first edge.
+    /// The seat (0 or 1) that drew the first edge. Seats are 0-based (see docs/json.md).
     #[serde(default)]
     pub first: Seat,
     /// In the order drawn; seats alternate from `first`.
@@ -125,7 +125,7 @@ pub fn score(p: &Position) -> Result<RefereeReport, RuleError> {
 /// The report as text: the drawing and the scores.
 pub fn render_text(r: &RefereeReport) -> String {
     // A drawing has no takebacks to count.
-    view::render(&r.view, &["seat 1".into(), "seat 2".into()])
+    view::render(&r.view, &["seat 0".into(), "seat 1".into()])
         .lines()
         .filter(|l| !l.starts_with("Takebacks left"))
         .map(|l| format!("{l}\n"))

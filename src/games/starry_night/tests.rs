@@ -41,7 +41,7 @@ fn try_play(state: &mut State, mv: &str) -> Result<(), RuleError> {
 /// A sky with seat 0 to move first, then `moves`.
 fn position(stars: &[(i32, i32)], moves: &[&str]) -> State {
     let mut s = sky(stars);
-    try_play(&mut s, "first 1").unwrap();
+    try_play(&mut s, "first 0").unwrap();
     for m in moves {
         try_play(&mut s, m).unwrap_or_else(|e| panic!("{m}: {e}"));
     }
@@ -245,7 +245,7 @@ fn no_edge_inside_a_captured_sea() {
     assert_eq!(s.scores(), [0, 1]);
     assert_eq!(
         refused(&mut s, "A-D"),
-        "the edge A-D would lie inside a sea captured by seat 2"
+        "the edge A-D would lie inside a sea captured by seat 1"
     );
     assert!(!s.map().legal_edges().contains(&(0, 3)));
     assert!(s.map().legal_edges().contains(&(3, 4)), "D-E runs outside");
@@ -278,20 +278,20 @@ fn area_scoring_counts_exact_half_squares() {
     // A(0,0) B(4,0) C(2,2) D(4,2) E(0,4) F(2,4)
     let mut s = sky(&stars);
     s.options.score = Score::Area;
-    for m in ["first 2", "A-B", "B-D", "D-C", "C-F", "F-E", "E-A"] {
+    for m in ["first 1", "A-B", "B-D", "D-C", "C-F", "F-E", "E-A"] {
         try_play(&mut s, m).unwrap();
     }
     assert_eq!(
         s.scores(),
         [24, 0],
-        "seat 1 closed it: 12 squares = 24 half squares"
+        "seat 0 closed it: 12 squares = 24 half squares"
     );
     // A sea with a hole scores without the hole (the sea inside a sea case).
     let stars = NESTED;
     let mut s = sky(&stars);
     s.options.score = Score::Area;
     for m in [
-        "first 1", "C-D", "D-E", "E-C", "A-B", "B-G", "G-F", "F-A", "C-A",
+        "first 0", "C-D", "D-E", "E-C", "A-B", "B-G", "G-F", "F-A", "C-A",
     ] {
         try_play(&mut s, m).unwrap();
     }
@@ -308,7 +308,7 @@ fn the_chooser_is_the_second_seat_and_may_pick_either() {
     try_play(&mut s, "first me").unwrap();
     assert_eq!(G::turn(&s), Turn::Move(1));
     assert_eq!(s.first(), Some(1));
-    assert!(refused(&mut s, "first 1").contains("chosen already"));
+    assert!(refused(&mut s, "first 0").contains("chosen already"));
 }
 
 #[test]
@@ -397,7 +397,7 @@ fn notation_accepts_labels_in_any_case_and_points() {
         (" Take Back ", Intent::Takeback(Takeback::Request)),
         ("Accept", Intent::Takeback(Takeback::Accept)),
         ("DECLINE", Intent::Takeback(Takeback::Decline)),
-        ("First 1", Intent::First(Who::Seat(0))),
+        ("First 0", Intent::First(Who::Seat(0))),
         ("FIRST ME", Intent::First(Who::Me)),
     ] {
         assert_eq!(G::parse_intent(&s, text).unwrap(), intent, "{text}");
@@ -409,7 +409,7 @@ fn notation_accepts_labels_in_any_case_and_points() {
         ("3,0-0,0", "did you mean B at 2,0?"),
         ("takebak", "did you mean `takeback`?"),
         ("acept", "did you mean `accept`?"),
-        ("frist 1", "did you mean `first 1`?"),
+        ("frist 0", "did you mean `first 0`?"),
         ("first 3", "is not a seat"),
     ] {
         let e = G::parse_intent(&s, text).unwrap_err();
@@ -522,7 +522,7 @@ fn the_documented_random_skies() {
 
 #[test]
 fn counts_of_one_are_singular_in_the_text_view() {
-    // A triangle of legs 1: half a square, captured by seat 1 (a far star
+    // A triangle of legs 1: half a square, captured by seat 0 (a far star
     // keeps the game going).
     let s = position(&[(0, 0), (1, 0), (0, 1), (5, 5)], &["A-B", "A-C", "B-C"]);
     let names = ["Anna".to_string(), "Ben".to_string()];

@@ -15,6 +15,7 @@ use crate::games::{Seat, Withdrawal};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct View {
     /// Whose view this is; null for a spectator (all views show the same).
+    /// Seats are 0-based (see docs/json.md).
     pub viewer: Option<Seat>,
     pub score: Score,
     /// Grid points across and down; x runs from 0 at the left, y from 0 at
@@ -29,7 +30,7 @@ pub struct View {
     pub seas: Vec<SeaView>,
     /// Per seat.
     pub scores: Vec<ScoreView>,
-    /// The seat that moves first, once chosen.
+    /// The seat that moves first, once chosen. Seats are 0-based (see docs/json.md).
     pub first: Option<Seat>,
     pub turn: TurnView,
     pub takebacks: Vec<TakebackRecord>,
@@ -56,6 +57,7 @@ pub struct StarView {
 pub struct EdgeView {
     pub from: String,
     pub to: String,
+    /// The seat, 0-based (see docs/json.md).
     pub seat: Seat,
     /// Labels of the seas this edge captured.
     pub captured: Vec<usize>,
@@ -74,12 +76,13 @@ pub struct SeaView {
     /// The sea's own area in half grid squares, without what its islands
     /// enclose.
     pub area: i64,
-    /// The seat that captured it; null for an open sea.
+    /// The seat that captured it; null for an open sea. Seats are 0-based (see docs/json.md).
     pub captor: Option<Seat>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ScoreView {
+    /// The seat, 0-based (see docs/json.md).
     pub seat: Seat,
     /// Seas captured.
     pub seas: i64,
@@ -100,13 +103,14 @@ pub enum Must {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct TurnView {
-    /// The seat that must act; null once the game is over.
+    /// The seat that must act; null once the game is over. Seats are 0-based (see docs/json.md).
     pub seat: Option<Seat>,
     pub must: Must,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ResultView {
+    /// The winning seat, 0-based (see docs/json.md).
     pub winner: Seat,
     /// The scores were equal and the winner made the last move.
     pub by_last_move: bool,
@@ -119,6 +123,7 @@ pub struct ResultView {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct WithdrawnView {
+    /// The seat, 0-based (see docs/json.md).
     pub seat: Seat,
     pub how: Withdrawal,
 }
@@ -254,12 +259,7 @@ pub fn initials(names: &[String]) -> Vec<char> {
 /// safe to print), used for the captors' marks and the score lines.
 pub fn render(v: &View, names: &[String]) -> String {
     let names: Vec<String> = (0..2)
-        .map(|s| {
-            names
-                .get(s)
-                .cloned()
-                .unwrap_or_else(|| format!("seat {}", s + 1))
-        })
+        .map(|s| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}")))
         .collect();
     let marks = initials(&names);
     let mut out = String::new();
@@ -362,7 +362,7 @@ pub fn render(v: &View, names: &[String]) -> String {
             },
         ) => {
             let what = match must {
-                Must::ChooseFirst => "choose who moves first: `first 1` or `first 2`".to_string(),
+                Must::ChooseFirst => "choose who moves first: `first 0` or `first 1`".to_string(),
                 Must::AnswerTakeback => format!(
                     "answer {}'s takeback request: `accept` or `decline`",
                     names[1 - s]

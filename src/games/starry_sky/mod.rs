@@ -88,6 +88,7 @@ pub enum Ending {
     /// A seat resigned, or the others claimed it stopped answering; the log
     /// places it last (protocol §7).
     Withdrawn {
+        /// The seat, 0-based (see docs/json.md).
         seat: Seat,
         how: crate::games::Withdrawal,
     },
@@ -231,6 +232,7 @@ pub struct Scored {
     pub board: BoardId,
     pub name: String,
     pub slot: usize,
+    /// The seat that completed the board, 0-based (see docs/json.md).
     pub completer: Seat,
     pub score: BoardScore,
 }
@@ -270,7 +272,7 @@ struct Past {
 
 /// A seat where the engine has no names (rule errors, the referee).
 fn tag(seat: Seat) -> String {
-    format!("seat {}", seat + 1)
+    format!("seat {seat}")
 }
 
 impl State {

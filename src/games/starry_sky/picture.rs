@@ -212,7 +212,7 @@ impl Who {
         let plain: Vec<String> = names
             .iter()
             .enumerate()
-            .map(|(s, n)| n.clone().unwrap_or_else(|| format!("seat {}", s + 1)))
+            .map(|(s, n)| n.clone().unwrap_or_else(|| format!("seat {s}")))
             .collect();
         Who {
             marks: marks(&plain),
@@ -231,10 +231,10 @@ impl Who {
     fn short(&self, seat: Seat, max: usize) -> String {
         match self.names.get(seat) {
             Some(Some(n)) if self.shared.get(seat) == Some(&true) => {
-                format!("{} (seat {})", clip(n, max), seat + 1)
+                format!("{} (seat {seat})", clip(n, max))
             }
             Some(Some(n)) => clip(n, max),
-            _ => format!("seat {}", seat + 1),
+            _ => format!("seat {seat}"),
         }
     }
 
@@ -251,7 +251,7 @@ impl Who {
         self.marks
             .get(seat)
             .cloned()
-            .unwrap_or_else(|| (seat + 1).to_string())
+            .unwrap_or_else(|| seat.to_string())
     }
 
     /// "Anna's" or "your".
@@ -1265,7 +1265,7 @@ mod tests {
         let bytes = example("in-progress-4p.jsonl");
         let r = Replay::<StarrySky>::from_bytes(&bytes).unwrap();
         let names = r.names();
-        // Anna (seat 1) has 1 on aries:3, 7 on virgo:3 and ds on virgo:6
+        // Anna (seat 0) has 1 on aries:3, 7 on virgo:3 and ds on virgo:6
         // face down; Ben two face-down tokens on leo:3 and leo:8.
         let v = own(&r, "anna").unwrap();
         assert_eq!(v.viewer, Some(0));
@@ -1390,10 +1390,10 @@ mod tests {
         assert!(!svg.contains('\u{1b}') && !svg.contains('\u{202e}'));
         assert!(svg.contains("&lt;script&gt;\\u{1b}[2J"));
         assert!(!svg.contains(&"x".repeat(30)));
-        // The fourth seat has no name: it is "seat 4", and marks are
+        // The fourth seat has no name: it is "seat 3", and marks are
         // numbers.
-        assert!(svg.contains("<title>seat 4: 7 coins,"));
-        assert!(svg.contains(">4</text>"));
+        assert!(svg.contains("<title>seat 3: 7 coins,"));
+        assert!(svg.contains(">3</text>"));
         crate::picture::png::render(&svg).unwrap();
     }
 
@@ -1404,16 +1404,16 @@ mod tests {
         let v = spectator(&r).unwrap();
         let names: Vec<String> = ["Ann", " Ann ", "Cleo", "Dan"].map(String::from).into();
         let svg = svg(&v, &names);
-        assert!(svg.contains("<title>Ann (seat 1): 2 coins,"));
-        assert!(svg.contains("<title>Ann (seat 2): 6 coins,"));
+        assert!(svg.contains("<title>Ann (seat 0): 2 coins,"));
+        assert!(svg.contains("<title>Ann (seat 1): 6 coins,"));
         assert!(svg.contains("<title>Cleo: 8 coins,"));
         // Initials clash, so every mark is a seat number.
-        assert!(svg.contains("leo:7 — small star — Ann (seat 2)&#39;s 10"));
+        assert!(svg.contains("leo:7 — small star — Ann (seat 1)&#39;s 10"));
         let tok = groups(&svg, "token face-up")
             .into_iter()
             .find(|g| g.contains("on leo:7"))
             .unwrap();
-        assert!(tok.contains(">2</text>"), "{tok}");
+        assert!(tok.contains(">1</text>"), "{tok}");
     }
 
     #[test]

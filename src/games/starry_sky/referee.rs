@@ -90,6 +90,7 @@ impl<'de> Deserialize<'de> for BoardSpec {
 #[serde(deny_unknown_fields)]
 pub struct PositionToken {
     pub star: StarNo,
+    /// The seat, 0-based (see docs/json.md).
     pub seat: Seat,
     pub token: Token,
 }

@@ -86,6 +86,7 @@ impl Tie {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Placed {
     pub star: StarNo,
+    /// The seat, 0-based (see docs/json.md).
     pub seat: Seat,
     pub token: Token,
 }
@@ -104,6 +105,7 @@ pub enum Why {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Removed {
     pub star: StarNo,
+    /// The seat, 0-based (see docs/json.md).
     pub seat: Seat,
     pub token: Token,
     pub why: Why,
@@ -113,6 +115,7 @@ pub struct Removed {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Left {
     pub star: StarNo,
+    /// The seat, 0-based (see docs/json.md).
     pub seat: Seat,
     pub token: Token,
     /// Remaining double stars next to it (they only matter for numbers).
@@ -124,6 +127,7 @@ pub struct Left {
 /// One seat's result on this board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SeatScore {
+    /// The seat, 0-based (see docs/json.md).
     pub seat: Seat,
     pub total: i64,
     pub tokens_left: u32,
@@ -141,21 +145,32 @@ pub struct SeatScore {
 pub enum Outcome {
     /// Everything was swallowed: nobody is paid.
     Nobody,
-    /// One seat alone is left: it takes both prizes.
+    /// One seat alone is left: it takes both prizes. Seats are 0-based (see docs/json.md).
     Alone(Seat),
-    /// The tie for first stands after counting tokens: no prizes.
+    /// The tie for first stands after counting tokens: no prizes. Seats are
+    /// 0-based (see docs/json.md).
     TieForFirst(Vec<Seat>),
     /// First is clear, the tie for second stands: no second prize.
-    TieForSecond { first: Seat, tied: Vec<Seat> },
+    TieForSecond {
+        /// The first seat, 0-based (see docs/json.md).
+        first: Seat,
+        /// The seats tied for second, 0-based (see docs/json.md).
+        tied: Vec<Seat>,
+    },
     /// First and second are clear; third and below are paid by first.
-    Ranked { first: Seat, second: Seat },
+    Ranked {
+        /// The first seat, 0-based (see docs/json.md).
+        first: Seat,
+        /// The second seat, 0-based (see docs/json.md).
+        second: Seat,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Payer {
     Reserve,
-    /// The first-place seat, out of its purse.
+    /// The first-place seat, out of its purse. Seats are 0-based (see docs/json.md).
     Seat(Seat),
 }
 
@@ -171,6 +186,7 @@ pub enum Reason {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Payment {
+    /// The seat paid, 0-based (see docs/json.md).
     pub to: Seat,
     pub coins: i64,
     pub from: Payer,

@@ -1,7 +1,7 @@
 //! Tables of positions with hand-checked answers, and engine scenarios.
 //!
 //! Seats are written P1…P5 in comments (seat 0 = P1); the engine's
-//! messages say `seat 1`, the text view the players' names.
+//! messages say `seat 0` (docs/json.md), the text view the players' names.
 
 use super::referee::{self, BoardSpec, Position, PositionToken};
 use super::scoring::{Outcome, Payer, Reason, Why};
@@ -1014,7 +1014,7 @@ fn a_third_double_star_face_up_is_not_in_hand() {
         (e.kind, e.rule),
         (RuleErrorKind::Illegal, "token-not-in-hand")
     );
-    assert!(e.detail.contains("seat 1 has no `ds` in hand"), "{e}");
+    assert!(e.detail.contains("seat 0 has no `ds` in hand"), "{e}");
     let e = t.try_move(0, "ds a:3").unwrap_err();
     assert_eq!(e.rule, "token-not-in-hand");
     // Intents never offer it either.
@@ -1036,14 +1036,14 @@ fn moves_out_of_turn_and_bad_stars_are_refused() {
         (e.kind, e.rule),
         (RuleErrorKind::OutOfTurn, "not-your-turn")
     );
-    assert!(e.detail.contains("seat 1's turn"), "{e}");
+    assert!(e.detail.contains("seat 0's turn"), "{e}");
     let e = t.raw_play(2, "a:2", Some(One), None, vec![]).unwrap_err();
     assert_eq!(e.kind, RuleErrorKind::OutOfTurn);
     t.mv(0, "1 a:2");
     let e = t.try_move(1, "3 a:2").unwrap_err();
     assert_eq!(e.rule, "star-occupied");
     assert!(
-        e.detail.contains("a:2 already holds a token of seat 1"),
+        e.detail.contains("a:2 already holds a token of seat 0"),
         "{e}"
     );
     let e = t.try_move(1, "3 a:4").unwrap_err();
@@ -1327,13 +1327,13 @@ fn the_game_ends_when_every_board_is_scored() {
         text.contains("Game over: every board has been scored."),
         "{text}"
     );
-    assert!(text.contains("seat 3 alone, both prizes"), "{text}");
+    assert!(text.contains("seat 2 alone, both prizes"), "{text}");
     assert!(
-        text.contains("removed: c:1 seat 2 10 (swallowed by c:2)"),
+        text.contains("removed: c:1 seat 1 10 (swallowed by c:2)"),
         "{text}"
     );
     assert!(
-        text.contains("seat 3 5 points, 1 left, 1st: +2 coins"),
+        text.contains("seat 2 5 points, 1 left, 1st: +2 coins"),
         "{text}"
     );
 }
@@ -1479,7 +1479,7 @@ fn the_text_view_labels_every_star() {
     assert!(spectator.contains("Anna face down"), "{spectator}");
     // Without names (the referee), seats are numbered.
     let bare = G::render_text(&G::view(&t.state, None, None), &[]);
-    assert!(bare.contains("seat 1 face down"), "{bare}");
+    assert!(bare.contains("seat 0 face down"), "{bare}");
     assert!(!spectator.contains("Your hand"), "{spectator}");
 }
 
@@ -1971,6 +1971,6 @@ fn self_play_transcripts_are_pinned() {
     }
     assert_eq!(
         hex::encode(crate::crypto::sha256(&all)),
-        "da176fff2225e9f2420bf1b0f35dc21f2850a0c4122d016e5b7af961a6e089aa"
+        "af02dc4e7378dea26975df50e1aaed092b6b05937b13fd1bdef7e68dfc981f3f"
     );
 }

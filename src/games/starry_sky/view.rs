@@ -18,7 +18,7 @@ use crate::games::{Own, Seat};
 /// A seat's (or a spectator's) view of the game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct View {
-    /// Whose view this is; None for a spectator.
+    /// Whose view this is; None for a spectator. Seats are 0-based (see docs/json.md).
     pub viewer: Option<Seat>,
     pub doubling: Doubling,
     pub tie: Tie,
@@ -42,6 +42,7 @@ pub struct View {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct SeatView {
+    /// The seat, 0-based (see docs/json.md).
     pub seat: Seat,
     pub coins: i64,
     /// Tokens in hand.
@@ -95,6 +96,7 @@ pub struct StarView {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Occupant {
+    /// The seat whose token it is, 0-based (see docs/json.md).
     pub seat: Seat,
     pub face: Shown,
     /// Absent for a face-down token the viewer may not see.
@@ -117,7 +119,7 @@ pub enum Shown {
 pub struct PendingView {
     pub draw: u64,
     /// The seat whose move asked for it; the next entry by another seat
-    /// resolves it.
+    /// resolves it. Seats are 0-based (see docs/json.md).
     pub causer: Seat,
     pub slot: usize,
 }
@@ -127,10 +129,12 @@ pub struct PendingView {
 pub enum TurnView {
     /// This seat places a token.
     Move {
+        /// The seat, 0-based (see docs/json.md).
         seat: Seat,
     },
     /// This seat reveals its face-down tokens on these stars.
     Reveal {
+        /// The seat, 0-based (see docs/json.md).
         seat: Seat,
         stars: Vec<StarLabel>,
     },
@@ -274,7 +278,7 @@ pub fn label(names: &[String], seat: Seat) -> String {
     match names.get(seat).map(|n| n.trim()) {
         Some(n) if !n.is_empty() => {
             if names.iter().filter(|m| m.trim() == n).count() > 1 {
-                format!("{n} (seat {})", seat + 1)
+                format!("{n} (seat {seat})")
             } else {
                 n.to_string()
             }
