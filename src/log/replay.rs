@@ -1024,10 +1024,11 @@ impl<G: Game> Replay<G> {
         self.apply_line_ahead(n, bytes, check, None)
     }
 
-    /// [`Replay::apply_line_as`], skipping a signature that `ahead`'s
-    /// helpers verified on another core over the same bytes with the same
-    /// key ([`verify::ahead`]); every other check, and every signature they
-    /// did not verify, is made here as always.
+    /// [`Replay::apply_line_as`], taking the line as `ahead`'s helpers
+    /// parsed it on another core (the same pure [`parse_line_as`]) and
+    /// skipping its signature if they verified it with the key checked
+    /// here ([`verify::ahead`]); every other check, and every line or
+    /// signature they did not do, is done here as always.
     pub fn apply_line_ahead(
         &mut self,
         n: u64,
@@ -1035,7 +1036,11 @@ impl<G: Game> Replay<G> {
         check: Check,
         ahead: Option<&verify::Ahead<'_>>,
     ) -> Result<(), LogFault> {
-        let p = parse_line_as(n, bytes, check)?;
+        // Parsed, and its signature perhaps verified, on another core.
+        let (p, signed_by) = match ahead.and_then(|a| a.take(n, bytes, check)) {
+            Some((p, signed_by)) => (p?, signed_by),
+            None => (parse_line_as(n, bytes, check)?, None),
+        };
         let body = &p.line.body;
         // S4: this game.
         if body.game.map(|g| g.0) != Some(self.game_id) {
@@ -1122,7 +1127,7 @@ impl<G: Game> Replay<G> {
             self.check_join_key(n, author, &j.key)?;
         }
         if let Some(key) = key
-            && !ahead.is_some_and(|a| a.verified(n, bytes, &key_bytes, &p.body_bytes, &p.line.sig))
+            && signed_by != Some(key_bytes)
         {
             check_signature(n, &key, &p).map_err(|f| LogFault {
                 author: Some(self.seat_label(author)),

@@ -1,71 +1,70 @@
-//! Signatures verified ahead of a replay, on the other cores.
+//! Lines parsed and signatures verified ahead of a replay, on the other
+//! cores.
 //!
 //! A replay is sequential: the chain, the turn order, the links and the
-//! rules of entry `n` need entries `0..n`. An entry's signature does not: it
-//! needs only the line and its author's key, and it is most of what an
-//! audit costs (docs/performance.md). So while the replay walks the log
-//! from the front, checking everything as it always did, helpers on the
-//! pool's other threads verify signatures from the back, and the replay
-//! skips the signatures they found valid.
+//! rules of entry `n` need entries `0..n`. Two costly steps do not: the
+//! line's shape and canonical form (S2–S3) need only the line, and its
+//! signature (S8) only the line and its author's key — together most of
+//! what an audit costs (docs/performance.md). So while the replay walks the
+//! log from the front, checking everything as it always did, helpers on
+//! the pool's other threads take lines from the back, parse them exactly
+//! as the replay would, and verify their signatures under the key their
+//! author joined with; the replay takes over what they did.
 //!
-//! Nothing here decides a fault. A helper's work is a hint: "this line's
-//! signature verifies under this key, over these body bytes, with this
-//! signature text". The replay uses it only where its own check would have
-//! run with exactly that key, those bytes and that text, so the outcome is
-//! the same computation done earlier on another core. Anything else — a line
-//! a helper has not reached, a key it guessed wrong, a signature that does
-//! not verify, a line it could not read — leaves the replay to check the
-//! signature itself, in its usual place among the other checks, so the
-//! fault reported, its entry and its order stay exactly those of a
-//! sequential replay.
+//! Nothing here decides a fault. Parsing a line is a pure function of its
+//! number, its bytes and the check asked for, so a line parsed by a helper
+//! is the very value, or the very fault, the replay would have computed.
+//! A verified signature is a hint: "this parsed line's signature verifies
+//! under this key". The replay uses it only where its own check would have
+//! run on that parsed line with that key, so the outcome is the same
+//! computation done earlier on another core. Anything else — a line no
+//! helper reached, a key guessed wrong, a signature that does not verify —
+//! leaves the replay to do the work itself, in its usual place among the
+//! other checks, so the fault reported, its entry and its order stay
+//! exactly those of a sequential replay.
 
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
 use ed25519_dalek::{Signature, VerifyingKey};
 use serde::Deserialize;
 
-use super::replay::{MAX_LINE_BYTES, signed_message};
+use super::replay::{Check, Data, MAX_LINE_BYTES, Parsed, parse_line_as, signed_message};
+use crate::error::LogFault;
 
-/// Fewer lines left to check than this are not worth waking a helper for
-/// (a helper first reads every line for its author's key).
+/// Fewer lines left to check than this are not worth waking a helper for.
 const MIN_LINES: usize = 16;
 
-/// The signatures verified ahead of one replay of `lines` (line `n` is
-/// entry `n`).
+/// A line as a helper left it: parsed (or its fault), and the key its
+/// signature verified under, if it did.
+type Done = (Result<Parsed, LogFault>, Option<[u8; 32]>);
+
+/// The work done ahead of one replay of `lines` (line `n` is entry `n`).
 pub struct Ahead<'a> {
     lines: &'a [&'a [u8]],
     /// Helpers take lines from the back: `next - 1` is the next one, and
     /// none below `from` (the genesis, which the replay checks first
-    /// anyway, and a prefix the replay does not check).
+    /// anyway, and a prefix the replay does not check in full).
     next: AtomicUsize,
     from: usize,
     /// Per line: someone (a helper, or the replay that reached it) has it.
     taken: Vec<AtomicBool>,
-    /// Per line: the key its signature verified under, if a helper found it
-    /// valid.
-    valid: Vec<OnceLock<[u8; 32]>>,
-    /// Per line, the key its author signs with as far as the lines say
-    /// (made by the first helper to start; the others wait for it).
-    guesses: OnceLock<Guesses>,
+    /// Per line, what a helper did, until the replay takes it.
+    done: Vec<Mutex<Option<Done>>>,
+    /// Each seat's key as the joins say (made by the first helper to
+    /// start; the others wait for it).
+    keys: OnceLock<Keys>,
     /// The replay is over (finished or failed): helpers stop.
     stop: AtomicBool,
 }
 
-/// The key each line is likely signed with, decoded.
-struct Guesses {
-    keys: Vec<([u8; 32], VerifyingKey)>,
-    /// Per line, an index into `keys`.
-    by_line: Vec<Option<usize>>,
-}
-
 /// Runs `replay` (a sequential replay of `lines` that checks in full the
 /// lines from `from` on) with one helper on each other thread of the
-/// current rayon pool verifying signatures ahead of it. `replay` gets
-/// `None` when there is no other thread or too little to verify: it then
-/// checks every signature itself, as it would anyway.
+/// current rayon pool parsing lines and verifying signatures ahead of it.
+/// `replay` gets `None` when there is no other thread or too little to
+/// do: it then does all the work itself, as it would anyway.
 pub fn ahead<R>(lines: &[&[u8]], from: usize, replay: impl FnOnce(Option<&Ahead<'_>>) -> R) -> R {
     let helpers = rayon::current_num_threads().saturating_sub(1);
     let from = from.max(1);
@@ -77,8 +76,8 @@ pub fn ahead<R>(lines: &[&[u8]], from: usize, replay: impl FnOnce(Option<&Ahead<
         next: AtomicUsize::new(lines.len()),
         from,
         taken: lines.iter().map(|_| AtomicBool::new(false)).collect(),
-        valid: lines.iter().map(|_| OnceLock::new()).collect(),
-        guesses: OnceLock::new(),
+        done: lines.iter().map(|_| Mutex::new(None)).collect(),
+        keys: OnceLock::new(),
         stop: AtomicBool::new(false),
     };
     rayon::in_place_scope(|s| {
@@ -94,37 +93,33 @@ pub fn ahead<R>(lines: &[&[u8]], from: usize, replay: impl FnOnce(Option<&Ahead<
 }
 
 impl Ahead<'_> {
-    /// Whether the signature of line `n`, whose bytes are `line`, is known
-    /// to verify under `key` over `body` (the body's bytes the replay
-    /// checks) with `sig` (the signature's text the replay decodes). Once
-    /// the replay has asked, no helper starts on the line: `false` means
-    /// the replay checks it itself.
-    pub fn verified(&self, n: u64, line: &[u8], key: &[u8; 32], body: &[u8], sig: &str) -> bool {
-        let Some(l) = usize::try_from(n).ok().and_then(|n| self.lines.get(n)) else {
-            return false;
-        };
-        // The very line the helpers read, not merely an equal one.
-        if l.as_ptr() != line.as_ptr() || l.len() != line.len() {
-            return false;
+    /// What a helper did for line `n`, whose bytes are `line`, checked as
+    /// `check` says: the line parsed as [`parse_line_as`] parses it (or its
+    /// fault), and the key its signature verified under, if it did. Once
+    /// the replay has asked, no helper starts on the line: `None` means the
+    /// replay does it all itself (no helper had it, or one is still at
+    /// work: the replay does not wait, it would wait about as long).
+    pub fn take(&self, n: u64, line: &[u8], check: Check) -> Option<Done> {
+        let n = usize::try_from(n).ok()?;
+        let l = self.lines.get(n)?;
+        // The very line the helpers read, not merely an equal one, checked
+        // as they check it.
+        if l.as_ptr() != line.as_ptr() || l.len() != line.len() || check != Check::Full {
+            return None;
         }
-        let n = n as usize;
-        if !self.taken[n].swap(true, Ordering::AcqRel) {
-            // No helper got there: no verdict (and none will start now).
-            return false;
+        if n < self.from || !self.taken[n].swap(true, Ordering::AcqRel) {
+            return None;
         }
-        // A helper has it; if it is still at work, the replay does not
-        // wait (it would wait about as long as checking it itself).
-        self.valid[n].get() == Some(key)
-            && split(line).is_some_and(|(b, s)| b == body && s == sig.as_bytes())
+        self.done[n].lock().ok()?.take()
     }
 
-    /// A helper's work: guess the keys, then verify lines from the back
-    /// until none is left or the replay is over.
+    /// A helper's work: lines from the back until none is left or the
+    /// replay is over.
     fn help(&self) {
         if self.stop.load(Ordering::Relaxed) {
             return;
         }
-        let guesses = self.guesses.get_or_init(|| guess(self.lines));
+        let keys = self.keys.get_or_init(|| joined_keys(self.lines));
         while !self.stop.load(Ordering::Relaxed) {
             let Ok(i) = self
                 .next
@@ -138,18 +133,42 @@ impl Ahead<'_> {
             if self.taken[n].swap(true, Ordering::AcqRel) {
                 continue;
             }
-            let Some(k) = guesses.by_line[n] else {
-                continue;
-            };
-            let (key_bytes, key) = &guesses.keys[k];
-            if verifies(self.lines[n], key) {
-                let _ = self.valid[n].set(*key_bytes);
+            let parsed = parse_line_as(n as u64, self.lines[n], Check::Full);
+            let signed = parsed.as_ref().ok().and_then(|p| {
+                let (bytes, key) = keys.of(p)?;
+                verifies(p, key).then_some(*bytes)
+            });
+            // Read by the replay if it reaches the line after this (if it
+            // came while the helper was at work, it did the line itself).
+            if let Ok(mut slot) = self.done[n].lock() {
+                *slot = Some((parsed, signed));
             }
         }
     }
 }
 
-/// What a helper reads of a line: just enough to know whose key signs it.
+/// Each seat's key as its join gives it, decoded: what signs the seat's
+/// every other entry (docs/protocol.md, section 8, S8).
+struct Keys {
+    /// By seat (author number).
+    seats: Vec<Option<usize>>,
+    decoded: Vec<([u8; 32], VerifyingKey)>,
+}
+
+impl Keys {
+    /// The key the replay checks `p`'s signature with, if it is a valid
+    /// one: a join's own key, otherwise the key its author joined with.
+    fn of(&self, p: &Parsed) -> Option<&([u8; 32], VerifyingKey)> {
+        let i = match &p.data {
+            Data::Join(j) => self.decoded.iter().position(|(b, _)| *b == j.key.0)?,
+            Data::Genesis(_) => return None,
+            _ => (*self.seats.get(p.line.body.author as usize)?)?,
+        };
+        self.decoded.get(i)
+    }
+}
+
+/// What a helper reads of the first lines: a join's author and key.
 #[derive(Deserialize)]
 struct Light<'a> {
     #[serde(borrow)]
@@ -168,47 +187,39 @@ struct LightBody<'a> {
 struct LightData<'a> {
     #[serde(default, borrow)]
     key: Option<&'a str>,
-    #[serde(default, borrow)]
-    creator_key: Option<&'a str>,
 }
 
-/// The key of each line, as the protocol assigns it (docs/protocol.md,
-/// section 8, S8): the creator's key for the genesis, a join's own key,
-/// otherwise the key its author joined with. Lines that do not read as
-/// expected get no guess (the replay checks them itself).
-fn guess(lines: &[&[u8]]) -> Guesses {
-    let mut keys: Vec<([u8; 32], VerifyingKey)> = Vec::new();
-    let mut seats: Vec<(u32, usize)> = Vec::new();
-    let mut by_line = Vec::with_capacity(lines.len());
-    for (n, line) in lines.iter().enumerate() {
+/// Most seats a helper looks for (more than any game has).
+const MOST_SEATS: usize = 64;
+
+/// The keys of the joins that follow the genesis, as far as the lines read
+/// as joins: seats join one after another before anything else happens,
+/// and whatever does not read as expected is left to the replay.
+fn joined_keys(lines: &[&[u8]]) -> Keys {
+    let mut keys = Keys {
+        seats: Vec::new(),
+        decoded: Vec::new(),
+    };
+    for line in lines.iter().skip(1) {
         let light = (line.len() <= MAX_LINE_BYTES)
             .then(|| serde_json::from_slice::<Light>(line).ok())
             .flatten();
-        let Some(Light { body }) = light else {
-            by_line.push(None);
-            continue;
+        let Some(Light { body }) = light else { break };
+        let (Some(hex), "join") = (body.data.key, body.kind) else {
+            break;
         };
-        let own = match (n, body.kind) {
-            (0, "genesis") => body.data.creator_key,
-            (_, "join") => body.data.key,
-            _ => None,
-        };
-        let k = match own {
-            Some(hex) => key_index(&mut keys, hex),
-            None => seats
-                .iter()
-                .find(|(a, _)| *a == body.author)
-                .map(|&(_, k)| k),
-        };
-        if body.kind == "join"
-            && let Some(k) = k
-            && !seats.iter().any(|(a, _)| *a == body.author)
-        {
-            seats.push((body.author, k));
+        let author = body.author as usize;
+        if author >= MOST_SEATS {
+            break;
         }
-        by_line.push(k);
+        if keys.seats.len() <= author {
+            keys.seats.resize(author + 1, None);
+        }
+        if keys.seats[author].is_none() {
+            keys.seats[author] = key_index(&mut keys.decoded, hex);
+        }
     }
-    Guesses { keys, by_line }
+    keys
 }
 
 /// The index in `keys` of the key written `hex`, decoded and added if new;
@@ -228,32 +239,18 @@ fn key_index(keys: &mut Vec<([u8; 32], VerifyingKey)>, hex: &str) -> Option<usiz
     Some(keys.len() - 1)
 }
 
-/// The body's bytes and the signature's text of a line
-/// `{"body":BODY,"sig":"SIG"}`, as the bytes stand (the replay compares
-/// them with what it parsed before using a verdict).
-fn split(line: &[u8]) -> Option<(&[u8], &[u8])> {
-    const HEAD: &[u8] = b"{\"body\":";
-    const TAIL: &[u8] = b",\"sig\":\"";
-    let inner = line.strip_prefix(HEAD)?.strip_suffix(b"\"}")?;
-    let end = inner.windows(TAIL.len()).rposition(|w| w == TAIL)?;
-    Some((&inner[..end], &inner[end + TAIL.len()..]))
-}
-
-/// Whether `line`'s signature, as its bytes stand, verifies strictly under
-/// `key` — the same check the replay makes (`verify_strict` of the signed
-/// message of the body's bytes).
-fn verifies(line: &[u8], key: &VerifyingKey) -> bool {
-    let Some((body, sig)) = split(line) else {
-        return false;
-    };
+/// Whether `p`'s signature verifies strictly under `key`: the replay's own
+/// check (`verify_strict` of the signed message of the body's bytes, the
+/// signature decoded from canonical base64), on the same parsed line.
+fn verifies(p: &Parsed, key: &VerifyingKey) -> bool {
     let Some(raw) = B64
-        .decode(sig)
+        .decode(&p.line.sig)
         .ok()
         .and_then(|b| <[u8; 64]>::try_from(b).ok())
     else {
         return false;
     };
-    key.verify_strict(&signed_message(body), &Signature::from_bytes(&raw))
+    key.verify_strict(&signed_message(&p.body_bytes), &Signature::from_bytes(&raw))
         .is_ok()
 }
 
@@ -273,99 +270,160 @@ mod tests {
         super::super::replay::split_lines(bytes).unwrap()
     }
 
-    /// The guesses of a real game are the keys the replay uses, and every
-    /// line's signature verifies under its guess.
+    /// The keys the helpers find are the keys the replay checks with, and
+    /// every line's signature verifies under its key.
     #[test]
-    fn helpers_guess_the_replays_keys_and_verify_every_line() {
+    fn helpers_find_the_replays_keys_and_verify_every_line() {
         use crate::games::starry_sky::StarrySky;
         let bytes = example("finished-5p-compound-coins.jsonl");
         let ls = lines(&bytes);
         let r = crate::log::Replay::<StarrySky>::from_bytes(&bytes).unwrap();
-        let g = guess(&ls);
-        for (n, l) in ls.iter().enumerate() {
+        let keys = joined_keys(&ls);
+        assert_eq!(keys.decoded.len(), r.seat_count());
+        for (n, l) in ls.iter().enumerate().skip(1) {
+            let p = super::super::replay::parse_line(n as u64, l).unwrap();
             let author = r.entries[n].author;
-            let want = if n == 0 {
-                r.genesis.creator_key.0
-            } else {
-                r.seats[author].key.unwrap()
-            };
-            let k = g.by_line[n].expect("every line of a valid game has a guess");
-            assert_eq!(g.keys[k].0, want, "line {n}");
-            assert!(verifies(l, &g.keys[k].1), "line {n}");
+            let (bytes, key) = keys.of(&p).expect("every line of a valid game has a key");
+            assert_eq!(*bytes, r.seats[author].key.unwrap(), "line {n}");
+            assert!(verifies(&p, key), "line {n}");
         }
-        assert_eq!(g.keys.len(), r.seat_count());
     }
 
     /// A changed body, a changed signature or another key: no verdict.
     #[test]
     fn a_changed_line_or_another_key_does_not_verify() {
+        use super::super::replay::parse_line;
         let bytes = example("finished-5p-compound-coins.jsonl");
         let ls = lines(&bytes);
-        let g = guess(&ls);
+        let keys = joined_keys(&ls);
         let line = ls[10];
-        let key = &g.keys[g.by_line[10].unwrap()].1;
-        assert!(verifies(line, key));
-        let other = g
-            .keys
-            .iter()
-            .find(|(_, k)| k != key)
-            .map(|(_, k)| k)
-            .unwrap();
-        assert!(!verifies(line, other));
+        let p = parse_line(10, line).unwrap();
+        let (_, key) = keys.of(&p).unwrap();
+        assert!(verifies(&p, key));
+        let other = keys.decoded.iter().find(|(_, k)| k != key).unwrap();
+        assert!(!verifies(&p, &other.1));
         let text = String::from_utf8(line.to_vec()).unwrap();
         let time = text.find("\"time\":\"").unwrap() + 8;
         let mut body_changed = line.to_vec();
         body_changed[time + 3] ^= 1; // a digit of the year
-        assert!(!verifies(&body_changed, key));
+        assert!(!verifies(&parse_line(10, &body_changed).unwrap(), key));
         let sig = text.rfind(",\"sig\":\"").unwrap() + 8;
         let mut sig_changed = line.to_vec();
         sig_changed[sig] = if sig_changed[sig] == b'A' { b'B' } else { b'A' };
-        assert!(!verifies(&sig_changed, key));
-        assert!(!verifies(b"{\"body\":{},\"sig\":\"\"}", key));
-        assert!(!verifies(b"", key));
+        assert!(!verifies(&parse_line(10, &sig_changed).unwrap(), key));
     }
 
-    /// The replay gets a verdict only for the very line a helper read, with
-    /// the key, body and signature text the helper verified.
+    /// The replay gets a helper's work only for the very line the helper
+    /// read, checked in full, past the genesis — and it is what the replay
+    /// would have computed.
     #[test]
-    fn a_verdict_holds_only_for_the_same_line_key_body_and_signature() {
+    fn the_replay_takes_only_the_lines_helpers_did() {
+        use super::super::replay::parse_line;
         let bytes = example("finished-5p-compound-coins.jsonl");
         let ls = lines(&bytes);
-        let g = guess(&ls);
         let n = ls.len() - 1;
-        let (key, _) = g.keys[g.by_line[n].unwrap()];
-        let (body, sig) = split(ls[n]).unwrap();
-        let sig = std::str::from_utf8(sig).unwrap();
-        let run = |f: &(dyn Fn(&Ahead<'_>) -> bool + Sync)| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(2)
-                .build()
-                .unwrap();
+        let copy = ls[n].to_vec();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let run = |f: &(dyn Fn(&Ahead<'_>) -> Option<Done> + Sync)| {
             pool.install(|| {
                 ahead(&ls, 1, |a| {
                     let a = a.expect("two threads and a long log: a helper");
                     // The helper starts from the back: wait for the last line.
                     let t = std::time::Instant::now();
-                    while a.valid[n].get().is_none() && t.elapsed().as_secs() < 10 {
+                    while a.done[n].lock().unwrap().is_none() && t.elapsed().as_secs() < 10 {
                         std::thread::yield_now();
                     }
                     f(a)
                 })
             })
         };
-        assert!(run(&|a| a.verified(n as u64, ls[n], &key, body, sig)));
-        let copy = ls[n].to_vec();
-        assert!(!run(&|a| a.verified(n as u64, &copy, &key, body, sig)));
-        assert!(!run(&|a| a.verified(n as u64, ls[n], &[7; 32], body, sig)));
-        assert!(!run(&|a| a.verified(n as u64, ls[n], &key, &body[1..], sig)));
-        assert!(!run(&|a| a.verified(n as u64, ls[n], &key, body, "AAAA")));
-        assert!(!run(&|a| a.verified(n as u64 - 1, ls[n], &key, body, sig)));
-        // The genesis is never a helper's: the replay checks it first.
-        assert!(!run(&|a| {
-            let (b0, s0) = split(ls[0]).unwrap();
-            let k0 = g.keys[g.by_line[0].unwrap()].0;
-            a.verified(0, ls[0], &k0, b0, std::str::from_utf8(s0).unwrap())
-        }));
+        let (p, signed) = run(&|a| a.take(n as u64, ls[n], Check::Full)).unwrap();
+        let p = p.unwrap();
+        let mine = parse_line(n as u64, ls[n]).unwrap();
+        assert_eq!((p.id, &p.body_bytes, &p.line), (mine.id, &mine.body_bytes, &mine.line));
+        let keys = joined_keys(&ls);
+        assert_eq!(signed, Some(keys.of(&mine).unwrap().0));
+        assert!(run(&|a| a.take(n as u64, &copy, Check::Full)).is_none());
+        assert!(run(&|a| a.take(n as u64, ls[n], Check::Known)).is_none());
+        assert!(run(&|a| a.take(n as u64 - 1, ls[n], Check::Full)).is_none());
+        assert!(run(&|a| a.take(0, ls[0], Check::Full)).is_none());
+        // Taken once only.
+        assert!(run(&|a| {
+            let first = a.take(n as u64, ls[n], Check::Full);
+            assert!(first.is_some());
+            a.take(n as u64, ls[n], Check::Full)
+        })
+        .is_none());
+    }
+
+    /// Whatever is wrong with a long log, a replay with helpers names the
+    /// same fault, entry, author and words as one without: bytes changed
+    /// at random (in bodies, signatures, keys), lines swapped, dropped or
+    /// taken from another game.
+    #[test]
+    fn helpers_never_change_the_fault_a_replay_reports() {
+        use crate::draw::Draw;
+        use crate::games::starry_sky::StarrySky;
+        let bytes = example("finished-5p-compound-coins.jsonl");
+        let other = example("in-progress-4p.jsonl");
+        let ls = lines(&bytes);
+        let others = lines(&other);
+        let pools: Vec<rayon::ThreadPool> = [1, 3]
+            .iter()
+            .map(|&n| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .unwrap()
+            })
+            .collect();
+        let mut draw = Draw::new([3; 32]);
+        let mut faults = 0;
+        for case in 0..100 {
+            let mut ls: Vec<Vec<u8>> = ls.iter().map(|l| l.to_vec()).collect();
+            let n = 1 + draw.below(ls.len() - 1);
+            match case % 5 {
+                // A byte of the line, often the signature's or a key's.
+                0 | 1 => {
+                    let at = draw.below(ls[n].len());
+                    const SOME: &[u8] = b"0123456789abcdefABCDEF+/=\\\"{}:,";
+                    ls[n][at] = SOME[draw.below(SOME.len())];
+                }
+                2 => {
+                    let m = 1 + draw.below(ls.len() - 1);
+                    ls.swap(n, m);
+                }
+                3 => drop(ls.remove(n)),
+                _ => ls[n] = others[draw.below(others.len())].to_vec(),
+            }
+            // And sometimes a second fault further on.
+            if case % 3 == 0 && n < ls.len() {
+                let m = n + draw.below(ls.len() - n);
+                let at = ls[m].len() - 3 - draw.below(40);
+                ls[m][at] ^= 1;
+            }
+            let mut log = Vec::new();
+            for l in &ls {
+                log.extend_from_slice(l);
+                log.push(b'\n');
+            }
+            let run = |pool: &rayon::ThreadPool| {
+                pool.install(|| {
+                    crate::log::Replay::<StarrySky>::from_bytes(&log)
+                        .err()
+                        .map(|f| format!("{} {:?} {:?} {}", f.entry, f.fault, f.author, f.detail))
+                })
+            };
+            let alone = run(&pools[0]);
+            faults += usize::from(alone.is_some());
+            for p in &pools[1..] {
+                assert_eq!(run(p), alone, "case {case}");
+            }
+        }
+        assert!(faults > 80, "{faults} of 100 changed logs refused");
     }
 
     /// One thread, or a short log: no helper, the replay checks everything.
