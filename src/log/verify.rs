@@ -343,7 +343,10 @@ mod tests {
         let (p, signed) = run(&|a| a.take(n as u64, ls[n], Check::Full)).unwrap();
         let p = p.unwrap();
         let mine = parse_line(n as u64, ls[n]).unwrap();
-        assert_eq!((p.id, &p.body_bytes, &p.line), (mine.id, &mine.body_bytes, &mine.line));
+        assert_eq!(
+            (p.id, &p.body_bytes, &p.line),
+            (mine.id, &mine.body_bytes, &mine.line)
+        );
         let keys = joined_keys(&ls);
         assert_eq!(signed, Some(keys.of(&mine).unwrap().0));
         assert!(run(&|a| a.take(n as u64, &copy, Check::Full)).is_none());
@@ -351,12 +354,14 @@ mod tests {
         assert!(run(&|a| a.take(n as u64 - 1, ls[n], Check::Full)).is_none());
         assert!(run(&|a| a.take(0, ls[0], Check::Full)).is_none());
         // Taken once only.
-        assert!(run(&|a| {
-            let first = a.take(n as u64, ls[n], Check::Full);
-            assert!(first.is_some());
-            a.take(n as u64, ls[n], Check::Full)
-        })
-        .is_none());
+        assert!(
+            run(&|a| {
+                let first = a.take(n as u64, ls[n], Check::Full);
+                assert!(first.is_some());
+                a.take(n as u64, ls[n], Check::Full)
+            })
+            .is_none()
+        );
     }
 
     /// Whatever is wrong with a long log, a replay with helpers names the

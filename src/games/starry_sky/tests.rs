@@ -2024,8 +2024,8 @@ fn a_random_intent_is_the_listed_intent_at_the_drawn_index() {
                         assert_eq!(&drawn, listed, "index {k} of {}", all.len());
                         G::seal(&state, s, &drawn, &own[s]).unwrap();
                     }
-                    let intent = StarrySky::random_intent(&state, s, &own[s], |n| draw.below(n))
-                        .unwrap();
+                    let intent =
+                        StarrySky::random_intent(&state, s, &own[s], |n| draw.below(n)).unwrap();
                     crate::games::play_own::<G>(&mut state, s, &intent, &mut own[s], at).unwrap();
                 }
                 Turn::Reveal(s, refs) => {
