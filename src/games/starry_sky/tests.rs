@@ -2000,10 +2000,10 @@ fn a_random_intent_is_the_listed_intent_at_the_drawn_index() {
             for e in G::pending(&state) {
                 G::resolve(&mut state, e.id, &mut draw).unwrap();
             }
-            for seat in 0..seats {
-                let all = G::intents(&state, seat, &own[seat]);
+            for (seat, mine) in own.iter().enumerate() {
+                let all = G::intents(&state, seat, mine);
                 let mut seen = None;
-                let first = StarrySky::random_intent(&state, seat, &own[seat], |n| {
+                let first = StarrySky::random_intent(&state, seat, mine, |n| {
                     seen = Some(n);
                     0
                 });
