@@ -1034,7 +1034,7 @@ impl<G: Game> Replay<G> {
         n: u64,
         bytes: &[u8],
         check: Check,
-        ahead: Option<&verify::Ahead<'_>>,
+        ahead: Option<&verify::Ahead>,
     ) -> Result<(), LogFault> {
         // Parsed, and its signature perhaps verified, on another core.
         let (p, signed_by) = match ahead.and_then(|a| a.take(n, bytes, check)) {

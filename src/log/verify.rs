@@ -24,7 +24,7 @@
 //! exactly those of a sequential replay.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
@@ -42,8 +42,17 @@ const MIN_LINES: usize = 16;
 type Done = (Result<Parsed, LogFault>, Option<[u8; 32]>);
 
 /// The work done ahead of one replay of `lines` (line `n` is entry `n`).
-pub struct Ahead<'a> {
-    lines: &'a [&'a [u8]],
+pub struct Ahead {
+    /// A copy of the lines, so that a helper needs nothing of the caller's
+    /// and the replay never waits for one to finish (a helper the system
+    /// has set aside would hold it up for a whole time slice).
+    bytes: Vec<u8>,
+    /// Each line's place in `bytes`.
+    spans: Vec<(usize, usize)>,
+    /// Where each of the caller's lines is: the replay takes a helper's
+    /// work only for that very slice (borrowed, so unchanged, for as long
+    /// as the replay runs).
+    origin: Vec<usize>,
     /// Helpers take lines from the back: `next - 1` is the next one, and
     /// none below `from` (the genesis, which the replay checks first
     /// anyway, and a prefix the replay does not check in full).
@@ -65,34 +74,46 @@ pub struct Ahead<'a> {
 /// current rayon pool parsing lines and verifying signatures ahead of it.
 /// `replay` gets `None` when there is no other thread or too little to
 /// do: it then does all the work itself, as it would anyway.
-pub fn ahead<R>(lines: &[&[u8]], from: usize, replay: impl FnOnce(Option<&Ahead<'_>>) -> R) -> R {
+pub fn ahead<R>(lines: &[&[u8]], from: usize, replay: impl FnOnce(Option<&Ahead>) -> R) -> R {
     let helpers = rayon::current_num_threads().saturating_sub(1);
     let from = from.max(1);
     if helpers == 0 || lines.len().saturating_sub(from) < MIN_LINES {
         return replay(None);
     }
-    let ahead = Ahead {
-        lines,
+    let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len()).sum());
+    let mut spans = Vec::with_capacity(lines.len());
+    for l in lines {
+        spans.push((bytes.len(), l.len()));
+        bytes.extend_from_slice(l);
+    }
+    let ahead = Arc::new(Ahead {
+        bytes,
+        spans,
+        origin: lines.iter().map(|l| l.as_ptr() as usize).collect(),
         next: AtomicUsize::new(lines.len()),
         from,
         taken: lines.iter().map(|_| AtomicBool::new(false)).collect(),
         done: lines.iter().map(|_| Mutex::new(None)).collect(),
         keys: OnceLock::new(),
         stop: AtomicBool::new(false),
-    };
-    rayon::in_place_scope(|s| {
-        for _ in 0..helpers {
-            s.spawn(|_| ahead.help());
-        }
-        let out = replay(Some(&ahead));
-        // Whatever is left is of no use any more (the replay is done, or
-        // stopped at a fault).
-        ahead.stop.store(true, Ordering::Relaxed);
-        out
-    })
+    });
+    for _ in 0..helpers {
+        let a = Arc::clone(&ahead);
+        rayon::spawn(move || a.help());
+    }
+    let out = replay(Some(&ahead));
+    // Whatever is left is of no use any more (the replay is done, or
+    // stopped at a fault); a helper still at work drops its copy when done.
+    ahead.stop.store(true, Ordering::Relaxed);
+    out
 }
 
-impl Ahead<'_> {
+impl Ahead {
+    fn line(&self, n: usize) -> &[u8] {
+        let (at, len) = self.spans[n];
+        &self.bytes[at..at + len]
+    }
+
     /// What a helper did for line `n`, whose bytes are `line`, checked as
     /// `check` says: the line parsed as [`parse_line_as`] parses it (or its
     /// fault), and the key its signature verified under, if it did. Once
@@ -101,10 +122,10 @@ impl Ahead<'_> {
     /// work: the replay does not wait, it would wait about as long).
     pub fn take(&self, n: u64, line: &[u8], check: Check) -> Option<Done> {
         let n = usize::try_from(n).ok()?;
-        let l = self.lines.get(n)?;
-        // The very line the helpers read, not merely an equal one, checked
-        // as they check it.
-        if l.as_ptr() != line.as_ptr() || l.len() != line.len() || check != Check::Full {
+        let (&origin, &(_, len)) = self.origin.get(n).zip(self.spans.get(n))?;
+        // The very line the helpers copied, not merely an equal one,
+        // checked as they check it.
+        if origin != line.as_ptr() as usize || len != line.len() || check != Check::Full {
             return None;
         }
         if n < self.from || !self.taken[n].swap(true, Ordering::AcqRel) {
@@ -119,7 +140,10 @@ impl Ahead<'_> {
         if self.stop.load(Ordering::Relaxed) {
             return;
         }
-        let keys = self.keys.get_or_init(|| joined_keys(self.lines));
+        let keys = self.keys.get_or_init(|| {
+            let lines: Vec<&[u8]> = (0..self.spans.len()).map(|n| self.line(n)).collect();
+            joined_keys(&lines)
+        });
         while !self.stop.load(Ordering::Relaxed) {
             let Ok(i) = self
                 .next
@@ -133,7 +157,7 @@ impl Ahead<'_> {
             if self.taken[n].swap(true, Ordering::AcqRel) {
                 continue;
             }
-            let parsed = parse_line_as(n as u64, self.lines[n], Check::Full);
+            let parsed = parse_line_as(n as u64, self.line(n), Check::Full);
             let signed = parsed.as_ref().ok().and_then(|p| {
                 let (bytes, key) = keys.of(p)?;
                 verifies(p, key).then_some(*bytes)
@@ -327,7 +351,7 @@ mod tests {
             .num_threads(2)
             .build()
             .unwrap();
-        let run = |f: &(dyn Fn(&Ahead<'_>) -> Option<Done> + Sync)| {
+        let run = |f: &(dyn Fn(&Ahead) -> Option<Done> + Sync)| {
             pool.install(|| {
                 ahead(&ls, 1, |a| {
                     let a = a.expect("two threads and a long log: a helper");
