@@ -7,6 +7,10 @@
 //!   as the player who must act next; `…_cold` first deletes
 //!   `$STARRY_HOME/cache` (the verified-prefix cache), so that both a warm
 //!   and a cold cache are measured.
+//! - `status_sky_125_cold`, `play_dry_run_sky_125_cold`: the same, cold,
+//!   on a 5-player Starry Sky game of 125 entries (the first 125 lines of
+//!   `examples/games/finished-5p-compound-coins.jsonl`), as its player who
+//!   must act next (Ben, who must reveal; the example identities).
 //! - `audit_archive/J`: `starry audit -j J ARCHIVE` on an archive of 1,000
 //!   games of all three kinds (`examples/make_archive.rs`), output to
 //!   /dev/null; an item is a game.
@@ -45,6 +49,7 @@ const SEED: &str = "1";
 struct Data {
     archive: PathBuf,
     long: Long,
+    sky: Long,
     /// An empty home for the commands that need no identity, so that none
     /// reads or writes the user's own.
     nobody: PathBuf,
@@ -75,6 +80,7 @@ fn data() -> &'static Data {
         Data {
             archive: dir.join("archive"),
             long: Long::load(&dir.join("long")).expect("the long game"),
+            sky: sky_125(&dir.join("sky-125")),
             nobody: dir.join("nobody"),
         }
     })
@@ -98,6 +104,48 @@ fn make_data(dir: &Path) {
         long.entries,
         long.log.display()
     );
+}
+
+/// Entries of the Starry Sky game.
+const SKY_ENTRIES: usize = 125;
+
+/// The first [`SKY_ENTRIES`] entries of the finished 5-player example, in
+/// `dir`, with a home holding the identity of the player who must act
+/// next (made afresh each run: it is small).
+fn sky_125(dir: &Path) -> Long {
+    use starry::games::starry_sky::StarrySky;
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/games");
+    let whole = fs::read(examples.join("finished-5p-compound-coins.jsonl")).expect("the example");
+    let cut: Vec<u8> = whole
+        .split_inclusive(|&b| b == b'\n')
+        .take(SKY_ENTRIES)
+        .flatten()
+        .copied()
+        .collect();
+    let r = starry::log::Replay::<StarrySky>::from_bytes(&cut).expect("a valid prefix");
+    // Ben reveals next (a move needs no more work than a reveal).
+    let (_, seat) = r.expected();
+    let name = r.genesis.seats[seat.expect("a seat acts")]
+        .name
+        .to_lowercase();
+    let _ = fs::remove_dir_all(dir);
+    let home = dir.join("home");
+    fs::create_dir_all(&home).expect("the home");
+    fs::copy(
+        examples
+            .join("identities")
+            .join(&name)
+            .join("identity.json"),
+        home.join("identity.json"),
+    )
+    .expect("the identity");
+    let log = dir.join("game.jsonl");
+    fs::write(&log, &cut).expect("the log");
+    Long {
+        log,
+        home,
+        entries: SKY_ENTRIES as u64,
+    }
 }
 
 /// Runs `starry ARGS` with `STARRY_HOME=home`, its output thrown away;
@@ -152,12 +200,34 @@ fn warm(b: Bencher, args: &[&std::ffi::OsStr]) {
 
 /// `args` as the player to act, with no cache.
 fn cold(b: Bencher, args: &[&std::ffi::OsStr]) {
-    let d = data();
-    let cache = d.long.home.join("cache");
+    cold_in(b, &data().long, args)
+}
+
+/// `args` as `game`'s player to act, with no cache.
+fn cold_in(b: Bencher, game: &Long, args: &[&std::ffi::OsStr]) {
+    let cache = game.home.join("cache");
     b.with_inputs(|| {
         let _ = fs::remove_dir_all(&cache);
     })
-    .bench_values(|()| starry(&d.long.home, args));
+    .bench_values(|()| starry(&game.home, args));
+}
+
+#[divan::bench(sample_count = 100, sample_size = 1)]
+fn status_sky_125_cold(b: Bencher) {
+    let d = data();
+    cold_in(b, &d.sky, &[os("status"), d.sky.log.as_os_str()]);
+}
+
+#[divan::bench(sample_count = 100, sample_size = 1)]
+fn play_dry_run_sky_125_cold(b: Bencher) {
+    let d = data();
+    let args = [
+        os("play"),
+        d.sky.log.as_os_str(),
+        os("--auto"),
+        os("--dry-run"),
+    ];
+    cold_in(b, &d.sky, &args);
 }
 
 #[divan::bench(sample_count = 30, sample_size = 1)]

@@ -29,8 +29,9 @@ fn audit_finished_5_player_game(b: divan::Bencher) {
 
 /// Plays one whole game with uniformly random legal moves, revealing with
 /// the values each seat placed (the engine sees them, as a player's program
-/// would). Returns the number of moves.
-fn self_play(seats: usize, seed: u8) -> usize {
+/// would). Returns the number of moves. `unlisted`: each move drawn by
+/// `StarrySky::random_intent` instead of from the list of every intent.
+fn self_play(seats: usize, seed: u8, unlisted: bool) -> usize {
     let options = StarrySky::options(&[], None).unwrap();
     let mut draw = Draw::new([seed; 32]);
     let mut state = StarrySky::setup(&options, seats, &mut draw).unwrap();
@@ -44,8 +45,12 @@ fn self_play(seats: usize, seed: u8) -> usize {
         match StarrySky::turn(&state) {
             Turn::Over => return moves,
             Turn::Move(s) => {
-                let mut all = StarrySky::intents(&state, s, &own[s]);
-                let intent = all.swap_remove(draw.below(all.len()));
+                let intent = if unlisted {
+                    StarrySky::random_intent(&state, s, &own[s], |n| draw.below(n)).unwrap()
+                } else {
+                    let mut all = StarrySky::intents(&state, s, &own[s]);
+                    all.swap_remove(draw.below(all.len()))
+                };
                 play_own::<StarrySky>(&mut state, s, &intent, &mut own[s], at).unwrap();
                 moves += 1;
             }
@@ -59,9 +64,19 @@ fn self_play(seats: usize, seed: u8) -> usize {
 
 #[divan::bench(args = [3, 5])]
 fn random_self_play_game(b: divan::Bencher, seats: usize) {
-    let moves = self_play(seats, 1);
+    let moves = self_play(seats, 1, false);
     b.counter(divan::counter::ItemsCount::new(moves))
-        .bench(|| self_play(divan::black_box(seats), 1));
+        .bench(|| self_play(divan::black_box(seats), 1, false));
+}
+
+/// The same games (the same moves: `random_intent` draws the listed intent
+/// at the drawn index), each move drawn without listing them all.
+#[divan::bench(args = [3, 5])]
+fn random_self_play_game_unlisted(b: divan::Bencher, seats: usize) {
+    let moves = self_play(seats, 1, true);
+    assert_eq!(moves, self_play(seats, 1, false));
+    b.counter(divan::counter::ItemsCount::new(moves))
+        .bench(|| self_play(divan::black_box(seats), 1, true));
 }
 
 /// The random Starry Night sky of `count` stars: 15 on a 10 × 10 grid, 200

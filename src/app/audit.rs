@@ -445,12 +445,16 @@ pub fn audit_file(path: &Path) -> AuditFileReport {
             Ok(mut r) => {
                 rep.game_id = Some(hex::encode(r.game_id));
                 let mut failed = None;
-                for (i, l) in lines.iter().enumerate().skip(1) {
-                    if let Err(f) = r.apply_line(i as u64, l) {
-                        failed = Some(f);
-                        break;
+                // Signatures verified ahead on the pool's other threads.
+                crate::log::verify::ahead(&lines, 0, |ahead| {
+                    for (i, l) in lines.iter().enumerate().skip(1) {
+                        let full = crate::log::replay::Check::Full;
+                        if let Err(f) = r.apply_line_ahead(i as u64, l, full, ahead) {
+                            failed = Some(f);
+                            break;
+                        }
                     }
-                }
+                });
                 let failed = failed.or(end);
                 rep.entries = r.len();
                 match failed {

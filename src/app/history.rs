@@ -75,12 +75,17 @@ pub fn tell_on<G: Game>(
 ) -> std::result::Result<(Replay<G>, Vec<Event>), crate::error::LogFault> {
     use crate::log::replay::Check;
     let (lines, end) = lines(bytes);
-    for (i, l) in lines.iter().enumerate().skip(r.len() as usize) {
-        let before = scores(&r);
-        let began = r.state.is_some();
-        r.apply_line_as(i as u64, l, Check::of(i, known))?;
-        events.push(event(&r, &before, began));
-    }
+    // Signatures verified ahead on the other cores (`log::verify`).
+    let from = known.max(r.len() as usize);
+    crate::log::verify::ahead(&lines, from, |ahead| {
+        for (i, l) in lines.iter().enumerate().skip(r.len() as usize) {
+            let before = scores(&r);
+            let began = r.state.is_some();
+            r.apply_line_ahead(i as u64, l, Check::of(i, known), ahead)?;
+            events.push(event(&r, &before, began));
+        }
+        Ok::<_, crate::error::LogFault>(())
+    })?;
     if let Some(f) = end {
         return Err(f);
     }

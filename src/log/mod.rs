@@ -6,6 +6,7 @@ pub mod entry;
 pub mod file;
 pub mod fork;
 pub mod replay;
+pub mod verify;
 
 pub use entry::{Kind, PROTOCOL_VERSION};
 pub use replay::{Action, Ending, Phase, Replay};

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use super::canonical;
 use super::entry::*;
+use super::verify;
 use crate::crypto::identity::Identity;
 use crate::crypto::{Hash, beacon, commitment, lp_hash};
 use crate::error::{Fault, LogFault};
@@ -757,9 +758,12 @@ impl<G: Game> Replay<G> {
             return Err(end.expect("no line means a fault"));
         };
         let mut replay = Self::from_genesis_as(first, Check::of(0, known))?;
-        for (i, l) in lines.iter().enumerate().skip(1) {
-            replay.apply_line_as(i as u64, l, Check::of(i, known))?;
-        }
+        verify::ahead(&lines, known, |ahead| {
+            for (i, l) in lines.iter().enumerate().skip(1) {
+                replay.apply_line_ahead(i as u64, l, Check::of(i, known), ahead)?;
+            }
+            Ok(())
+        })?;
         match end {
             Some(f) => Err(f),
             None => Ok(replay),
@@ -773,14 +777,13 @@ impl<G: Game> Replay<G> {
             return Err(end.expect("no line means a fault"));
         };
         let mut replay = Self::from_genesis(first)?;
-        for (i, l) in lines
-            .iter()
-            .enumerate()
-            .skip(1)
-            .take(count.saturating_sub(1))
-        {
-            replay.apply_line(i as u64, l)?;
-        }
+        let upto = &lines[..count.min(lines.len())];
+        verify::ahead(upto, 0, |ahead| {
+            for (i, l) in upto.iter().enumerate().skip(1) {
+                replay.apply_line_ahead(i as u64, l, Check::Full, ahead)?;
+            }
+            Ok(())
+        })?;
         match end {
             Some(f) if count > lines.len() => Err(f),
             _ => Ok(replay),
@@ -1092,7 +1095,26 @@ impl<G: Game> Replay<G> {
 
     /// [`Replay::apply_line`], checking as much as `check` says.
     pub fn apply_line_as(&mut self, n: u64, bytes: &[u8], check: Check) -> Result<(), LogFault> {
-        let p = parse_line_as(n, bytes, check)?;
+        self.apply_line_ahead(n, bytes, check, None)
+    }
+
+    /// [`Replay::apply_line_as`], taking the line as `ahead`'s helpers
+    /// parsed it on another core (the same pure [`parse_line_as`]) and
+    /// skipping its signature if they verified it with the key checked
+    /// here ([`verify::ahead`]); every other check, and every line or
+    /// signature they did not do, is done here as always.
+    pub fn apply_line_ahead(
+        &mut self,
+        n: u64,
+        bytes: &[u8],
+        check: Check,
+        ahead: Option<&verify::Ahead>,
+    ) -> Result<(), LogFault> {
+        // Parsed, and its signature perhaps verified, on another core.
+        let (p, signed_by) = match ahead.and_then(|a| a.take(n, bytes, check)) {
+            Some((p, signed_by)) => (p?, signed_by),
+            None => (parse_line_as(n, bytes, check)?, None),
+        };
         let body = &p.line.body;
         // S4: this game.
         if body.game.map(|g| g.0) != Some(self.game_id) {
@@ -1178,7 +1200,9 @@ impl<G: Game> Replay<G> {
         if let Data::Join(j) = &p.data {
             self.check_join_key(n, author, &j.key)?;
         }
-        if let Some(key) = key {
+        if let Some(key) = key
+            && signed_by != Some(key_bytes)
+        {
             check_signature(n, &key, &p).map_err(|f| LogFault {
                 author: Some(self.seat_label(author)),
                 ..f

@@ -80,11 +80,16 @@ enum Id {
 
 impl BoardId {
     pub fn as_str(&self) -> &str {
+        std::str::from_utf8(self.bytes()).expect("ids are ASCII")
+    }
+
+    /// The id's bytes, unchecked: what comparisons use, since a move is
+    /// located by comparing its board id with every board's, and checking
+    /// the bytes as UTF-8 each time cost more than the comparison.
+    fn bytes(&self) -> &[u8] {
         match &self.0 {
-            Id::Inline { len, bytes } => {
-                std::str::from_utf8(&bytes[..usize::from(*len)]).expect("ids are ASCII")
-            }
-            Id::Shared(s) => s,
+            Id::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Id::Shared(s) => s.as_bytes(),
         }
     }
 }
@@ -134,7 +139,7 @@ impl fmt::Debug for BoardId {
 
 impl PartialEq for BoardId {
     fn eq(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
+        self.bytes() == other.bytes()
     }
 }
 
@@ -148,7 +153,8 @@ impl PartialOrd for BoardId {
 
 impl Ord for BoardId {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.as_str().cmp(other.as_str())
+        // Strings order as their bytes do.
+        self.bytes().cmp(other.bytes())
     }
 }
 

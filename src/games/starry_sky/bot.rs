@@ -71,7 +71,7 @@ impl bot::Bot for StarrySky {
             if w.play(me, &candidates[i], rng).is_err() {
                 return f64::NEG_INFINITY;
             }
-            let mut policy = bot::random_move::<StarrySky>;
+            let mut policy = random_move;
             for _ in 0..HORIZON {
                 let done = w.state.history()[scored..]
                     .iter()
@@ -103,6 +103,18 @@ impl bot::Bot for StarrySky {
             intent: best,
         })
     }
+}
+
+/// The rollouts' policy: [`bot::random_move`]'s uniformly random legal
+/// move, the same move for the same stream, drawn without listing every
+/// move ([`StarrySky::random_intent`]).
+fn random_move(
+    state: &State,
+    seat: Seat,
+    own: &Own<Token>,
+    rng: &mut BotRng,
+) -> Option<super::Intent> {
+    StarrySky::random_intent(state, seat, own, |n| rng.below(n))
 }
 
 /// The coins `me` gained since `before`, minus the other seats' average gain.

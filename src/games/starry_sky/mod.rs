@@ -914,6 +914,68 @@ fn parse_choice<T: Copy>(
         })
 }
 
+impl StarrySky {
+    /// A legal intent drawn without listing them all: `below(n)` is given
+    /// the number of legal intents `n` and returns an index in `0..n`, and
+    /// the intent is the one at that index in [`Game::intents`]'s list (the
+    /// same order: boards in slot order, free stars in order, tokens in
+    /// hand in [`Token::ALL`] order). So with a uniform `below` the intent
+    /// is uniform over the legal intents, exactly as drawing from the list,
+    /// and a seeded game plays the same moves either way — at a fraction of
+    /// the cost, since a list holds a few hundred labels, each a board id.
+    /// `None` when the seat has no legal intent.
+    pub fn random_intent(
+        state: &State,
+        seat: Seat,
+        own: &Own<Token>,
+        below: impl FnOnce(usize) -> usize,
+    ) -> Option<Intent> {
+        if state.phase != Phase::Move(seat) {
+            return None;
+        }
+        let hand = state.hand(seat, own).ok()?;
+        let mut tokens = [Token::ALL[0]; Token::ALL.len()];
+        let mut kinds = 0;
+        for t in hand.distinct() {
+            tokens[kinds] = t;
+            kinds += 1;
+        }
+        let open = || {
+            state.slots.iter().filter_map(|s| match s {
+                Slot::Open(b) => Some(b),
+                _ => None,
+            })
+        };
+        let free: usize = open().map(InPlay::free).sum();
+        let n = free * kinds;
+        if n == 0 {
+            return None;
+        }
+        let k = below(n);
+        assert!(k < n, "an index among {n} intents");
+        let (mut star, token) = (k / kinds, tokens[k % kinds]);
+        for b in open() {
+            let here = b.free();
+            if star >= here {
+                star -= here;
+                continue;
+            }
+            let (i, _) = b
+                .stars
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.is_none())
+                .nth(star)
+                .expect("counted free");
+            return Some(Intent {
+                token,
+                star: state.board_of(b).label(i as StarNo + 1),
+            });
+        }
+        unreachable!("the index is below the count of free stars")
+    }
+}
+
 impl Game for StarrySky {
     const NAME: &'static str = "starry-sky";
     const RULES_VERSION: u32 = 1;
