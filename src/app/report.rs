@@ -165,7 +165,8 @@ pub struct AuditGameReport {
     /// `resigned`, `stalled`, `abandoned` or `in-progress`; null when no copy
     /// is valid.
     pub state: Option<GameState>,
-    /// Entries of the longest copy, as far as it verified.
+    /// Entries of the longest sound copy (the one `state` describes); with
+    /// no sound copy, of the copy that verified furthest.
     pub entries: u64,
     /// The gravest fault of the game (see `Fault`'s order in the README),
     /// null when valid.
