@@ -355,3 +355,204 @@ fn hostile_archives() {
     let out = audit(d, &["-j", "257", "n"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A copy of `log` damaged as mail, disks and hands damage files.
+fn damaged(log: &[u8], how: &str) -> Vec<u8> {
+    let lines: Vec<&[u8]> = log.split_inclusive(|&b| b == b'\n').collect();
+    match how {
+        // Cut in the middle of its last line.
+        "truncated" => log[..log.len() - 40].to_vec(),
+        // One digit of entry 2's time changed after it was signed.
+        "flipped" => {
+            let mut lines: Vec<Vec<u8>> = lines.iter().map(|l| l.to_vec()).collect();
+            let text = String::from_utf8(lines[2].clone()).unwrap();
+            let at = text.find("\"time\":\"").unwrap() + 8 + 3;
+            lines[2][at] = if lines[2][at] == b'9' { b'8' } else { b'9' };
+            lines.concat()
+        }
+        // A whole line cut out of the middle.
+        "line-cut" => [&lines[..2], &lines[3..]].concat().concat(),
+        _ => unreachable!(),
+    }
+}
+
+fn vector(name: &str) -> Vec<u8> {
+    std::fs::read(root().join(name)).unwrap()
+}
+
+const SMALL: &str = "tests/vectors/star-map-resigned-before-setup.jsonl";
+
+#[test]
+fn a_sound_copy_makes_a_game_valid_and_damaged_copies_are_listed_apart() {
+    for how in ["truncated", "flipped", "line-cut"] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().join("a");
+        std::fs::create_dir_all(&d).unwrap();
+        let log = vector(SMALL);
+        std::fs::write(d.join("sound.jsonl"), &log).unwrap();
+        std::fs::write(d.join("damaged.jsonl"), damaged(&log, how)).unwrap();
+        copy(
+            "examples/games/star-map-2-players.jsonl",
+            &d.join("other.jsonl"),
+        );
+        let out = audit(dir.path(), &["a"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{how}: {text}");
+        let first = text.lines().find(|l| l.contains("sound.jsonl")).unwrap();
+        assert!(
+            first.starts_with("valid    star-map      86968fff6f23f547  resigned after 5 entries: a/sound.jsonl; 1 damaged copy: a/damaged.jsonl ("),
+            "{how}: {first}"
+        );
+        let summary = text.lines().last().unwrap();
+        assert!(
+            summary.starts_with(
+                "2 games in 3 logs: 2 valid (1 finished, 1 resigned); 1 damaged copy of valid games ("
+            ),
+            "{how}: {summary}"
+        );
+        let json = audit(dir.path(), &["a", "--json"]);
+        assert_eq!(json.status.code(), Some(0));
+        let games = audit_games(&json.stdout);
+        let g = games
+            .iter()
+            .find(|g| g["damaged"].as_array().is_some_and(|d| !d.is_empty()))
+            .unwrap();
+        assert_eq!(g["valid"], true, "{how}");
+        assert_eq!(g["fault"], serde_json::Value::Null);
+        assert_eq!(g["code"], 0);
+        assert_eq!(g["state"], "resigned");
+        assert_eq!(g["entries"], 5);
+        assert_eq!(g["damaged"], serde_json::json!(["a/damaged.jsonl"]));
+        let copy = g["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["file"] == "a/damaged.jsonl")
+            .unwrap();
+        assert_eq!(copy["valid"], false);
+        assert!(copy["fault"]["fault"].is_string(), "{how}: {copy}");
+        let schema = validator("audit.json");
+        assert!(games.iter().all(|g| schema.is_valid(g)));
+        // One game alone: the damaged copy's fault in full, as damage.
+        let one = audit(dir.path(), &["a/sound.jsonl", "a/damaged.jsonl"]);
+        assert_eq!(one.status.code(), Some(0));
+        let text = String::from_utf8_lossy(&one.stdout);
+        assert!(
+            text.contains("\n  DAMAGED COPY a/damaged.jsonl: entry "),
+            "{text}"
+        );
+        assert!(!text.contains("INVALID"), "{text}");
+    }
+}
+
+#[test]
+fn a_game_with_only_damaged_copies_stays_invalid() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("a");
+    std::fs::create_dir_all(&d).unwrap();
+    let log = vector(SMALL);
+    std::fs::write(d.join("cut.jsonl"), damaged(&log, "truncated")).unwrap();
+    std::fs::write(d.join("flipped.jsonl"), damaged(&log, "flipped")).unwrap();
+    let out = audit(dir.path(), &["a", "--json"]);
+    // The gravest of the copies' faults: the bad signature.
+    assert_eq!(out.status.code(), Some(15));
+    let games = audit_games(&out.stdout);
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0]["valid"], false);
+    assert_eq!(games[0]["fault"], "bad-signature");
+    assert_eq!(games[0]["damaged"], serde_json::json!([]));
+    let text = String::from_utf8_lossy(&audit(dir.path(), &["a"]).stdout).into_owned();
+    assert!(text.starts_with("INVALID  star-map"), "{text}");
+    assert!(!text.contains("damaged copy"), "{text}");
+}
+
+#[test]
+fn a_fork_beside_a_damaged_copy_is_still_a_fork() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("f");
+    std::fs::create_dir_all(&d).unwrap();
+    let (a, b) = (
+        vector("tests/vectors/fork-a.jsonl"),
+        vector("tests/vectors/fork-b.jsonl"),
+    );
+    std::fs::write(d.join("a.jsonl"), &a).unwrap();
+    std::fs::write(d.join("b.jsonl"), &b).unwrap();
+    std::fs::write(d.join("c-cut.jsonl"), damaged(&a, "truncated")).unwrap();
+    let out = audit(dir.path(), &["f", "--json"]);
+    assert_eq!(out.status.code(), Some(22));
+    let games = audit_games(&out.stdout);
+    assert_eq!(games.len(), 1);
+    let g = &games[0];
+    assert_eq!(g["valid"], false);
+    assert_eq!(g["fault"], "fork");
+    assert_eq!(g["forks"].as_array().unwrap().len(), 1, "{}", g["forks"]);
+    assert_eq!(g["forks"][0]["entry"], 30);
+    assert_eq!(g["damaged"], serde_json::json!(["f/c-cut.jsonl"]));
+    let text = String::from_utf8_lossy(&audit(dir.path(), &["f"]).stdout).into_owned();
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with("INVALID  starry-sky    e530d95a976a0e34  fork: f/a.jsonl and f/b.jsonl are copies of the same game that fork at entry 30 (line 31)"),
+        "{first}"
+    );
+    assert!(
+        first.contains("; 1 damaged copy: f/c-cut.jsonl (truncated last line at entry 30)"),
+        "{first}"
+    );
+}
+
+/// Hundreds of copies of one game (as many mailboxes hold), older copies,
+/// damaged ones and a fork: the verdicts are those of a handful of copies.
+#[test]
+fn many_copies_of_one_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("many");
+    std::fs::create_dir_all(&d).unwrap();
+    let log = vector(SMALL);
+    for i in 0..200 {
+        std::fs::write(d.join(format!("small-{i:03}.jsonl")), &log).unwrap();
+    }
+    let lines: Vec<&[u8]> = log.split_inclusive(|&b| b == b'\n').collect();
+    for k in 1..lines.len() {
+        std::fs::write(d.join(format!("older-{k}.jsonl")), lines[..k].concat()).unwrap();
+    }
+    std::fs::write(d.join("x-cut.jsonl"), damaged(&log, "truncated")).unwrap();
+    let (a, b) = (
+        vector("tests/vectors/fork-a.jsonl"),
+        vector("tests/vectors/fork-b.jsonl"),
+    );
+    for i in 0..20 {
+        std::fs::write(d.join(format!("fork-a-{i:02}.jsonl")), &a).unwrap();
+    }
+    std::fs::write(d.join("fork-b.jsonl"), &b).unwrap();
+    let out = audit(dir.path(), &["many", "--json"]);
+    assert_eq!(out.status.code(), Some(22));
+    let games = audit_games(&out.stdout);
+    assert_eq!(games.len(), 2);
+    let small = games.iter().find(|g| g["game"] == "star-map").unwrap();
+    assert_eq!(small["valid"], true);
+    assert_eq!(small["state"], "resigned");
+    assert_eq!(small["entries"], 5);
+    assert_eq!(small["files"].as_array().unwrap().len(), 200 + 4 + 1);
+    assert!(
+        small["forks"].as_array().unwrap().is_empty(),
+        "{}",
+        small["forks"]
+    );
+    assert_eq!(small["damaged"], serde_json::json!(["many/x-cut.jsonl"]));
+    let fork = games.iter().find(|g| g["game"] == "starry-sky").unwrap();
+    assert_eq!(fork["valid"], false);
+    assert_eq!(fork["fault"], "fork");
+    // Identical copies are compared once: one fork, between a copy of each
+    // version.
+    let forks = fork["forks"].as_array().unwrap();
+    assert_eq!(forks.len(), 1, "{forks:?}");
+    assert_eq!(forks[0]["entry"], 30);
+    assert_eq!(forks[0]["same_author"], true);
+    assert_eq!(
+        forks[0]["files"],
+        serde_json::json!(["many/fork-a-00.jsonl", "many/fork-b.jsonl"])
+    );
+    // On one core as on all.
+    let one = audit(dir.path(), &["many", "--json", "-j", "1"]);
+    assert_eq!(one.stdout, out.stdout);
+}

@@ -331,3 +331,88 @@ fn a_fifo_in_the_cache_is_passed_over() {
         assert!(out.status.success());
     }
 }
+
+/// The cache stays under `STARRY_CACHE_MAX`: once over it, the game used
+/// least recently goes first (a record used is as recent as one written),
+/// and a game pruned is only verified in full again, with the same output.
+#[test]
+fn the_cache_keeps_under_its_cap_and_prunes_the_least_recently_used_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let logs: Vec<PathBuf> = [
+        "finished-3p-additive-coins.jsonl",
+        "starry-night-finished-area.jsonl",
+        "star-map-4-players-teams.jsonl",
+    ]
+    .iter()
+    .map(|name| {
+        let to = dir.path().join(name);
+        std::fs::copy(root.join("examples/games").join(name), &to).unwrap();
+        to
+    })
+    .collect();
+    let ids: Vec<String> = logs
+        .iter()
+        .map(|l| {
+            let bytes = std::fs::read(l).unwrap();
+            hex::encode(Sha256::digest(bytes.split(|&b| b == b'\n').next().unwrap()))
+        })
+        .collect();
+    let status = |log: &Path, cap: Option<&str>| {
+        let mut cmd = assert_cmd::Command::cargo_bin("starry").unwrap();
+        cmd.env("STARRY_HOME", &home).env_remove("STARRY_CACHE_MAX");
+        if let Some(cap) = cap {
+            cmd.env("STARRY_CACHE_MAX", cap);
+        }
+        let out = cmd.arg("status").arg(log).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout(&out)
+    };
+    let held = || -> Vec<String> {
+        let mut games: Vec<String> = records(&home)
+            .iter()
+            .map(|r| r.file_stem().unwrap().to_string_lossy().into_owned())
+            .collect();
+        games.sort();
+        games
+    };
+    let bytes = || -> u64 {
+        std::fs::read_dir(cache_dir(&home))
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum()
+    };
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    // Without a cap to speak of (the default), all three are kept.
+    let cold: Vec<String> = logs.iter().map(|l| status(l, None)).collect();
+    assert_eq!(held(), sorted(ids.clone()));
+    let all = bytes();
+    // A cap a byte short of all three: one must go.
+    std::fs::remove_dir_all(home.join("cache")).unwrap();
+    let cap = (all - 1).to_string();
+    status(&logs[0], Some(&cap));
+    status(&logs[1], Some(&cap));
+    assert_eq!(held(), sorted(vec![ids[0].clone(), ids[1].clone()]));
+    // Game 0 used again: game 1 is now the least recently used.
+    assert_eq!(status(&logs[0], Some(&cap)), cold[0]);
+    status(&logs[2], Some(&cap));
+    assert_eq!(held(), sorted(vec![ids[0].clone(), ids[2].clone()]));
+    assert!(bytes() < all, "over the cap");
+    // Game 1, pruned, is verified in full again, prints the same, and is
+    // kept in place of game 0, now the least recently used.
+    assert_eq!(status(&logs[1], Some(&cap)), cold[1]);
+    assert_eq!(held(), sorted(vec![ids[1].clone(), ids[2].clone()]));
+    assert!(bytes() < all, "over the cap");
+    // A cap of 0 keeps nothing.
+    assert_eq!(status(&logs[2], Some("0")), cold[2]);
+    assert_eq!(status(&logs[0], Some("0")), cold[0]);
+    assert!(held().is_empty());
+}

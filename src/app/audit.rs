@@ -35,20 +35,32 @@ pub fn run(a: &AuditArgs) -> Result<Output> {
         .build()
         .map_err(|e| Error::Other(format!("cannot start the audit's threads: {e}")))?;
     let progress = Progress::new(files.len());
-    let reports: Vec<AuditFileReport> = pool.install(|| {
+    // Every copy's verified entries, each distinct entry once: what the
+    // comparison of copies needs, without holding any copy.
+    let trie = std::sync::Mutex::new(Trie::default());
+    let reports: Vec<Audited> = pool.install(|| {
         files
             .par_iter()
             .map(|f| {
-                let r = audit_file(f);
+                let (r, tip) = audit_file_into(f, Some(&trie));
                 progress.done(r.fault.is_some());
-                r
+                Audited {
+                    path: f.clone(),
+                    report: r,
+                    tip,
+                }
             })
             .collect()
     });
     progress.finish();
-    let groups = group_copies(files.into_iter().zip(reports).collect());
-    let games: Vec<AuditGameReport> =
-        pool.install(|| groups.into_par_iter().map(game_report).collect());
+    let trie = trie.into_inner().unwrap_or_else(|e| e.into_inner());
+    let groups = group_copies(reports);
+    let games: Vec<AuditGameReport> = pool.install(|| {
+        groups
+            .into_par_iter()
+            .map(|g| game_report(g, &trie))
+            .collect()
+    });
     let text = match games.as_slice() {
         [one] => format!("{}\n{}", line(one), detail(one)),
         many => {
@@ -132,55 +144,87 @@ fn find_logs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(found)
 }
 
+/// One copy of a game as audited: its file, its report, and the node in
+/// the [`Trie`] of its last verified entry (none when not even its first
+/// line verified).
+struct Audited {
+    path: PathBuf,
+    report: AuditFileReport,
+    tip: Option<usize>,
+}
+
 /// The copies of each game together, games in the order their first copy
 /// was found; a file with no game id is a game of its own.
-fn group_copies(files: Vec<(PathBuf, AuditFileReport)>) -> Vec<Vec<(PathBuf, AuditFileReport)>> {
-    let mut groups: Vec<Vec<(PathBuf, AuditFileReport)>> = Vec::new();
+fn group_copies(files: Vec<Audited>) -> Vec<Vec<Audited>> {
+    let mut groups: Vec<Vec<Audited>> = Vec::new();
     let mut by_id: BTreeMap<String, usize> = BTreeMap::new();
-    for (path, report) in files {
-        match report.game_id.clone() {
+    for copy in files {
+        match copy.report.game_id.clone() {
             Some(id) => match by_id.get(&id) {
-                Some(&i) => groups[i].push((path, report)),
+                Some(&i) => groups[i].push(copy),
                 None => {
                     by_id.insert(id, groups.len());
-                    groups.push(vec![(path, report)]);
+                    groups.push(vec![copy]);
                 }
             },
-            None => groups.push(vec![(path, report)]),
+            None => groups.push(vec![copy]),
         }
     }
     groups
 }
 
-/// A game from its copies: valid when every copy is and no two fork.
-fn game_report(copies: Vec<(PathBuf, AuditFileReport)>) -> AuditGameReport {
+/// A game from its copies. Valid when one copy at least is sound (verifies
+/// in full) and no two copies fork without a rule to resolve it: the other
+/// copies are damaged (cut, a byte changed on the way) and listed apart,
+/// since a sound copy holds the game without them. With no sound copy the
+/// game is as bad as its gravest fault.
+fn game_report(copies: Vec<Audited>, trie: &Trie) -> AuditGameReport {
     let forks = if copies.len() > 1 {
-        find_forks(&copies)
+        find_forks(&copies, trie)
     } else {
         Vec::new()
     };
-    let faults = copies
+    let fork = forks
         .iter()
-        .filter_map(|(_, r)| r.fault.as_ref().map(|f| f.fault))
-        .chain(
-            forks
-                .iter()
-                .any(|f| f.resolution.is_none())
-                .then_some(Fault::Fork),
-        );
-    let fault = faults.max_by_key(|f| f.severity());
-    let files: Vec<AuditFileReport> = copies.into_iter().map(|(_, r)| r).collect();
+        .any(|f| f.resolution.is_none())
+        .then_some(Fault::Fork);
+    let sound = copies.iter().any(|c| c.report.fault.is_none());
+    let fault = if sound {
+        fork
+    } else {
+        copies
+            .iter()
+            .filter_map(|c| c.report.fault.as_ref().map(|f| f.fault))
+            .chain(fork)
+            .max_by_key(|f| f.severity())
+    };
+    let files: Vec<AuditFileReport> = copies.into_iter().map(|c| c.report).collect();
+    let damaged: Vec<String> = if sound {
+        files
+            .iter()
+            .filter(|f| f.fault.is_some())
+            .map(|f| f.file.clone())
+            .collect()
+    } else {
+        Vec::new()
+    };
     let best = best_copy(&files, &forks);
     AuditGameReport {
         game: files.iter().find_map(|f| f.game.clone()),
         game_id: files.iter().find_map(|f| f.game_id.clone()),
         valid: fault.is_none(),
         state: best.map(|b| GameState::of(b.ending)),
-        entries: files.iter().map(|f| f.entries).max().unwrap_or(0),
+        // A sound copy says how far the game went; a damaged copy's
+        // verified part may be longer, but where it stands there is unknown.
+        entries: best
+            .map(|b| b.entries)
+            .or_else(|| files.iter().map(|f| f.entries).max())
+            .unwrap_or(0),
         fault,
         code: fault.map_or(0, Fault::exit_code),
         files,
         forks,
+        damaged,
     }
 }
 
@@ -214,6 +258,7 @@ pub fn line(g: &AuditGameReport) -> String {
     let copies = |with_entries: bool| {
         g.files
             .iter()
+            .filter(|f| !g.damaged.contains(&f.file))
             .map(|f| {
                 if with_entries && f.entries != g.entries {
                     format!("{} ({} entries)", inline(&f.file), f.entries)
@@ -242,7 +287,11 @@ pub fn line(g: &AuditGameReport) -> String {
             .filter_map(|f| f.resolution.as_ref().map(|r| (f.entry, r)))
             .map(|(e, r)| format!(" (copies differ from entry {e}, resolved by rule: {r})"))
             .collect::<String>();
-        return format!("{head}{state}: {}{resolved}", copies(g.files.len() > 1));
+        return format!(
+            "{head}{state}: {}{resolved}{}",
+            copies(g.files.len() > 1),
+            damaged_text(g)
+        );
     }
     let fault = g.fault.expect("an invalid game has a fault");
     let message = if fault == Fault::Fork {
@@ -259,6 +308,7 @@ pub fn line(g: &AuditGameReport) -> String {
             .next()
     };
     let mut text = format!("{head}{}: {}", fault.name(), message.unwrap_or_default());
+    text.push_str(&damaged_text(g));
     if g.files.len() > 1 {
         // Which copy is sound and which is not, since the message names
         // only the gravest fault.
@@ -280,6 +330,34 @@ pub fn line(g: &AuditGameReport) -> String {
     text
 }
 
+/// The damaged copies of a game with a sound one, after its line: how
+/// many, and each with its first fault.
+fn damaged_text(g: &AuditGameReport) -> String {
+    if g.damaged.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = g
+        .files
+        .iter()
+        .filter(|f| g.damaged.contains(&f.file))
+        .filter_map(|f| {
+            f.fault.as_ref().map(|x| {
+                format!(
+                    "{} ({} at entry {})",
+                    inline(&f.file),
+                    x.fault.name(),
+                    x.entry
+                )
+            })
+        })
+        .collect();
+    format!(
+        "; {}: {}",
+        crate::text::count(g.damaged.len(), "damaged copy", "damaged copies"),
+        each.join(", ")
+    )
+}
+
 /// The rest of the story of one game, for an audit of a single game:
 /// standings, how it ended or whom it waits for, countersignatures, every
 /// copy's fault and every fork not in its line.
@@ -296,7 +374,14 @@ fn detail(g: &AuditGameReport) -> String {
     if g.files.len() > 1 {
         for f in &g.files {
             if let Some(fault) = &f.fault {
-                text.push_str(&format!("  INVALID {}\n", fault.message));
+                // A damaged copy beside a sound one does not make the game
+                // invalid; it is only worth replacing.
+                let tag = if g.damaged.contains(&f.file) {
+                    "DAMAGED COPY"
+                } else {
+                    "INVALID"
+                };
+                text.push_str(&format!("  {tag} {}\n", fault.message));
             }
         }
     }
@@ -379,6 +464,30 @@ pub fn summary(games: &[AuditGameReport]) -> String {
             .collect();
         s.push_str(&format!(", {invalid} invalid ({})", parts.join(", ")));
     }
+    // Damaged copies of valid games apart: each such game is counted
+    // valid above, and each copy is worth replacing from a sound one.
+    let damaged: Vec<&AuditFileReport> = valid
+        .iter()
+        .flat_map(|g| g.files.iter().filter(|f| g.damaged.contains(&f.file)))
+        .collect();
+    if !damaged.is_empty() {
+        let mut by_fault: BTreeMap<usize, (Fault, usize)> = BTreeMap::new();
+        for f in damaged.iter().filter_map(|f| f.fault.as_ref()) {
+            by_fault
+                .entry(usize::MAX - f.fault.severity())
+                .or_insert((f.fault, 0))
+                .1 += 1;
+        }
+        let parts: Vec<String> = by_fault
+            .values()
+            .map(|(f, n)| format!("{n} {}", f.name()))
+            .collect();
+        s.push_str(&format!(
+            "; {} of valid games ({})",
+            count(damaged.len(), "damaged copy", "damaged copies"),
+            parts.join(", ")
+        ));
+    }
     s.push('.');
     s
 }
@@ -391,6 +500,16 @@ fn shown(path: &Path) -> String {
 
 /// Audits one file; never fails, the fault is in the report.
 pub fn audit_file(path: &Path) -> AuditFileReport {
+    audit_file_into(path, None).0
+}
+
+/// [`audit_file`], adding the ids of the entries that verified to `trie`:
+/// also the node of the last of them.
+fn audit_file_into(
+    path: &Path,
+    trie: Option<&std::sync::Mutex<Trie>>,
+) -> (AuditFileReport, Option<usize>) {
+    let mut tip = None;
     let mut rep = AuditFileReport {
         file: path.to_string_lossy().into_owned(),
         valid: false,
@@ -407,7 +526,7 @@ pub fn audit_file(path: &Path) -> AuditFileReport {
     };
     let to_fault = |f: &LogFault| FaultReport {
         entry: f.entry,
-        line: f.entry + 1,
+        line: f.entry.saturating_add(1),
         fault: f.fault,
         code: f.fault.exit_code(),
         author: f.author.clone(),
@@ -424,7 +543,7 @@ pub fn audit_file(path: &Path) -> AuditFileReport {
                 author: None,
                 message: inline(&e.to_string()).into_owned(),
             });
-            return rep;
+            return (rep, tip);
         }
     };
     rep.digest = Some(crate::crypto::sha256(&bytes));
@@ -432,7 +551,7 @@ pub fn audit_file(path: &Path) -> AuditFileReport {
         Ok((g, _)) => g,
         Err(f) => {
             rep.fault = Some(to_fault(&f));
-            return rep;
+            return (rep, tip);
         }
     };
     rep.game = Some(crate::text::excerpt(&genesis.game));
@@ -457,6 +576,10 @@ pub fn audit_file(path: &Path) -> AuditFileReport {
                 });
                 let failed = failed.or(end);
                 rep.entries = r.len();
+                if let Some(t) = trie {
+                    let mut t = t.lock().unwrap_or_else(|e| e.into_inner());
+                    tip = t.insert(r.entries.iter().map(|e| e.id));
+                }
                 match failed {
                     Some(f) => rep.fault = Some(to_fault(&f)),
                     None => {
@@ -484,7 +607,7 @@ pub fn audit_file(path: &Path) -> AuditFileReport {
             message: format!("{}: entry 0 (line 1): unknown version: {e}", shown(path)),
         });
     }
-    rep
+    (rep, tip)
 }
 
 /// How far an audit of many logs has got, as a bar on standard error once it
@@ -545,47 +668,57 @@ impl Progress {
 }
 
 /// Compares every two copies of one game: the first entry where they
-/// differ, within the part both verified, is a fork. Each copy is read again
-/// and used only if it still holds the bytes audited (a file changed
-/// meanwhile is not compared); copies with the same bytes are compared once.
-fn find_forks(copies: &[(PathBuf, AuditFileReport)]) -> Vec<ForkReport> {
-    let mut logs: Vec<Option<Vec<u8>>> = Vec::new();
+/// differ, within the part both verified, is a fork. Copies are compared by
+/// their entries' ids in the [`Trie`], not their bytes; only a pair that
+/// differs is read again, to name the entries and apply the rules that
+/// resolve a fork, and used only if it still holds the bytes audited (a file
+/// changed meanwhile is not compared). Copies with the same bytes are
+/// compared once.
+fn find_forks(copies: &[Audited], trie: &Trie) -> Vec<ForkReport> {
     let mut digests = HashSet::new();
-    for (p, r) in copies {
-        let first = r.digest.is_some_and(|d| digests.insert(d));
-        logs.push(
-            file::read(p)
-                .ok()
-                .filter(|b| first && Some(crate::crypto::sha256(b)) == r.digest),
-        );
-    }
-    // The complete lines, as far as they go: a copy with a bad last line
-    // still forks where its verified part differs.
-    let lines: Vec<Option<Vec<&[u8]>>> = logs
+    let first: Vec<bool> = copies
         .iter()
-        .map(|l| l.as_deref().map(|b| crate::log::replay::lines(b).0))
+        .map(|c| c.report.digest.is_some_and(|d| digests.insert(d)))
         .collect();
+    // A copy as audited, read again; the one of the outer loop is kept
+    // while it is compared with the others, so that at most two are held.
+    let reread = |c: &Audited| {
+        file::read(&c.path)
+            .ok()
+            .filter(|b| Some(crate::crypto::sha256(b)) == c.report.digest)
+    };
     let mut forks = Vec::new();
     for i in 0..copies.len() {
+        let mut held: Option<Option<Vec<u8>>> = None;
         for j in i + 1..copies.len() {
-            let (a, b) = (&copies[i].1, &copies[j].1);
-            let (Some(la), Some(lb)) = (&lines[i], &lines[j]) else {
+            let (a, b) = (&copies[i].report, &copies[j].report);
+            let (true, true, Some(ta), Some(tb)) =
+                (first[i], first[j], copies[i].tip, copies[j].tip)
+            else {
                 continue;
             };
-            let verified = (a.entries.min(b.entries) as usize)
-                .min(la.len())
-                .min(lb.len());
-            let Some(k) = (0..verified).find(|&k| la[k] != lb[k]) else {
+            let Some(k) = trie.first_difference(ta, tb) else {
                 continue;
             };
+            let log_a = held.get_or_insert_with(|| reread(&copies[i]));
+            let (Some(log_a), Some(log_b)) = (log_a.as_deref(), reread(&copies[j])) else {
+                continue;
+            };
+            // The complete lines, as far as they go: a copy with a bad last
+            // line still forks where its verified part differs.
+            let la = crate::log::replay::lines(log_a).0;
+            let lb = crate::log::replay::lines(&log_b).0;
+            if k >= la.len() || k >= lb.len() || la[k] == lb[k] {
+                // Not the bytes whose ids the trie holds: not compared.
+                continue;
+            }
             let author = |line: &[u8]| {
                 crate::log::replay::parse_line(k as u64, line)
                     .map(|p| p.line.body.author)
                     .ok()
             };
-            let seats = logs[i]
-                .as_deref()
-                .and_then(|l| read_genesis(l).ok())
+            let seats = read_genesis(log_a)
+                .ok()
                 .map(|(g, _)| g.seats)
                 .unwrap_or_default();
             let label = |seat: Option<u32>| match seat
@@ -599,7 +732,7 @@ fn find_forks(copies: &[(PathBuf, AuditFileReport)]) -> Vec<ForkReport> {
             let (sa, sb) = (author(la[k]), author(lb[k]));
             let (fa, fb) = (shown(Path::new(&a.file)), shown(Path::new(&b.file)));
             let names = [&fa, &fb];
-            if let Some((w, why)) = crate::log::fork::resolve(la, lb, k) {
+            if let Some((w, why)) = crate::log::fork::resolve(&la, &lb, k) {
                 let message = match why {
                     crate::log::fork::Resolution::ClaimLapsed => format!(
                         "{} and {} are copies of the same game that differ from entry {k} on: {} \
@@ -670,4 +803,179 @@ fn find_forks(copies: &[(PathBuf, AuditFileReport)]) -> Vec<ForkReport> {
         }
     }
     forks
+}
+
+/// The entries of every copy audited, each distinct entry once: a trie of
+/// entry ids (an id is the hash of the entry's line), so that copies of one
+/// game share the nodes of the entries they have in common. A copy is the
+/// node of its last verified entry; two copies differ first at the
+/// shallowest depth where their ancestors differ. However many copies a
+/// game has, this holds a node per distinct entry (a few dozen bytes, not
+/// the line), never a copy's bytes.
+#[derive(Default)]
+struct Trie {
+    nodes: Vec<Node>,
+    /// The node of each (parent, entry id); the parent of a first entry is
+    /// [`Trie::ROOT`].
+    index: std::collections::HashMap<(usize, crate::crypto::Hash), usize>,
+}
+
+/// An entry in the [`Trie`]: its parent, its depth (the entry's number) and
+/// a jump pointer (Myers's skew-binary scheme), by which the ancestor at any
+/// depth is found in a logarithmic number of steps.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    parent: usize,
+    jump: usize,
+    depth: usize,
+}
+
+impl Trie {
+    /// The parent of a first entry (no node).
+    const ROOT: usize = usize::MAX;
+
+    /// Adds a copy's entries, in order; the node of the last (none for no
+    /// entry).
+    fn insert(&mut self, ids: impl IntoIterator<Item = crate::crypto::Hash>) -> Option<usize> {
+        let mut at = Self::ROOT;
+        for id in ids {
+            at = match self.index.get(&(at, id)) {
+                Some(&n) => n,
+                None => {
+                    let n = self.nodes.len();
+                    let node = if at == Self::ROOT {
+                        Node {
+                            parent: n,
+                            jump: n,
+                            depth: 0,
+                        }
+                    } else {
+                        let p = self.nodes[at];
+                        let j = self.nodes[p.jump];
+                        let jj = self.nodes[j.jump];
+                        Node {
+                            parent: at,
+                            jump: if p.depth - j.depth == j.depth - jj.depth {
+                                j.jump
+                            } else {
+                                at
+                            },
+                            depth: p.depth + 1,
+                        }
+                    };
+                    self.nodes.push(node);
+                    self.index.insert((at, id), n);
+                    n
+                }
+            };
+        }
+        (at != Self::ROOT).then_some(at)
+    }
+
+    /// The ancestor of node `n` at `depth` (at most its own).
+    fn ancestor(&self, mut n: usize, depth: usize) -> usize {
+        while self.nodes[n].depth > depth {
+            let jump = self.nodes[n].jump;
+            n = if self.nodes[jump].depth >= depth {
+                jump
+            } else {
+                self.nodes[n].parent
+            };
+        }
+        n
+    }
+
+    /// The first entry where copies ending at nodes `a` and `b` differ,
+    /// within the part both hold; none when one is a prefix of the other.
+    fn first_difference(&self, a: usize, b: usize) -> Option<usize> {
+        let common = self.nodes[a].depth.min(self.nodes[b].depth);
+        if self.ancestor(a, common) == self.ancestor(b, common) {
+            return None;
+        }
+        if self.ancestor(a, 0) != self.ancestor(b, 0) {
+            return Some(0);
+        }
+        // Entries agree up to some depth and differ from there on: the
+        // first where they differ, by bisection (`same` agree, `differ`
+        // does not).
+        let (mut same, mut differ) = (0, common);
+        while differ - same > 1 {
+            let mid = same + (differ - same) / 2;
+            if self.ancestor(a, mid) == self.ancestor(b, mid) {
+                same = mid;
+            } else {
+                differ = mid;
+            }
+        }
+        Some(differ)
+    }
+
+    /// Nodes held: one per distinct entry.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ids of a made-up game: entry `i` of branch `b`.
+    fn ids(n: usize, fork_at: usize, branch: u8) -> Vec<crate::crypto::Hash> {
+        (0..n)
+            .map(|i| {
+                let mut id = [0u8; 32];
+                id[..8].copy_from_slice(&(i as u64).to_le_bytes());
+                if i >= fork_at {
+                    id[8] = branch;
+                }
+                id
+            })
+            .collect()
+    }
+
+    #[test]
+    fn many_copies_of_one_game_hold_each_entry_once() {
+        let mut t = Trie::default();
+        let whole = ids(50, usize::MAX, 0);
+        let tips: Vec<usize> = (0..200).map(|_| t.insert(whole.clone()).unwrap()).collect();
+        // Two hundred copies of 50 entries: 50 nodes, not 10,000.
+        assert_eq!(t.len(), 50);
+        assert!(tips.iter().all(|&x| x == tips[0]));
+        // Older copies (prefixes) add nothing and fork with nothing.
+        let short = t.insert(whole[..30].to_vec()).unwrap();
+        assert_eq!(t.len(), 50);
+        assert_eq!(t.first_difference(short, tips[0]), None);
+        assert_eq!(t.first_difference(tips[0], short), None);
+        // A copy that forks at entry 30 adds only its own 20 entries.
+        let other = t.insert(ids(50, 30, 1)).unwrap();
+        assert_eq!(t.len(), 70);
+        assert_eq!(t.first_difference(tips[0], other), Some(30));
+        assert_eq!(t.first_difference(other, short), None);
+        // Another game shares nothing.
+        let mut foreign = ids(10, 0, 2);
+        foreign[0][9] = 1;
+        let f = t.insert(foreign).unwrap();
+        assert_eq!(t.len(), 80);
+        assert_eq!(t.first_difference(f, tips[0]), Some(0));
+        assert_eq!(t.insert(Vec::new()), None);
+    }
+
+    #[test]
+    fn the_first_difference_is_found_at_every_depth() {
+        let n = 300;
+        let mut t = Trie::default();
+        let base = t.insert(ids(n, usize::MAX, 0)).unwrap();
+        for k in 1..n {
+            let fork = t.insert(ids(n, k, 1 + (k % 250) as u8)).unwrap();
+            assert_eq!(t.first_difference(base, fork), Some(k), "fork at {k}");
+            let shorter = t.insert(ids(k + 1, k, 1 + (k % 250) as u8)).unwrap();
+            assert_eq!(t.first_difference(shorter, base), Some(k));
+            assert_eq!(t.first_difference(shorter, fork), None);
+            for d in [0, k / 2, k] {
+                assert_eq!(t.nodes[t.ancestor(fork, d)].depth, d);
+            }
+        }
+    }
 }

@@ -22,6 +22,12 @@
 //! — but they could as well replace the player's identity; the cache adds
 //! no new trust.
 //!
+//! The cache is kept under a size cap, [`DEFAULT_CAP`] unless
+//! `STARRY_CACHE_MAX` says otherwise: after each record written, the games
+//! used least recently (a record's modification time, renewed each time it
+//! is used) are pruned until records and snapshots fit. A pruned game is
+//! only verified in full once more.
+//!
 //! [`Check::Known`]: crate::log::replay::Check::Known
 
 use std::io::{Read, Write};
@@ -43,6 +49,14 @@ const MAX_RECORD_BYTES: u64 = 4096;
 
 /// Largest snapshot read (as large as the largest log).
 const MAX_SNAPSHOT_BYTES: u64 = crate::log::file::MAX_LOG_BYTES;
+
+/// The cache's size cap when `STARRY_CACHE_MAX` does not set one: room for
+/// hundreds of games' snapshots (a finished game's is tens of KiB).
+pub const DEFAULT_CAP: u64 = 64 << 20;
+
+/// The environment variable that sets the cap: bytes, or a number with
+/// `K`, `M` or `G` (KiB, MiB, GiB); 0 keeps no cache.
+pub const CAP_VARIABLE: &str = "STARRY_CACHE_MAX";
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 struct Record {
@@ -69,13 +83,20 @@ struct Record {
 /// for; records what it verified.
 pub fn tell<G: Game>(bytes: &[u8]) -> Result<(Replay<G>, Vec<Event>), LogFault> {
     let record = lookup(bytes);
-    let known = record.as_ref().map_or(0, |r| r.entries as usize);
+    // `lookup` checked that the record's entries are lines of `bytes`.
+    let known = record
+        .as_ref()
+        .and_then(|r| usize::try_from(r.entries).ok())
+        .unwrap_or(0);
     let (told, loaded) = match record.as_ref().and_then(load::<G>) {
         Some((r, events)) => (history::tell_on(r, events, bytes, known)?, true),
         None => (history::tell_known(bytes, known)?, false),
     };
+    if loaded && let Some(r) = &record {
+        touch(&r.game);
+    }
     // A damaged snapshot is replaced even when nothing is new.
-    if !loaded || told.0.len() as usize > known {
+    if !loaded || told.0.len() > known as u64 {
         store(bytes, &told.0, &told.1);
     }
     Ok(told)
@@ -144,6 +165,14 @@ fn store<G: Game>(bytes: &[u8], replay: &Replay<G>, events: &[Event]) {
     if entries == 0 || lines != entries || bytes.last() != Some(&b'\n') {
         return;
     }
+    let cap = cap();
+    if cap == 0 {
+        // No cache kept: what an earlier setting left goes too.
+        if let Some(dir) = cache_dir() {
+            prune(&dir, 0);
+        }
+        return;
+    }
     let (Some(dir), Some(program), Some(game)) = (cache_dir(), program(), game_id(bytes)) else {
         return;
     };
@@ -169,6 +198,99 @@ fn store<G: Game>(bytes: &[u8], replay: &Replay<G>, events: &[Event]) {
             &serde_json::to_vec(&record).unwrap_or_default(),
         )
     });
+    prune(&dir, cap);
+}
+
+/// The cap on the cache's size in bytes: `STARRY_CACHE_MAX` if it reads
+/// as a size, else [`DEFAULT_CAP`].
+pub fn cap() -> u64 {
+    std::env::var(CAP_VARIABLE)
+        .ok()
+        .and_then(|v| parse_size(&v))
+        .unwrap_or(DEFAULT_CAP)
+}
+
+/// `123`, `512K`, `64M`, `1G` (binary units, case-insensitive, an optional
+/// `B` or `iB` after the unit); none for anything else or an overflow.
+fn parse_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let t = t
+        .strip_suffix("iB")
+        .or_else(|| t.strip_suffix("ib"))
+        .or_else(|| t.strip_suffix(['B', 'b']))
+        .unwrap_or(t);
+    let (digits, shift) = match t.char_indices().last()? {
+        (i, 'k' | 'K') => (&t[..i], 10),
+        (i, 'm' | 'M') => (&t[..i], 20),
+        (i, 'g' | 'G') => (&t[..i], 30),
+        _ => (t, 0),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse::<u64>().ok()?.checked_mul(1 << shift)
+}
+
+/// Marks the game's record used now, so that pruning keeps it longest.
+fn touch(game: &str) {
+    let Some(dir) = cache_dir() else { return };
+    if let Ok(f) = std::fs::File::options()
+        .write(true)
+        .open(dir.join(format!("{game}.json")))
+    {
+        let _ = f.set_modified(std::time::SystemTime::now());
+    }
+}
+
+/// Removes the games used least recently until the cache's records and
+/// snapshots take at most `cap` bytes. Each game's files go together; a
+/// game counts as used when its record was last written or used (or, with
+/// no record, its snapshot written). Fails silently, as the cache does.
+fn prune(dir: &Path, cap: u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    // Per game: bytes held and the time last used.
+    let mut games: std::collections::BTreeMap<String, (u64, Option<std::time::SystemTime>)> =
+        std::collections::BTreeMap::new();
+    for e in entries.filter_map(|e| e.ok()) {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some((game, ext)) = name.rsplit_once('.') else {
+            continue;
+        };
+        if name.starts_with('.') || !matches!(ext, "json" | "bin") {
+            continue;
+        }
+        let Ok(meta) = e.metadata() else { continue };
+        if !meta.is_file() {
+            continue;
+        }
+        let g = games.entry(game.to_string()).or_insert((0, None));
+        g.0 = g.0.saturating_add(meta.len());
+        let time = meta.modified().ok();
+        if ext == "json" || g.1.is_none() {
+            g.1 = time.or(g.1);
+        }
+    }
+    let mut total = games.values().fold(0u64, |t, g| t.saturating_add(g.0));
+    if total <= cap {
+        return;
+    }
+    let mut order: Vec<(Option<std::time::SystemTime>, String, u64)> = games
+        .into_iter()
+        .map(|(game, (size, time))| (time, game, size))
+        .collect();
+    order.sort();
+    for (_, game, size) in order {
+        if total <= cap {
+            break;
+        }
+        // The record first: a snapshot without its record is never used.
+        let _ = std::fs::remove_file(dir.join(format!("{game}.json")));
+        let _ = std::fs::remove_file(dir.join(format!("{game}.bin")));
+        total = total.saturating_sub(size);
+    }
 }
 
 fn read_bounded(path: &Path, limit: u64) -> Option<Vec<u8>> {
@@ -229,4 +351,84 @@ fn program() -> Option<String> {
         time.as_secs(),
         time.subsec_nanos()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_in_bytes_and_binary_units() {
+        assert_eq!(parse_size("0"), Some(0));
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("512K"), Some(512 << 10));
+        assert_eq!(parse_size(" 64M "), Some(64 << 20));
+        assert_eq!(parse_size("64MiB"), Some(64 << 20));
+        assert_eq!(parse_size("2gb"), Some(2 << 30));
+        assert_eq!(parse_size("18446744073709551615"), Some(u64::MAX));
+        for bad in [
+            "",
+            "M",
+            "-1",
+            "1.5M",
+            "64 M",
+            "1T",
+            "18446744073709551616",
+            "17179869184G",
+            "0x10",
+            "१२",
+        ] {
+            assert_eq!(parse_size(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn pruning_removes_the_least_recently_used_games_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let at = |s: u64| std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000 + s);
+        // Game a used last, b first, c in between; each 100 bytes.
+        for (game, used) in [("a", 30), ("b", 10), ("c", 20)] {
+            std::fs::write(d.join(format!("{game}.json")), [b'r'; 40]).unwrap();
+            std::fs::write(d.join(format!("{game}.bin")), [b's'; 60]).unwrap();
+            for ext in ["json", "bin"] {
+                let f = std::fs::File::options()
+                    .write(true)
+                    .open(d.join(format!("{game}.{ext}")))
+                    .unwrap();
+                // The snapshot's own time does not count.
+                f.set_modified(at(if ext == "json" { used } else { 100 - used }))
+                    .unwrap();
+            }
+        }
+        // Not the cache's: left alone and not counted.
+        std::fs::write(d.join(".record.tmp"), [0; 1000]).unwrap();
+        std::fs::write(d.join("notes.txt"), [0; 1000]).unwrap();
+        let names = || {
+            let mut n: Vec<String> = std::fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            n.sort();
+            n
+        };
+        prune(d, 300);
+        assert_eq!(names().len(), 8, "within the cap: nothing pruned");
+        prune(d, 299);
+        assert_eq!(
+            names(),
+            [
+                ".record.tmp",
+                "a.bin",
+                "a.json",
+                "c.bin",
+                "c.json",
+                "notes.txt"
+            ]
+        );
+        prune(d, 150);
+        assert_eq!(names(), [".record.tmp", "a.bin", "a.json", "notes.txt"]);
+        prune(d, 0);
+        assert_eq!(names(), [".record.tmp", "notes.txt"]);
+    }
 }

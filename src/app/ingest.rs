@@ -103,7 +103,20 @@ fn complete(
         Some(p) => p.to_path_buf(),
         None => game_path(home, &part.game),
     };
-    let last = part.first + log.iter().filter(|&&b| b == b'\n').count() as u64 - 1;
+    // Entry numbers come from the mail: the last one is computed checked
+    // (a first entry of 2^64 - 1 followed by more is no log anybody wrote).
+    let received = log.iter().filter(|&&b| b == b'\n').count().max(1) as u64;
+    let Some(last) = part.first.checked_add(received - 1) else {
+        return Err(Error::Input(format!(
+            "{input} carries entries numbered from {} on, past the largest entry number a log \
+             can hold ({}): it is not a log of game {} as any player wrote it. Nothing was \
+             changed. Ask the sender for the whole log: `starry mail {} --full` sends it",
+            part.first,
+            u64::MAX,
+            &hex::encode(part.game)[..16],
+            &hex::encode(part.game)[..16],
+        )));
+    };
     let need_full = |why: String| {
         Error::Input(format!(
             "{input} carries entries {} to {last} of game {} — the ones written since your last \
@@ -143,15 +156,17 @@ fn complete(
             },
         ));
     }
-    let k = part.first as usize;
+    // `part.first` is at least 1; beyond what `usize` holds, it is beyond
+    // any copy.
+    let k = usize::try_from(part.first).unwrap_or(usize::MAX);
     if lines.len() < k {
         return Err(need_full(format!(
             "your copy {} has only {} entries (0 to {}), so entries {} to {} are missing in between",
             target.display(),
             lines.len(),
-            lines.len() - 1,
+            lines.len().saturating_sub(1),
             lines.len(),
-            k - 1
+            part.first.saturating_sub(1)
         )));
     }
     if crate::crypto::sha256(lines[k - 1]) != part.prev {
@@ -638,7 +653,7 @@ fn fork<G: Game>(
                  same, but entry {k} in the mail is {theirs_text}, while entry {k} in this copy \
                  is {mine_text}.{} Nothing was changed; compare with the other players' copies \
                  before going on",
-                k - 1,
+                k.saturating_sub(1),
                 proof.unwrap_or_default()
             ),
         },
@@ -688,7 +703,7 @@ fn report<G: Game>(
         ),
         IngestOutcome::FastForwarded => format!(
             "{input}: verified {received} entries; {} new — your copy {} now has {received}.\n",
-            received - before,
+            received.saturating_sub(before),
             target.display()
         ),
         IngestOutcome::Unchanged => format!(
@@ -883,4 +898,92 @@ fn newcomer_text<G: Game>(r: &Replay<G>, n: &NoIdentityReport) -> String {
     }
     t.push('\n');
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOG: &str = include_str!("../../examples/games/in-progress-4p.jsonl");
+
+    /// Lines `from..to` of the example log, the first numbered `n`.
+    fn partial_log(from: usize, to: usize, n: u64) -> Vec<u8> {
+        let lines: Vec<&str> = LOG.lines().collect();
+        let mut text = String::new();
+        for (i, l) in lines[from..to].iter().enumerate() {
+            let l = if i == 0 {
+                l.replacen(&format!("\"n\":{from},"), &format!("\"n\":{n},"), 1)
+            } else {
+                l.to_string()
+            };
+            text.push_str(&l);
+            text.push('\n');
+        }
+        text.into_bytes()
+    }
+
+    fn refusal(home: &Path, raw: &[u8], into: &Path) -> String {
+        match ingest_bytes(home, raw, "mail.eml", Some(into)) {
+            Ok(out) => panic!("accepted: {}", out.text),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// Entry numbers at the edges of `u64` in a partial log: refused with
+    /// what to do, never an overflow (a debug build would panic).
+    #[test]
+    fn extreme_entry_numbers_in_a_partial_log_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let copy = dir.path().join("copy.jsonl");
+        let before = LOG
+            .lines()
+            .take(5)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>();
+        // Without a local copy, and with one of 5 entries.
+        for local in [false, true] {
+            if local {
+                std::fs::write(&copy, &before).unwrap();
+            }
+            for n in [
+                u64::MAX,
+                u64::MAX - 1,
+                1 << 63,
+                1 << 32,
+                (1 << 32) + 1,
+                6,
+                7,
+            ] {
+                for count in [1, 2, 3] {
+                    let raw = partial_log(5, 5 + count, n);
+                    let text = refusal(&home, &raw, &copy);
+                    assert!(text.contains("Nothing was changed"), "{n} {count}: {text}");
+                    assert!(text.contains("--full"), "{n} {count}: {text}");
+                    if n.checked_add(count as u64 - 1).is_none() {
+                        assert!(text.contains("past the largest entry number"), "{text}");
+                    } else if !local {
+                        assert!(text.contains("there is no copy of that game"), "{text}");
+                    } else {
+                        assert!(
+                            text.contains(&format!(
+                                "has only 5 entries (0 to 4), so entries 5 to {} are missing",
+                                n - 1
+                            )),
+                            "{n}: {text}"
+                        );
+                    }
+                }
+            }
+            if local {
+                assert_eq!(std::fs::read_to_string(&copy).unwrap(), before);
+            }
+        }
+        // Numbered 1 to 5 where entry 0 is not what they continue.
+        let text = refusal(&home, &partial_log(5, 6, 1), &copy);
+        assert!(text.contains("continue another entry 0"), "{text}");
+        // The entry that does follow: taken.
+        let out = ingest_bytes(&home, &partial_log(5, 7, 5), "mail.eml", Some(&copy)).unwrap();
+        assert!(out.text.contains("2 new"), "{}", out.text);
+    }
 }

@@ -168,13 +168,16 @@ pub struct AuditGameReport {
     /// Hex id of the game; null for a file whose first line could not be read
     /// (it is then a "game" of its own).
     pub game_id: Option<String>,
-    /// Every copy valid and no two copies forked.
+    /// One copy at least verifies in full, and no two copies fork (unless
+    /// the protocol's rule resolves it). Damaged copies beside a sound one
+    /// are listed under `damaged`.
     pub valid: bool,
     /// Where the game stands by its longest valid copy: `finished`,
     /// `resigned`, `stalled`, `abandoned` or `in-progress`; null when no copy
     /// is valid.
     pub state: Option<GameState>,
-    /// Entries of the longest copy, as far as it verified.
+    /// Entries of the longest sound copy (the one `state` describes); with
+    /// no sound copy, of the copy that verified furthest.
     pub entries: u64,
     /// The gravest fault of the game (see `Fault`'s order in the README),
     /// null when valid.
@@ -186,6 +189,10 @@ pub struct AuditGameReport {
     /// Copies of the game that diverge: two different valid entries at the
     /// same position.
     pub forks: Vec<ForkReport>,
+    /// Copies that do not verify in full (each one's fault is under
+    /// `files`) of a game with a sound copy: they do not make the game
+    /// invalid. Empty when no copy is sound.
+    pub damaged: Vec<String>,
 }
 
 /// Where a game stands, in one word.
