@@ -1,6 +1,6 @@
 //! JSON Schemas of everything starry reads or prints, generated from the Rust
 //! types. `schemas/` holds the checked-in copies; `tests/schemas.rs` fails
-//! when they are stale (regenerate with `STARRY_BLESS=1 cargo test --test schemas`).
+//! when they are stale (regenerate with `STARRY_BLESS=1 cargo test --test suite schemas::`).
 
 use schemars::{JsonSchema, schema_for};
 use serde_json::Value;

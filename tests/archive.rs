@@ -5,7 +5,7 @@
 //! every state with a forked, a tampered, a truncated and an unreadable one,
 //! and the report expected for it is written out in full.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! them. (Each game's own table of legal choices over thousands of random
 //! positions is in `src/games/*/bot.rs`.)
 
-mod common;
+use crate::common;
 
 use common::{Table, validator};
 use serde_json::Value;

@@ -9,7 +9,7 @@
 //! chromium-headless-shell). Without it the tests fail, saying how to
 //! install it; STARRY_SKIP_BROWSER_TESTS=1 turns that into a loud skip.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

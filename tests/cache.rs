@@ -3,7 +3,7 @@
 //! the log's bytes up to there are unchanged; deleting the cache changes no
 //! output; and `audit` never reads it.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! The remaining commands through the real binary, each `--json` output
 //! validated against its checked-in schema.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -2,7 +2,7 @@
 //! what and where, the documented exit code, and every file left exactly as
 //! it was.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

@@ -3,8 +3,8 @@
 //! face-down token of one player is visible to anyone else, and none of a
 //! player's secrets appears in the log or in another player's view.
 
-mod common;
-mod players;
+use crate::common;
+use crate::players;
 
 use std::collections::BTreeMap;
 

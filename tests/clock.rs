@@ -3,7 +3,7 @@
 //! accepted after it, the question `abandon` asks, and logs dated ahead of
 //! this machine's clock refused — for each of the three games.
 
-mod common;
+use crate::common;
 
 use common::Table;
 use serde_json::Value;

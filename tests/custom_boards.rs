@@ -2,7 +2,7 @@
 //! the audit needs nothing else; and a set that can never be completed ends
 //! as a stalled game instead of hanging.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::json;

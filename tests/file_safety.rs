@@ -3,7 +3,7 @@
 //! never taken for a log, a huge file is refused without being read whole,
 //! and a closed pipe (`starry … | head`) ends the output quietly.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@
 //! creator's join), each adding exactly one line, with a message naming the
 //! game, the entry and the move, made as the player.
 
-mod players;
+use crate::players;
 
 use std::path::{Path, PathBuf};
 

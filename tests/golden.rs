@@ -2,9 +2,9 @@
 //! variant, with the view after every step (the text as a player sees it and
 //! the JSON), checked in under `tests/golden/` and compared byte for byte.
 //! A change to the rules or to a view shows up here as a diff to review;
-//! `STARRY_BLESS=1 cargo test --test golden` writes the new files.
+//! `STARRY_BLESS=1 cargo test --test suite golden::` writes the new files.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

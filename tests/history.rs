@@ -2,7 +2,7 @@
 //! and `view`, and `starry games`, through the real binary on the example
 //! games (whose every entry is known).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 
@@ -22,7 +22,7 @@ fn example(name: &str) -> String {
 }
 
 fn identity(who: &str) -> PathBuf {
-    root().join("examples/games/identities").join(who)
+    common::example_home(who)
 }
 
 fn events(file: &str) -> Vec<Value> {

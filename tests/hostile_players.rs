@@ -2,7 +2,7 @@
 //! resigning, hold a game hostage by going silent, or race each other with
 //! countersignatures; and a program that is stopped halfway through a join.
 
-mod common;
+use crate::common;
 
 use common::{Table, starry_in};
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! 50 MB line), what starry prints holds no raw control or bidi character,
 //! its `--json` output still parses, and an error stays short.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

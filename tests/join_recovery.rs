@@ -3,7 +3,7 @@
 //! the next `join` must never write a second, different join entry: that
 //! would fork the game and look like the player cheated.
 
-mod common;
+use crate::common;
 
 use common::Table;
 use starry::app::act::{self, Do, Step};

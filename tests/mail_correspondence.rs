@@ -18,7 +18,7 @@
 //! with no copy, a short copy or a forked one it refuses, changes nothing
 //! and names `starry mail … --full`, whose mail then settles it.
 
-mod players;
+use crate::players;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::OnceLock;

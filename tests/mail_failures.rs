@@ -8,8 +8,8 @@
 //! Fails when python3 with aiosmtpd is missing, unless
 //! STARRY_SKIP_SMTP_TESTS=1 (a loud skip).
 
-mod players;
-mod smtp_server;
+use crate::players;
+use crate::smtp_server;
 
 use std::path::Path;
 

@@ -17,8 +17,8 @@
 //! Needs python3 with aiosmtpd: tests/smtp_server/mod.rs says what happens
 //! without it.
 
-mod players;
-mod smtp_server;
+use crate::players;
+use crate::smtp_server;
 
 use std::collections::{BTreeSet, HashSet};
 

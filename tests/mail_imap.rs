@@ -10,12 +10,11 @@
 //! The first tests check the test servers themselves, with an IMAP client
 //! that is not starry's (python3's imaplib).
 
-mod imap_server;
-mod players;
+use crate::imap_server;
 /// `starry robot --imap` and the `--watch` loops.
 #[path = "imap_tests/robot.rs"]
 mod robot;
-mod smtp_server;
+use crate::smtp_server;
 /// `starry sync` and `starry mail setup`.
 #[path = "imap_tests/sync.rs"]
 mod sync;

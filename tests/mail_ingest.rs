@@ -12,7 +12,7 @@
 //! armored block) is refused, or yields exactly the log that was sent —
 //! never a different log.
 
-mod players;
+use crate::players;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

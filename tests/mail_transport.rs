@@ -7,8 +7,8 @@
 //! saying how to install it, unless STARRY_SKIP_SMTP_TESTS=1 (a loud skip). The TLS tests also need the `openssl` command to make a
 //! throw-away certificate; without it they fail.
 
-mod players;
-mod smtp_server;
+use crate::players;
+use crate::smtp_server;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

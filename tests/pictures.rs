@@ -3,7 +3,7 @@
 //!
 //! - Golden SVGs (`tests/golden/pictures/`), one position per game and an own
 //!   view with face-down tokens: the same position gives the same bytes.
-//!   `STARRY_BLESS=1 cargo test --test pictures` writes them again, and the
+//!   `STARRY_BLESS=1 cargo test --test suite pictures::` writes them again, and the
 //!   README's pictures (`docs/pictures/`) with them.
 //! - Every format, for positions across each example game: the SVG renders,
 //!   the PNG is the SVG's rendering and carries pixels only (no text chunk
@@ -11,7 +11,7 @@
 //! - Secrecy: a face-down token's value appears in its owner's pictures and
 //!   in nobody else's.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
@@ -30,7 +30,7 @@ fn example(name: &str) -> PathBuf {
 /// `starry view` as `who` (an example identity) or as a spectator.
 fn view(who: Option<&str>, args: &[&str]) -> Output {
     let home = match who {
-        Some(w) => root().join("examples/games/identities").join(w),
+        Some(w) => common::example_home(w),
         None => tempfile::tempdir().unwrap().keep(),
     };
     let out = common::starry_in(&home, &[&["view"], args].concat());

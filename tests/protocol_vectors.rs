@@ -1,6 +1,6 @@
 //! The primitive test vectors of docs/protocol.md (section 9) are what the
 //! code computes. The block between the markers in the spec is generated
-//! here; `STARRY_BLESS=1 cargo test --test protocol_vectors` rewrites it.
+//! here; `STARRY_BLESS=1 cargo test --test suite protocol_vectors::` rewrites it.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -125,7 +125,7 @@ fn the_spec_lists_what_the_code_computes() {
     } else {
         assert_eq!(
             current, block,
-            "docs/protocol.md vectors are stale: STARRY_BLESS=1 cargo test --test protocol_vectors"
+            "docs/protocol.md vectors are stale: STARRY_BLESS=1 cargo test --test suite protocol_vectors::"
         );
     }
 }
@@ -422,11 +422,11 @@ fn the_short_game_and_its_derived_values_are_as_documented() {
         assert_eq!(
             std::fs::read(&vector).unwrap(),
             log,
-            "the short game is not what the program plays: STARRY_BLESS=1 cargo test --test protocol_vectors"
+            "the short game is not what the program plays: STARRY_BLESS=1 cargo test --test suite protocol_vectors::"
         );
         assert_eq!(
             current, block,
-            "docs/protocol.md short game is stale: STARRY_BLESS=1 cargo test --test protocol_vectors"
+            "docs/protocol.md short game is stale: STARRY_BLESS=1 cargo test --test suite protocol_vectors::"
         );
     }
 }

@@ -2,7 +2,7 @@
 //! count and number is bounded, every error is short, safe for a terminal,
 //! exit code 2 (wrong use), and nothing panics or runs out of memory.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

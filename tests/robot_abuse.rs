@@ -8,7 +8,7 @@
 //! Needs python3 with aiosmtpd (tests/smtp_server/mod.rs says what happens
 //! without it).
 
-mod smtp_server;
+use crate::smtp_server;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

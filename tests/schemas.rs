@@ -26,7 +26,7 @@ fn checked_in_schemas_are_current() {
     }
     assert!(
         stale.is_empty(),
-        "stale schemas (regenerate with `STARRY_BLESS=1 cargo test --test schemas`): {stale:?}"
+        "stale schemas (regenerate with `STARRY_BLESS=1 cargo test --test suite schemas::`): {stale:?}"
     );
     // And nothing in schemas/ that no type produces.
     let known: Vec<&str> = starry::schemas::all().iter().map(|(n, _)| *n).collect();

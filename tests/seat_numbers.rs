@@ -4,7 +4,7 @@
 //! does — the seat whose name is the genesis' seat 0 name is seat 0 — while
 //! no text beside it names another seat number.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

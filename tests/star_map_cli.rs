@@ -10,8 +10,8 @@
 //! reads each position from the log (the library's own replay) to choose
 //! its moves and to know what they must score.
 
-mod common;
-mod players;
+use crate::common;
+use crate::players;
 
 use std::path::Path;
 

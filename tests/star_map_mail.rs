@@ -7,8 +7,8 @@
 //! secret; each is ingested by its recipient, and all copies end equal and
 //! audit.
 
-mod common;
-mod players;
+use crate::common;
+use crate::players;
 
 use std::collections::BTreeSet;
 

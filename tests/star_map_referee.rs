@@ -4,7 +4,7 @@
 //! have, malformed and hostile input refused with a short excerpt, input
 //! over the size limit, and the JSON report checked against its schema.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

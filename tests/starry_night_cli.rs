@@ -3,8 +3,8 @@
 //! position with `view --at`, the audit and the status; and a table of
 //! refusals, each with its exit code and the log left exactly as it was.
 
-mod common;
-mod players;
+use crate::common;
+use crate::players;
 
 use common::*;
 use players::{encodings, secrets_in};

@@ -6,7 +6,7 @@
 //! Every mail is threaded, carries the entries its recipient lacks and no
 //! secret. Both copies end equal and audit.
 
-mod players;
+use crate::players;
 
 use players::*;
 use serde_json::Value;

@@ -180,7 +180,7 @@ fn the_spec_lists_every_vector() {
     } else {
         assert_eq!(
             current, block,
-            "docs/protocol.md vector list is stale: STARRY_BLESS=1 cargo test --test vectors"
+            "docs/protocol.md vector list is stale: STARRY_BLESS=1 cargo test --test suite vectors::"
         );
     }
 }

@@ -258,7 +258,7 @@ pub fn check_golden(path: &Path, got: &str, test: &str) {
             .unwrap_or(want.lines().count().min(got.lines().count()));
         panic!(
             "{} differs from this run, first at line {}:\n  golden: {:?}\n  now:    {:?}\n\
-             (review the change; STARRY_BLESS=1 cargo test --test {test} accepts it)",
+             (review the change; STARRY_BLESS=1 cargo test --test suite {test}:: accepts it)",
             path.display(),
             line + 1,
             want.lines().nth(line),
@@ -273,4 +273,18 @@ pub fn audit_games(stdout: &[u8]) -> Vec<Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
+}
+
+/// A home for an example player (examples/games/identities/WHO) outside
+/// the work tree: their identity copied into a fresh temporary directory,
+/// so that what starry keeps there (the verified-prefix cache, records of
+/// games) never lands in the repository.
+pub fn example_home(who: &str) -> PathBuf {
+    let home = tempfile::tempdir().unwrap().keep();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/games/identities")
+        .join(who)
+        .join("identity.json");
+    std::fs::copy(&from, home.join("identity.json")).unwrap();
+    home
 }

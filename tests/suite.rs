@@ -1,0 +1,91 @@
+//! Every integration test, in one binary: one link instead of one per
+//! file, and the slow groups (mail, IMAP, the browser, the archive) run
+//! side by side on the test harness's threads instead of one after
+//! another. Each file of tests/ is a module here; run one group with
+//! `cargo test --test suite GROUP::` (e.g. `mail_imap::`).
+
+mod common;
+mod imap_server;
+mod players;
+mod smtp_server;
+
+#[path = "archive.rs"]
+mod archive;
+#[path = "bots.rs"]
+mod bots;
+#[path = "browser.rs"]
+mod browser;
+#[path = "cache.rs"]
+mod cache;
+#[path = "cli_commands.rs"]
+mod cli_commands;
+#[path = "cli_errors.rs"]
+mod cli_errors;
+#[path = "cli_game.rs"]
+mod cli_game;
+#[path = "clock.rs"]
+mod clock;
+#[path = "custom_boards.rs"]
+mod custom_boards;
+#[path = "examples.rs"]
+mod examples;
+#[path = "file_safety.rs"]
+mod file_safety;
+#[path = "git_game.rs"]
+mod git_game;
+#[path = "golden.rs"]
+mod golden;
+#[path = "history.rs"]
+mod history;
+#[path = "hostile_players.rs"]
+mod hostile_players;
+#[path = "hostile_text.rs"]
+mod hostile_text;
+#[path = "independent.rs"]
+mod independent;
+#[path = "join_recovery.rs"]
+mod join_recovery;
+#[path = "mail_correspondence.rs"]
+mod mail_correspondence;
+#[path = "mail_failures.rs"]
+mod mail_failures;
+#[path = "mail_game.rs"]
+mod mail_game;
+#[path = "mail_imap.rs"]
+mod mail_imap;
+#[path = "mail_ingest.rs"]
+mod mail_ingest;
+#[path = "mail_transport.rs"]
+mod mail_transport;
+#[path = "pictures.rs"]
+mod pictures;
+#[path = "properties.rs"]
+mod properties;
+#[path = "protocol_vectors.rs"]
+mod protocol_vectors;
+#[path = "referee_bounds.rs"]
+mod referee_bounds;
+#[path = "robot.rs"]
+mod robot;
+#[path = "robot_abuse.rs"]
+mod robot_abuse;
+#[path = "rules_replay.rs"]
+mod rules_replay;
+#[path = "schemas.rs"]
+mod schemas;
+#[path = "seat_numbers.rs"]
+mod seat_numbers;
+#[path = "signature_batch.rs"]
+mod signature_batch;
+#[path = "star_map_cli.rs"]
+mod star_map_cli;
+#[path = "star_map_mail.rs"]
+mod star_map_mail;
+#[path = "star_map_referee.rs"]
+mod star_map_referee;
+#[path = "starry_night_cli.rs"]
+mod starry_night_cli;
+#[path = "starry_night_mail.rs"]
+mod starry_night_mail;
+#[path = "vectors.rs"]
+mod vectors;
