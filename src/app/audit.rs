@@ -28,8 +28,10 @@ use crate::with_game;
 /// `starry audit`.
 pub fn run(a: &AuditArgs) -> Result<Output> {
     let files = find_logs(&a.paths)?;
-    // More threads than logs would only wait.
-    let jobs = a.jobs.map_or(0, |j| usize::from(j).min(files.len()));
+    // Threads beyond one per log are not idle: they verify the signatures
+    // of a log ahead of its replay (log::verify), so one game audits on
+    // every thread too. Files read at once stay at most one per log.
+    let jobs = a.jobs.map_or(0, usize::from);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
