@@ -157,7 +157,7 @@ fn a_whole_game_against_the_robot_over_imap() {
     let a = anna.json(&["audit", anna.copy_of(&game_id).to_str().unwrap(), "--json"]);
     assert_eq!(
         a["files"][0]["countersigned"],
-        serde_json::json!([1, 2]),
+        serde_json::json!([0, 1]),
         "{a}"
     );
     // The robot's inbox is empty: every mail it handled is filed away.

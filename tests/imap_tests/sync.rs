@@ -116,7 +116,7 @@ fn check_end(w: &World, seats: &[usize], game_id: &str) -> usize {
     let copy = ps[0].copy_of(game_id);
     let a = ps[0].json(&["audit", copy.to_str().unwrap(), "--json"]);
     assert_eq!(a["valid"], true, "{a}");
-    let seats: Vec<u64> = (1..=ps.len() as u64).collect();
+    let seats: Vec<u64> = (0..ps.len() as u64).collect();
     assert_eq!(a["files"][0]["countersigned"], serde_json::json!(seats));
     let mut filed = 0;
     for p in &ps {
