@@ -20,12 +20,23 @@ pub fn to_bytes(value: &Value) -> Vec<u8> {
 
 /// Where a value breaks the integers-only rule, as a JSON pointer.
 pub fn find_float(value: &Value, path: &mut String) -> Option<String> {
+    find_where(
+        value,
+        path,
+        &|v| matches!(v, Value::Number(n) if !(n.is_i64() || n.is_u64())),
+    )
+}
+
+/// The first place, as a JSON pointer, whose value `hit` picks.
+fn find_where(value: &Value, path: &mut String, hit: &dyn Fn(&Value) -> bool) -> Option<String> {
+    if hit(value) {
+        return Some(path.clone());
+    }
     match value {
-        Value::Number(n) if !(n.is_i64() || n.is_u64()) => Some(path.clone()),
         Value::Array(items) => items.iter().enumerate().find_map(|(i, v)| {
             let len = path.len();
             path.push_str(&format!("/{i}"));
-            let found = find_float(v, path);
+            let found = find_where(v, path, hit);
             path.truncate(len);
             found
         }),
@@ -33,7 +44,7 @@ pub fn find_float(value: &Value, path: &mut String) -> Option<String> {
             let len = path.len();
             path.push('/');
             path.push_str(k);
-            let found = find_float(v, path);
+            let found = find_where(v, path, hit);
             path.truncate(len);
             found
         }),
@@ -79,25 +90,7 @@ pub fn too_deep(bytes: &[u8]) -> Option<usize> {
 
 /// Where a value holds a `null`, as a JSON pointer.
 pub fn find_null(value: &Value, path: &mut String) -> Option<String> {
-    match value {
-        Value::Null => Some(path.clone()),
-        Value::Array(items) => items.iter().enumerate().find_map(|(i, v)| {
-            let len = path.len();
-            path.push_str(&format!("/{i}"));
-            let found = find_null(v, path);
-            path.truncate(len);
-            found
-        }),
-        Value::Object(map) => map.iter().find_map(|(k, v)| {
-            let len = path.len();
-            path.push('/');
-            path.push_str(k);
-            let found = find_null(v, path);
-            path.truncate(len);
-            found
-        }),
-        _ => None,
-    }
+    find_where(value, path, &|v| v.is_null())
 }
 
 /// The JSON type of a value, in words.
