@@ -48,46 +48,59 @@ pub fn tell_known<G: Game>(
     let Some(first) = lines.first() else {
         return Err(end.expect("no line means a fault"));
     };
-    let r = Replay::<G>::from_genesis_as(first, Check::of(0, known))?;
-    let events = vec![Event {
-        entry: 0,
-        seat: 0,
-        name: r.name(0),
-        time: r.entries[0].time.clone(),
-        text: format!(
-            "{} started a game of {} for {}.",
-            r.name(0),
-            title(G::NAME),
-            list(&r.names())
-        ),
-    }];
-    tell_on(r, events, bytes, known)
+    // Signatures verified ahead on the other cores (`log::verify`), from
+    // before the genesis is read.
+    crate::log::verify::ahead(&lines, known.max(1), |ahead| {
+        let r = Replay::<G>::from_genesis_as(first, Check::of(0, known))?;
+        let events = vec![Event {
+            entry: 0,
+            seat: 0,
+            name: r.name(0),
+            time: r.entries[0].time.clone(),
+            text: format!(
+                "{} started a game of {} for {}.",
+                r.name(0),
+                title(G::NAME),
+                list(&r.names())
+            ),
+        }];
+        tell_lines(r, events, &lines, known, ahead)
+    })
+    .and_then(|told| end.map_or(Ok(told), Err))
 }
 
 /// Goes on telling the log `bytes` from `r` and `events`, the replay and
 /// the story of its first `r.len()` entries; the first `known` entries
 /// need not be verified again.
 pub fn tell_on<G: Game>(
-    mut r: Replay<G>,
-    mut events: Vec<Event>,
+    r: Replay<G>,
+    events: Vec<Event>,
     bytes: &[u8],
     known: usize,
 ) -> std::result::Result<(Replay<G>, Vec<Event>), crate::error::LogFault> {
-    use crate::log::replay::Check;
     let (lines, end) = lines(bytes);
-    // Signatures verified ahead on the other cores (`log::verify`).
     let from = known.max(r.len() as usize);
     crate::log::verify::ahead(&lines, from, |ahead| {
-        for (i, l) in lines.iter().enumerate().skip(r.len() as usize) {
-            let before = scores(&r);
-            let began = r.state.is_some();
-            r.apply_line_ahead(i as u64, l, Check::of(i, known), ahead)?;
-            events.push(event(&r, &before, began));
-        }
-        Ok::<_, crate::error::LogFault>(())
-    })?;
-    if let Some(f) = end {
-        return Err(f);
+        tell_lines(r, events, &lines, known, ahead)
+    })
+    .and_then(|told| end.map_or(Ok(told), Err))
+}
+
+/// Tells `lines` from where `r` and `events` stand, with what `ahead`'s
+/// helpers did.
+fn tell_lines<G: Game>(
+    mut r: Replay<G>,
+    mut events: Vec<Event>,
+    lines: &[&[u8]],
+    known: usize,
+    ahead: Option<&crate::log::verify::Ahead>,
+) -> std::result::Result<(Replay<G>, Vec<Event>), crate::error::LogFault> {
+    use crate::log::replay::Check;
+    for (i, l) in lines.iter().enumerate().skip(r.len() as usize) {
+        let before = scores(&r);
+        let began = r.state.is_some();
+        r.apply_line_ahead(i as u64, l, Check::of(i, known), ahead)?;
+        events.push(event(&r, &before, began));
     }
     Ok((r, events))
 }
