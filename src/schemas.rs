@@ -40,6 +40,7 @@ pub fn all() -> Vec<(&'static str, Value)> {
             schema::<crate::app::history::HistoryReport>(),
         ),
         ("games.json", schema::<crate::app::games::GamesReport>()),
+        ("moves.json", schema::<crate::app::moves::MovesReport>()),
         ("arena.json", schema::<crate::app::arena::ArenaReport>()),
         ("robot.json", schema::<crate::app::robot::RobotReport>()),
         ("sync.json", schema::<crate::app::sync::SyncReport>()),

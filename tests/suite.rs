@@ -57,6 +57,8 @@ mod mail_imap;
 mod mail_ingest;
 #[path = "mail_transport.rs"]
 mod mail_transport;
+#[path = "moves.rs"]
+mod moves;
 #[path = "pictures.rs"]
 mod pictures;
 #[path = "properties.rs"]

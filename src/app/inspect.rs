@@ -15,7 +15,7 @@ use crate::log::file;
 use crate::log::replay::read_genesis;
 use crate::with_game;
 
-fn open<T>(path: &Path, f: impl FnOnce(&[u8], &str) -> Result<T>) -> Result<T> {
+pub(super) fn open<T>(path: &Path, f: impl FnOnce(&[u8], &str) -> Result<T>) -> Result<T> {
     let bytes = file::read(path)?;
     let (g, _) = read_genesis(&bytes).map_err(|fault| Error::Log {
         path: path.into(),
@@ -49,7 +49,7 @@ pub fn status(path: &Path) -> Result<Output> {
 /// The viewer's identity if they have one and hold a seat; a missing identity
 /// means a spectator, a corrupt one is an error (silently showing less would
 /// hide the problem).
-fn viewer_identity() -> Result<Option<Identity>> {
+pub(super) fn viewer_identity() -> Result<Option<Identity>> {
     let home = identity::home_dir()?;
     match Identity::load(&home) {
         Ok(id) => Ok(Some(id)),

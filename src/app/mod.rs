@@ -15,6 +15,7 @@ pub mod history;
 pub mod ingest;
 pub mod inspect;
 pub mod mail;
+pub mod moves;
 pub mod report;
 pub mod robot;
 pub mod rules;
@@ -233,6 +234,7 @@ pub fn run(cli: Cli) -> Result<Output> {
         Command::Ingest(a) => ingest::ingest(a.input.as_deref(), a.into.as_deref()),
         Command::Status(f) => inspect::status(&log_path(&f.file)?),
         Command::View(a) => inspect::view(&log_path(&a.file)?, &a),
+        Command::Moves(a) => moves::moves(&log_path(&a.file)?, &a),
         Command::History(a) => history::history(&log_path(&a.file)?, a.since_mine),
         Command::Games => games::list(),
         Command::Remind(f) => mail::remind(&log_path(&f.file)?),

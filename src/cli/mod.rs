@@ -57,6 +57,15 @@ pub enum Command {
                             starry status game.jsonl\n  \
                             starry status 1a2b3c4d --json")]
     Status(FileArg),
+    /// List every legal move you can make now, each as `starry play` accepts it, grouped.
+    #[command(
+        after_help = "Grouped in each game's words: Starry Sky by token, then board; Star Map by disc and rotation, then squares; Starry Night by star. Only the player who must act can list their moves (they depend on what that player alone holds); for anyone else the command says whose turn it is.\n\n\
+                            Examples:\n  \
+                            starry moves game.jsonl\n  \
+                            starry moves 1a2b3c4d --limit 20\n  \
+                            starry moves game.jsonl --json | jq -r '.moves[].move'"
+    )]
+    Moves(MovesArgs),
     /// Show the game: your view (with your own face-down tokens) or, without an identity, the spectator view.
     #[command(after_help = "Examples:\n  \
                             starry view game.jsonl\n  \
@@ -267,6 +276,16 @@ pub enum IdCommand {
 pub struct FileArg {
     /// The game log (a .jsonl file, or the id of a game in your games directory).
     pub file: PathBuf,
+}
+
+/// `starry moves`.
+#[derive(Args, Debug, Clone)]
+pub struct MovesArgs {
+    /// The game log (a .jsonl file, or the id of a game in your games directory).
+    pub file: PathBuf,
+    /// Show at most N moves (the count of all is still given).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
 }
 
 /// What to do once an entry is written.

@@ -376,6 +376,13 @@ pub trait Game: Sized {
     /// `state` is the position right after it.
     fn describe(state: &Self::State, action: &Self::Action) -> String;
 
+    /// Where `intent` stands in the list `starry moves` prints: the labels
+    /// of its group and, if any, subgroup, in the game's own words
+    /// (Starry Sky: `token 10`, then `leo`; Star Map: `corner1 r90`;
+    /// Starry Night: `star A`). Moves keep [`Game::intents`]' order inside
+    /// a group; groups come in the order of their first move.
+    fn move_group(state: &Self::State, intent: &Self::Intent) -> Vec<String>;
+
     /// What the mover did, as the predicate of a sentence whose subject is
     /// their name (`placed 7 on leo:3`), for histories and mails; `state`
     /// is the position right after it, `names` the players' names in seat

@@ -878,6 +878,21 @@ impl Game for StarMap {
         picture::svg(v, names)
     }
 
+    fn move_group(_state: &State, intent: &Intent) -> Vec<String> {
+        match intent {
+            // A one has no rotation to choose: its squares are the group.
+            Intent::Place {
+                name: (shape, k),
+                placement,
+                ..
+            } if *shape != Shape::One => vec![format!("{shape}{k} {}", placement.rotation)],
+            Intent::Place {
+                name: (shape, k), ..
+            } => vec![format!("{shape}{k}")],
+            Intent::Pass => vec!["pass".into()],
+        }
+    }
+
     fn describe(state: &State, action: &Action) -> String {
         match (action, state.history.last()) {
             (Action::Place(p), Some(Moved::Placed { scored, draw, .. })) => {

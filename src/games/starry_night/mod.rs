@@ -959,6 +959,14 @@ impl Game for StarryNight {
         picture::svg(v, names)
     }
 
+    fn move_group(_state: &State, intent: &Intent) -> Vec<String> {
+        match intent {
+            Intent::Edge(a, _) => vec![format!("star {}", label(*a))],
+            Intent::First(_) => vec!["who moves first".into()],
+            Intent::Takeback(_) => vec!["takeback".into()],
+        }
+    }
+
     fn describe(state: &State, action: &Action) -> String {
         match action {
             Action::First(s) => format!("seat {s} moves first"),

@@ -1269,6 +1269,13 @@ impl Game for StarrySky {
         picture::svg(v, names)
     }
 
+    fn move_group(_state: &State, intent: &Intent) -> Vec<String> {
+        vec![
+            format!("token {}", intent.token),
+            intent.star.board.to_string(),
+        ]
+    }
+
     fn describe(_state: &State, action: &Action) -> String {
         match action.token {
             Some(t) => format!("{t} on {}", action.star),

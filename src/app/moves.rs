@@ -1,0 +1,375 @@
+//! `starry moves`: every legal move of the player who must act, each
+//! written as `starry play` accepts it, grouped in the game's own words.
+//!
+//! The list is [`Game::intents`] for the position the player's own program
+//! sees (their face-down values, and the random events their next entry
+//! resolves), so it is exactly what `play` would accept now: no other
+//! list of moves exists to drift from it. Only the player to act can have
+//! it; for anyone else the command says whose turn it is and what to run.
+
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::Output;
+use super::inspect::{open, viewer_identity};
+use crate::cli::MovesArgs;
+use crate::error::{Error, Result};
+use crate::games::Game;
+use crate::log::Replay;
+use crate::log::replay::Action;
+use crate::with_game;
+
+/// Widest line of the text list, in characters.
+const WIDTH: usize = 96;
+
+/// `starry moves`.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct MovesReport {
+    pub game: String,
+    /// Hex id of the game (hash of the genesis line).
+    pub game_id: String,
+    pub entries: u64,
+    /// What the next entry must be.
+    pub action: Action,
+    /// The seat that must write it, 0-based (see docs/json.md); null once
+    /// the game is over.
+    pub to_act_seat: Option<u32>,
+    /// Whether that seat is yours: only then are its moves listed.
+    pub yours: bool,
+    /// How many legal moves there are (0 unless `action` is `move` and the
+    /// seat is yours).
+    pub count: u64,
+    /// The moves, in order, at most `--limit` of them.
+    pub moves: Vec<MoveItem>,
+    /// What to do instead, when there is nothing to list.
+    pub hint: Option<String>,
+}
+
+/// One legal move.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+pub struct MoveItem {
+    /// The move as `starry play` accepts it.
+    #[serde(rename = "move")]
+    pub notation: String,
+    /// Its group and subgroup, in the game's words (Starry Sky: `token 10`,
+    /// `leo`; Star Map: `corner1 r90`; Starry Night: `star A`).
+    pub group: Vec<String>,
+}
+
+pub fn moves(path: &Path, a: &MovesArgs) -> Result<Output> {
+    let id = viewer_identity()?;
+    open(path, |bytes, game| {
+        with_game!(game, G => {
+            let r = super::cache::replay::<G>(bytes).map_err(|fault| Error::Log { path: path.into(), fault })?;
+            let report = list::<G>(&r, id.as_ref(), a.limit)?;
+            let text = text::<G>(&r, &report, &path.display().to_string());
+            Ok(Output::new(text, &report))
+        })
+    })
+}
+
+/// The legal moves of the seat to act, if it is `id`'s.
+fn list<G: Game>(
+    r: &Replay<G>,
+    id: Option<&crate::crypto::identity::Identity>,
+    limit: Option<usize>,
+) -> Result<MovesReport> {
+    let (action, to_act) = r.expected();
+    // A seat still to join has no key in the log yet: it is known by the
+    // address it was invited with.
+    let mine = id.and_then(|i| {
+        r.seat_of_key(&i.public_key()).or_else(|| {
+            (action == Action::Join)
+                .then(|| r.seat_of_email(&i.email))
+                .flatten()
+                .filter(|&s| r.seats[s].key.is_none())
+        })
+    });
+    let yours = to_act.is_some() && to_act == mine;
+    let mut report = MovesReport {
+        game: G::NAME.into(),
+        game_id: hex::encode(r.game_id),
+        entries: r.len(),
+        action,
+        to_act_seat: to_act.map(|s| s as u32),
+        yours,
+        count: 0,
+        moves: Vec::new(),
+        hint: None,
+    };
+    let (Some(seat), Some(id), Some(state), true, Action::Move) =
+        (to_act, id, r.state.as_ref(), yours, action)
+    else {
+        return Ok(report);
+    };
+    let secret = r
+        .game_secret(id, seat)
+        .expect("the seat's key is this identity's");
+    let own = r.own_hidden(&secret, seat).map_err(Error::Other)?;
+    // The random events this seat's next entry resolves are part of the
+    // position it moves in (a Star Map draw): only its program knows them.
+    let preview = r.next_link(&secret, seat).and_then(|l| r.preview(seat, &l));
+    let state = preview.as_ref().unwrap_or(state);
+    let all = G::intents(state, seat, &own);
+    report.count = all.len() as u64;
+    report.moves = all
+        .iter()
+        .take(limit.unwrap_or(usize::MAX))
+        .map(|i| MoveItem {
+            notation: i.to_string(),
+            group: G::move_group(state, i),
+        })
+        .collect();
+    Ok(report)
+}
+
+/// The list for a terminal: each group on its lines, moves wrapped.
+fn text<G: Game>(r: &Replay<G>, report: &MovesReport, file: &str) -> String {
+    let head = format!(
+        "{} — game {} — {}\n",
+        super::history::title(G::NAME),
+        &report.game_id[..16],
+        crate::text::count(report.entries, "entry", "entries")
+    );
+    let who = |s: u32| crate::text::inline(&r.name(s as usize)).to_string();
+    let file = crate::text::inline(file);
+    let body = match (report.action, report.to_act_seat) {
+        (Action::Over, _) | (_, None) => "The game is over: there are no moves.\n".to_string(),
+        (action, Some(s)) if !report.yours => format!(
+            "It is {}'s turn ({}). Only their program can list their moves: they depend on \
+             what they alone hold.\n",
+            who(s),
+            action.as_str()
+        ),
+        (Action::Move, Some(_)) if report.count == 0 => {
+            "You have no legal move (the engine should have skipped you).\n".to_string()
+        }
+        (Action::Move, Some(_)) => grouped(report, &file),
+        (action, Some(_)) => format!(
+            "Your next entry is not a move: run `starry {} {file}`.\n",
+            action.as_str()
+        ),
+    };
+    head + &body
+}
+
+fn grouped(report: &MovesReport, file: &str) -> String {
+    let mut out = format!(
+        "Your {}:\n",
+        crate::text::count(report.count, "legal move", "legal moves")
+    );
+    // Groups in the order of their first move; the count of each is of the
+    // moves shown.
+    let mut tops: Vec<(&str, Vec<&MoveItem>)> = Vec::new();
+    for m in &report.moves {
+        let top = m.group.first().map_or("", String::as_str);
+        match tops.iter_mut().find(|(t, _)| *t == top) {
+            Some((_, v)) => v.push(m),
+            None => tops.push((top, vec![m])),
+        }
+    }
+    for (top, items) in tops {
+        let mut subs: Vec<(&str, Vec<&str>)> = Vec::new();
+        for m in &items {
+            let sub = m.group.get(1).map_or("", String::as_str);
+            match subs.iter_mut().find(|(t, _)| *t == sub) {
+                Some((_, v)) => v.push(&m.notation),
+                None => subs.push((sub, vec![&m.notation])),
+            }
+        }
+        let top = crate::text::inline(top);
+        if subs.len() == 1 && subs[0].0.is_empty() {
+            wrap(&mut out, &format!("{top} ({}): ", items.len()), &subs[0].1);
+            continue;
+        }
+        out.push_str(&format!("{top} ({})\n", items.len()));
+        for (sub, moves) in subs {
+            let sub = crate::text::inline(sub);
+            wrap(&mut out, &format!("  {sub} ({}): ", moves.len()), &moves);
+        }
+    }
+    let shown = report.moves.len() as u64;
+    if shown < report.count {
+        out.push_str(&format!(
+            "… and {} more (shown: the first {shown}; leave out --limit to see all).\n",
+            report.count - shown
+        ));
+    }
+    if let Some(first) = report.moves.first() {
+        out.push_str(&format!(
+            "Play one with `starry play {file} \"{}\"`.\n",
+            crate::text::inline(&first.notation)
+        ));
+    }
+    out
+}
+
+/// `lead` then `moves` two spaces apart, wrapped under the lead's indent.
+fn wrap(out: &mut String, lead: &str, moves: &[&str]) {
+    let indent = " ".repeat(lead.chars().take_while(|c| *c == ' ').count() + 4);
+    let mut line = lead.to_string();
+    let mut fresh = true;
+    for m in moves {
+        let m = crate::text::inline(m);
+        if !fresh && line.chars().count() + 2 + m.chars().count() > WIDTH {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = indent.clone();
+            fresh = true;
+        }
+        if !fresh {
+            line.push_str("  ");
+        }
+        line.push_str(&m);
+        fresh = false;
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::bot::{BotRng, World, random_move};
+    use crate::games::star_map::StarMap;
+    use crate::games::starry_night::StarryNight;
+    use crate::games::starry_sky::StarrySky;
+    use crate::games::{Own, play_own};
+
+    /// On every position of `games` seeded random games of `seats` seats,
+    /// the list is exactly the moves the engine accepts: each listed move
+    /// reads back as itself from its own notation, in any case and spacing,
+    /// and plays; and any move listed at an earlier position of the game
+    /// that reads and plays here is one of the listed moves. (Other ways to
+    /// say a move, such as `B-A` for `A-B` or `first me`, are `play`'s
+    /// conveniences; the list writes each move one way.)
+    fn list_is_what_play_accepts<G: Game>(seats: usize, games: u64) -> usize {
+        let mut positions = 0;
+        for seed in 0..games {
+            let mut rng = BotRng::seeded(seed);
+            let options = G::options(&[], None).expect("default options");
+            let state = G::setup(&options, seats, &mut rng.draw()).expect("setup");
+            let mut world = World::<G>::new(state, vec![Own::default(); seats], 1);
+            let mut seen: BTreeSet<String> = BTreeSet::new();
+            world
+                .rollout(&mut rng, 400, &mut |state, seat, own, rng| {
+                    positions += 1;
+                    let listed = G::intents(state, seat, own);
+                    assert!(!listed.is_empty(), "a seat to move has a move");
+                    let written: BTreeSet<String> = listed.iter().map(|i| i.to_string()).collect();
+                    assert_eq!(written.len(), listed.len(), "two moves are written alike");
+                    let plays = |text: &str| {
+                        let intent = G::parse_intent(state, text).ok()?;
+                        let (mut s, mut o) = (state.clone(), own.clone());
+                        play_own::<G>(&mut s, seat, &intent, &mut o, 10_000)
+                            .ok()
+                            .map(|_| intent)
+                    };
+                    for i in &listed {
+                        let text = i.to_string();
+                        assert_eq!(plays(&text).as_ref(), Some(i), "`{text}` is listed");
+                        let group = G::move_group(state, i);
+                        assert!(
+                            (1..=2).contains(&group.len()) && group.iter().all(|g| !g.is_empty()),
+                            "`{text}`: {group:?}"
+                        );
+                    }
+                    // Case and spacing do not matter to `play`: another
+                    // spelling of a listed move is that move.
+                    for i in &listed {
+                        let text = i.to_string();
+                        for spelt in [
+                            text.to_uppercase(),
+                            format!("  {}  ", text.replace(' ', "   ")),
+                        ] {
+                            assert_eq!(plays(&spelt).as_ref(), Some(i), "`{spelt}`");
+                        }
+                    }
+                    // The moves of earlier positions, which mostly are not
+                    // legal now: any that plays is listed
+                    // (Every few of them, once there are many: a debug build
+                    // reads each in each position.)
+                    for text in seen.iter().step_by(seen.len() / 150 + 1) {
+                        if let Some(intent) = plays(text) {
+                            assert!(
+                                listed.contains(&intent),
+                                "`{text}` plays but is not listed ({intent})"
+                            );
+                        }
+                    }
+                    seen.extend(written);
+                    random_move::<G>(state, seat, own, rng)
+                })
+                .expect("a random game plays");
+        }
+        positions
+    }
+
+    #[test]
+    fn the_list_is_what_play_accepts_in_every_game() {
+        // A game table: each game at its fewest and most seats.
+        type Case = (&'static str, fn() -> usize);
+        let cases: [Case; 5] = [
+            ("starry-sky 3", || {
+                list_is_what_play_accepts::<StarrySky>(3, 1)
+            }),
+            ("starry-sky 5", || {
+                list_is_what_play_accepts::<StarrySky>(5, 1)
+            }),
+            ("star-map 2", || list_is_what_play_accepts::<StarMap>(2, 1)),
+            ("star-map 4", || list_is_what_play_accepts::<StarMap>(4, 1)),
+            ("starry-night 2", || {
+                list_is_what_play_accepts::<StarryNight>(2, 4)
+            }),
+        ];
+        for (name, run) in cases {
+            let positions = run();
+            assert!(positions >= 10, "{name}: only {positions} positions");
+        }
+    }
+
+    #[test]
+    fn long_lists_wrap_and_say_what_was_left_out() {
+        let report = MovesReport {
+            game: "starry-sky".into(),
+            game_id: "ab".repeat(32),
+            entries: 9,
+            action: Action::Move,
+            to_act_seat: Some(1),
+            yours: true,
+            count: 40,
+            moves: (1..=30)
+                .map(|n| MoveItem {
+                    notation: format!("10 leo:{n}"),
+                    group: vec!["token 10".into(), "leo".into()],
+                })
+                .collect(),
+            hint: None,
+        };
+        let text = grouped(&report, "game.jsonl");
+        assert!(
+            text.starts_with("Your 40 legal moves:\ntoken 10 (30)\n  leo (30): 10 leo:1  10 leo:2")
+        );
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        assert!(
+            text.contains("\n      10 leo:"),
+            "continued under the group: {text}"
+        );
+        assert!(
+            text.contains("… and 10 more (shown: the first 30"),
+            "{text}"
+        );
+        assert!(text.ends_with("Play one with `starry play game.jsonl \"10 leo:1\"`.\n"));
+        let listed: Vec<&str> = text
+            .lines()
+            .flat_map(|l| l.split("  "))
+            .map(|w| w.trim().trim_start_matches("leo (30): "))
+            .filter(|w| w.starts_with("10 leo:"))
+            .collect();
+        assert_eq!(listed.len(), 30, "{text}");
+    }
+}
