@@ -11,6 +11,9 @@
 //!   on a 5-player Starry Sky game of 125 entries (the first 125 lines of
 //!   `examples/games/finished-5p-compound-coins.jsonl`), as its player who
 //!   must act next (Ben, who must reveal; the example identities).
+//! - `moves_star_map_39`, `…_cold`: `starry moves LOG` on a crowded Star
+//!   Map (the first 39 lines of `star-map-3-players-hard.jsonl`: Cleo to
+//!   place, 6 discs in hand, 34 placements), warm and cold.
 //! - `audit_archive/J`: `starry audit -j J ARCHIVE` on an archive of 1,000
 //!   games of all three kinds (`examples/make_archive.rs`), output to
 //!   /dev/null; an item is a game.
@@ -50,6 +53,7 @@ struct Data {
     archive: PathBuf,
     long: Long,
     sky: Long,
+    map: Long,
     /// An empty home for the commands that need no identity, so that none
     /// reads or writes the user's own.
     nobody: PathBuf,
@@ -81,6 +85,7 @@ fn data() -> &'static Data {
             archive: dir.join("archive"),
             long: Long::load(&dir.join("long")).expect("the long game"),
             sky: sky_125(&dir.join("sky-125")),
+            map: map_39(&dir.join("map-39")),
             nobody: dir.join("nobody"),
         }
     })
@@ -111,19 +116,42 @@ const SKY_ENTRIES: usize = 125;
 
 /// The first [`SKY_ENTRIES`] entries of the finished 5-player example, in
 /// `dir`, with a home holding the identity of the player who must act
-/// next (made afresh each run: it is small).
+/// next (Ben, who reveals: a move needs no more work than a reveal).
 fn sky_125(dir: &Path) -> Long {
-    use starry::games::starry_sky::StarrySky;
+    example_cut::<starry::games::starry_sky::StarrySky>(
+        dir,
+        "finished-5p-compound-coins.jsonl",
+        SKY_ENTRIES,
+    )
+}
+
+/// Entries of the Star Map game.
+const MAP_ENTRIES: usize = 39;
+
+/// A crowded Star Map with a full hand: the first [`MAP_ENTRIES`] entries
+/// of the 3-player example on the hard map, where Cleo has 6 discs and 34
+/// legal placements.
+fn map_39(dir: &Path) -> Long {
+    example_cut::<starry::games::star_map::StarMap>(
+        dir,
+        "star-map-3-players-hard.jsonl",
+        MAP_ENTRIES,
+    )
+}
+
+/// The first `entries` entries of the example `file`, in `dir`, with a
+/// home holding the identity of the player who must act next (made afresh
+/// each run: it is small).
+fn example_cut<G: starry::games::Game>(dir: &Path, file: &str, entries: usize) -> Long {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/games");
-    let whole = fs::read(examples.join("finished-5p-compound-coins.jsonl")).expect("the example");
+    let whole = fs::read(examples.join(file)).expect("the example");
     let cut: Vec<u8> = whole
         .split_inclusive(|&b| b == b'\n')
-        .take(SKY_ENTRIES)
+        .take(entries)
         .flatten()
         .copied()
         .collect();
-    let r = starry::log::Replay::<StarrySky>::from_bytes(&cut).expect("a valid prefix");
-    // Ben reveals next (a move needs no more work than a reveal).
+    let r = starry::log::Replay::<G>::from_bytes(&cut).expect("a valid prefix");
     let (_, seat) = r.expected();
     let name = r.genesis.seats[seat.expect("a seat acts")]
         .name
@@ -144,7 +172,7 @@ fn sky_125(dir: &Path) -> Long {
     Long {
         log,
         home,
-        entries: SKY_ENTRIES as u64,
+        entries: entries as u64,
     }
 }
 
@@ -263,4 +291,20 @@ fn audit_archive(b: Bencher, jobs: usize) {
             let _ = fs::remove_dir_all(&cache);
         })
         .bench_values(|()| starry(&d.nobody, &args));
+}
+
+/// `starry moves` on a crowded Star Map with a full hand, as the player to
+/// act, the cache warm (the case of every day) and cold.
+#[divan::bench(sample_count = 100, sample_size = 1)]
+fn moves_star_map_39(b: Bencher) {
+    let d = data();
+    let args = [os("moves"), d.map.log.as_os_str()];
+    starry(&d.map.home, &args);
+    b.bench(|| starry(&d.map.home, &args));
+}
+
+#[divan::bench(sample_count = 100, sample_size = 1)]
+fn moves_star_map_39_cold(b: Bencher) {
+    let d = data();
+    cold_in(b, &d.map, &[os("moves"), d.map.log.as_os_str()]);
 }
