@@ -162,3 +162,50 @@ fn three_players_play_a_whole_game_and_nobody_sees_a_face_down_token() {
         "{text}"
     );
 }
+
+/// What `play` prints after writing is the writer's own view, as `view`
+/// shows it to them: "(you)", their hand, and the face-down token they
+/// have just placed with its value — which nobody else's view shows.
+#[test]
+fn after_playing_the_writer_sees_their_own_view() {
+    let t = Table::new(3);
+    t.create(&[]);
+    t.play_until(|s| s["action"] == "move");
+    for _ in 0..60 {
+        let s = t.status();
+        let who = t.seat_of(s["to_act"].as_str().unwrap());
+        let text = t.ok(who, &["play", t.log_str(), "--auto"]);
+        let log = std::fs::read_to_string(&t.log).unwrap();
+        let last: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+        if last["body"]["kind"] != "move" {
+            continue;
+        }
+        assert!(text.contains("(you)"), "{text}");
+        assert!(text.contains("Your hand ("), "{text}");
+        let data = &last["body"]["data"];
+        if data["commitments"].as_array().unwrap().len() != 1 {
+            continue;
+        }
+        let label = data["action"]["star"].as_str().unwrap();
+        let own = t.json(Some(who), &["view", t.log_str(), "--json"]);
+        let token = own_face_down(&own)[label].clone();
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{label} ")))
+            .unwrap_or_else(|| panic!("{label} in {text}"));
+        assert!(
+            line.contains(&format!("{token} (face down, only you see it)")),
+            "{line}"
+        );
+        for other in (0..3).filter(|&o| o != who) {
+            let theirs = t.ok(other, &["view", t.log_str()]);
+            let l = theirs
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{label} ")))
+                .unwrap();
+            assert!(l.contains("face down") && !l.contains("only you"), "{l}");
+        }
+        return;
+    }
+    panic!("no face-down token was placed in 60 entries");
+}

@@ -698,8 +698,15 @@ pub fn act_with<G: Bot>(
     if let (Some(state), false) = (&after.state, after.is_over())
         && matches!(kind, Kind::Move | Kind::Ready | Kind::Reveal)
     {
+        // The writer's own view, as `view` shows it to them: their hand,
+        // their face-down values, "you" (never to anyone else: this text
+        // goes to the writer's terminal only; mails build their own).
+        let author = after.entries.last().expect("just applied").author;
         text.push('\n');
-        text.push_str(&G::render_text(&G::view(state, None, None), &after.names()));
+        text.push_str(&G::render_text(
+            &super::own_view(&after, state, author, id)?,
+            &after.names(),
+        ));
     }
     let mut out = Output::new(text, &report);
     out.warning = warning;

@@ -770,17 +770,7 @@ fn report<G: Game>(
         None => None,
         Some(state) => {
             let v = match (joined, &id) {
-                (Some(s), Some(i)) => {
-                    let secret = r.game_secret(i, s).expect("seat key matches");
-                    let own = r.own_hidden(&secret, s).map_err(Error::Other)?;
-                    // The player to act sees the random events their next
-                    // entry will resolve.
-                    let preview = (who == Some(s))
-                        .then(|| r.next_link(&secret, s))
-                        .flatten()
-                        .and_then(|l| r.preview(s, &l));
-                    G::view(preview.as_ref().unwrap_or(state), Some(s), Some(&own))
-                }
+                (Some(s), Some(i)) => super::own_view(r, state, s, i)?,
                 _ => G::view(state, None, None),
             };
             text.push_str(&format!(

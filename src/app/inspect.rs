@@ -180,19 +180,7 @@ fn view_game<G: Game>(
         None => (None, waiting_picture(&title, &status)),
         Some(state) => {
             let v = match (seat, id) {
-                (Some(s), Some(i)) => {
-                    let secret = r.game_secret(i, s).expect("seat key matches");
-                    let own = r.own_hidden(&secret, s).map_err(Error::Other)?;
-                    // The player to act sees the random events their next
-                    // entry will resolve: only their program can know them.
-                    let preview = r
-                        .expected()
-                        .1
-                        .filter(|&w| w == s)
-                        .and_then(|_| r.next_link(&secret, s))
-                        .and_then(|l| r.preview(s, &l));
-                    G::view(preview.as_ref().unwrap_or(state), Some(s), Some(&own))
-                }
+                (Some(s), Some(i)) => super::own_view(&r, state, s, i)?,
                 _ => G::view(state, None, None),
             };
             text.push('\n');

@@ -491,6 +491,31 @@ pub fn joined_dir(home: &Path) -> PathBuf {
     home.join("joined")
 }
 
+/// `seat`'s own view of the position `state` of `r`, as the identity `id`
+/// that holds the seat sees it: their face-down values, their hand, "you";
+/// and, when they are to act, the random events their next entry will
+/// resolve, which only their program can know.
+pub fn own_view<G: Game>(
+    r: &Replay<G>,
+    state: &G::State,
+    seat: Seat,
+    id: &Identity,
+) -> Result<G::View> {
+    let secret = r
+        .game_secret(id, seat)
+        .ok_or_else(|| Error::Other(format!("seat {seat} is not held by this identity")))?;
+    let own = r.own_hidden(&secret, seat).map_err(Error::Other)?;
+    let preview = (r.expected().1 == Some(seat))
+        .then(|| r.next_link(&secret, seat))
+        .flatten()
+        .and_then(|l| r.preview(seat, &l));
+    Ok(G::view(
+        preview.as_ref().unwrap_or(state),
+        Some(seat),
+        Some(&own),
+    ))
+}
+
 /// The status of a replayed game.
 pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
     let (action, who) = r.expected();
