@@ -345,3 +345,50 @@ fn a_face_down_token_is_drawn_for_its_owner_alone() {
     }
     assert!(checked >= 4, "only {checked} face-down tokens checked");
 }
+
+/// A finished game's picture names who won, as the audit ranks them, in
+/// every game: in its description and in its drawn text.
+#[test]
+fn a_final_picture_names_the_winner_in_every_game() {
+    for log in [
+        "finished-3p-additive-coins.jsonl",
+        "finished-4p-compound-nothing.jsonl",
+        "star-map-3-players-hard.jsonl",
+        "star-map-4-players-teams.jsonl",
+        "starry-night-finished-area.jsonl",
+        "starry-night-finished-count.jsonl",
+    ] {
+        let svg = svg_of(None, &example(log), None);
+        let home = tempfile::tempdir().unwrap();
+        let out = common::starry_in(
+            home.path(),
+            &["audit", example(log).to_str().unwrap(), "--json"],
+        );
+        let audit: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let firsts: Vec<&str> = audit["files"][0]["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["rank"] == 1)
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
+        assert!(!firsts.is_empty(), "{log}");
+        let desc = &svg[svg.find("<desc>").unwrap()..svg.find("</desc>").unwrap()];
+        let says = if firsts.len() == 1 {
+            format!("{} win", firsts[0])
+        } else {
+            firsts.join(" and ")
+        };
+        assert!(desc.contains(&says), "{log}: `{says}` not in {desc}");
+        let drawn: String = svg
+            .split("<text")
+            .skip(1)
+            .map(|t| &t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()])
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            firsts.iter().all(|n| drawn.contains(n)) && drawn.contains(" win"),
+            "{log}: the winner is not drawn: {drawn}"
+        );
+    }
+}

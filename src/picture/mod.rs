@@ -76,6 +76,49 @@ pub fn marks(names: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// What the marks of [`marks`] are, for a legend: "its owner's initial"
+/// when they are letters, "its owner's seat number" when they are numbers.
+pub fn marks_meaning(marks: &[String]) -> &'static str {
+    if marks
+        .iter()
+        .all(|m| m.chars().all(|c| c.is_ascii_alphabetic()))
+    {
+        "its owner's initial"
+    } else {
+        "its owner's seat number"
+    }
+}
+
+/// Who won, as the last words of a final picture: the seats ranked first
+/// in `rows` (a game's standings, a withdrawn seat already placed last),
+/// named by `name`, with their score in units `one`/`many` ("Ben wins with 23
+/// coins.", "Ann and Cleo share first place with 12 points.").
+pub fn winners_text(
+    rows: &[crate::games::Standing],
+    name: impl Fn(usize) -> String,
+    (one, many): (&str, &str),
+) -> String {
+    let first: Vec<&crate::games::Standing> = rows.iter().filter(|r| r.rank == 1).collect();
+    let Some(top) = first.first() else {
+        return String::new();
+    };
+    let names: Vec<String> = first.iter().map(|r| name(r.seat)).collect();
+    let score = crate::text::count(top.score, one, many);
+    match (names.as_slice(), top.team) {
+        ([one], _) => format!("{one} wins with {score}."),
+        ([a, b], Some(team)) if first.iter().all(|r| r.team == Some(team)) => {
+            format!("{a} and {b} (team {team}) win with {score}.")
+        }
+        _ => {
+            let (last, rest) = names.split_last().expect("two or more");
+            format!(
+                "{} and {last} share first place with {score}.",
+                rest.join(", ")
+            )
+        }
+    }
+}
+
 /// Text made safe for XML character data and attribute values: the five
 /// markup characters escaped, and everything [`crate::text::is_unsafe`]
 /// (controls, bidi overrides, invisible characters) written as a visible

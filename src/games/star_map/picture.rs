@@ -536,6 +536,24 @@ fn draw_legend(svg: &mut Svg, v: &View, y: i32) -> i32 {
     y + 20
 }
 
+/// Who won, ranked as `status` and `audit` rank a Star Map (teams as
+/// teams, a seat that withdrew placed last with its partner).
+fn winners(v: &View, names: &[String]) -> String {
+    let team_score = |t: u32| v.teams.iter().find(|x| x.team == t).map(|x| x.score);
+    let scores: Vec<i64> = v
+        .scores
+        .iter()
+        .map(|s| s.team.and_then(team_score).unwrap_or(s.score))
+        .collect();
+    let mut rows = crate::games::rank_by_score(&scores);
+    for r in &mut rows {
+        r.team = v.scores.get(r.seat).and_then(|s| s.team);
+    }
+    let rows =
+        crate::log::replay::placed_last(rows, scores.len(), v.withdrawn.as_ref().map(|w| w.seat));
+    crate::picture::winners_text(&rows, |s| name_of(names, s), ("point", "points"))
+}
+
 /// What the text view says last: whose turn, or why it is over, and the
 /// last move.
 fn status_lines(v: &View, names: &[String]) -> Vec<String> {
@@ -543,12 +561,13 @@ fn status_lines(v: &View, names: &[String]) -> Vec<String> {
     let mut lines = Vec::new();
     lines.push(match (v.turn, &v.withdrawn) {
         (_, Some(w)) => format!(
-            "The game is over: {} {}.",
+            "The game is over: {} {}. {}",
             name_of(names, w.seat),
             match w.how {
                 Withdrawal::Resigned => "resigned",
                 Withdrawal::Abandoned => "stopped answering",
-            }
+            },
+            winners(v, names)
         ),
         (Some(s), None) if v.placements == 0 => {
             format!("{} cannot place any disc and must pass.", name_of(names, s))
@@ -559,9 +578,10 @@ fn status_lines(v: &View, names: &[String]) -> Vec<String> {
             v.placements,
             if v.placements == 1 { "" } else { "s" }
         ),
-        (None, None) => {
-            "The game is over: nobody can place a disc. Discs left in hand count minus.".into()
-        }
+        (None, None) => format!(
+            "The game is over: nobody can place a disc. Discs left in hand count minus. {}",
+            winners(v, names)
+        ),
     });
     if let Some(last) = &v.last {
         lines.push(match last {

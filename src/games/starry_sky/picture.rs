@@ -325,8 +325,26 @@ fn turn_text(v: &View, who: &Who) -> String {
             who.me(*seat),
             joined(stars, ", ")
         ),
-        TurnView::Over { ending } => ending_text(ending, who),
+        TurnView::Over { ending } => {
+            format!("{} {}", ending_text(ending, who), winners(v, ending, who))
+        }
     }
+}
+
+/// Who won: the most coins, a seat that withdrew placed last (as `status`
+/// and `audit` rank them).
+fn winners(v: &View, ending: &Ending, who: &Who) -> String {
+    let coins: Vec<i64> = v.seats.iter().map(|s| s.coins).collect();
+    let withdrawn = match ending {
+        Ending::Withdrawn { seat, .. } => Some(*seat),
+        _ => None,
+    };
+    let rows = crate::log::replay::placed_last(
+        crate::games::rank_by_score(&coins),
+        coins.len(),
+        withdrawn,
+    );
+    crate::picture::winners_text(&rows, |s| who.name(s), ("coin", "coins"))
 }
 
 fn ending_text(ending: &Ending, who: &Who) -> String {
@@ -925,7 +943,10 @@ fn legend(svg: &mut Svg, who: &Who, v: &View, x: i32, y: i32) {
         12,
         "start",
         DIM,
-        "Letter on a token: its owner; number by a star: its label",
+        &format!(
+            "Mark on a token: {}; number by a star: its label",
+            crate::picture::marks_meaning(&who.marks)
+        ),
     );
     svg.end_group();
 }
