@@ -519,7 +519,7 @@ fn around(r: usize, c: usize, rows: usize, cols: usize) -> impl Iterator<Item = 
 /// or not at all: it is left out when one of its cells would lie on or beside
 /// a star it does not end at, or on or beside a line already drawn that
 /// shares no star with it, or on a line already drawn that does share one,
-/// away from that star. What is drawn therefore never joins a star or a line
+/// unless the two merge only on their way into that star. What is drawn therefore never joins a star or a line
 /// it does not belong to; edges are tried in the order drawn, so a drawn
 /// edge stays drawn as the game goes on. The text view lists every edge
 /// under the drawing, and those it left out.
@@ -571,15 +571,26 @@ fn drawing(v: &View, marks: &[char]) -> Drawing {
         let ours = |s: usize| s == a || s == b;
         let mut cells = Vec::new();
         let mut clear = true;
-        'path: for &(r, c, ch) in &paths[k] {
+        let path = &paths[k];
+        // Whether the path runs from its `i`th cell into star `s` only on
+        // cells beside `s` or held by lines that end at `s`: two lines that
+        // merge there still both read as ending at `s`.
+        let tail_into = |s: usize, i: usize| {
+            let rest = if s == b { &path[i..] } else { &path[..=i] };
+            rest.iter().all(|&(r, c, _)| {
+                beside_star(s, r, c)
+                    || line_of[r][c].is_some_and(|f| ends[f].0 == s || ends[f].1 == s)
+            })
+        };
+        'path: for (i, &(r, c, ch)) in path.iter().enumerate() {
             if label_of[r][c].is_some_and(ours) {
                 // The rest of a two-letter label at this end.
                 continue;
             }
             if let Some(f) = line_of[r][c] {
                 match [ends[f].0, ends[f].1].into_iter().find(|&s| ours(s)) {
-                    // Both leave the same star here: the cell is the other's.
-                    Some(s) if beside_star(s, r, c) => continue,
+                    // Both run into the same star here: the cell is the other's.
+                    Some(s) if tail_into(s, i) => continue,
                     _ => {
                         clear = false;
                         break 'path;
