@@ -118,13 +118,8 @@ fn read(text: &str) -> Read {
                     mark
                 })
                 .collect();
-        } else if p.starts_with("Edges (") {
-            let n: usize = p["Edges (".len()..]
-                .split(')')
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap();
+        } else if let Some(count) = p.strip_prefix("Edges (") {
+            let n: usize = count.split(')').next().unwrap().parse().unwrap();
             let words = words_after(&p, "Edges");
             assert_eq!(words.len(), n, "the count of edges: {p}");
             r.edges = words.iter().map(|w| pair(w)).collect();
@@ -322,7 +317,7 @@ fn random_game(count: u32, width: u32, height: u32, seed: u64, names: &[String])
             width,
             height,
         },
-        score: if seed % 2 == 0 {
+        score: if seed.is_multiple_of(2) {
             Score::Count
         } else {
             Score::Area
