@@ -18,6 +18,8 @@ pub mod view;
 mod properties;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod text_tests;
 
 use std::fmt;
 

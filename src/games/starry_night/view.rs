@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::geometry::{Point, winding};
+use super::geometry::{Point, strictly_inside, winding};
 use super::map::{FaceId, Map};
 use super::sky::label;
 use super::{Score, State, TakebackRecord};
@@ -263,7 +263,63 @@ pub fn render(v: &View, names: &[String]) -> String {
         .collect();
     let marks = initials(&names);
     let mut out = String::new();
-    out.push_str(&drawing(v, &marks));
+    let drawn = drawing(v, &marks);
+    out.push_str(&drawn.text);
+    // Wrapped to the drawing's width, but not narrower than a mail line.
+    let width = (MARGIN + STEP_X * (i64::from(v.width) - 1) + 7).max(72) as usize;
+    out.push_str(&crate::text::wrap(
+        &format!(
+            "Stars are upper case; captured seas are marked {}.",
+            (0..2)
+                .map(|s| format!("{} {}", marks[s], names[s]))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        width,
+        "  ",
+    ));
+    out.push('\n');
+    let order = |label: &str| v.stars.iter().position(|s| s.label == label);
+    let pair = |e: &EdgeView| {
+        let (a, b) = (order(&e.from), order(&e.to));
+        if a <= b {
+            (a, b, format!("{}-{}", e.from, e.to))
+        } else {
+            (b, a, format!("{}-{}", e.to, e.from))
+        }
+    };
+    let sorted = |edges: &mut dyn Iterator<Item = &EdgeView>| {
+        let mut all: Vec<_> = edges.map(pair).collect();
+        all.sort();
+        all.into_iter()
+            .map(|(_, _, e)| e)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    out.push_str(&crate::text::wrap(
+        &format!("Edges ({}): {}", v.edges.len(), {
+            let all = sorted(&mut v.edges.iter());
+            if all.is_empty() {
+                "none".to_string()
+            } else {
+                all
+            }
+        }),
+        width,
+        "  ",
+    ));
+    out.push('\n');
+    if !drawn.hidden.is_empty() {
+        out.push_str(&crate::text::wrap(
+            &format!(
+                "Not drawn above, too close to another line or star at this scale: {}",
+                sorted(&mut drawn.hidden.iter().map(|&k| &v.edges[k]))
+            ),
+            width,
+            "  ",
+        ));
+        out.push('\n');
+    }
     out.push('\n');
     let who = |s: Seat| format!("{} ({})", names[s], marks[s]);
     let unit = match v.score {
@@ -301,11 +357,17 @@ pub fn render(v: &View, names: &[String]) -> String {
     let open: Vec<&SeaView> = v.seas.iter().filter(|s| s.captor.is_none()).collect();
     for s in v.seas.iter().filter(|s| s.captor.is_some()) {
         out.push_str(&format!(
-            "  sea {}: {} — captured by {}, {}\n",
+            "  sea {}: {} — captured by {} ({}), {}{}\n",
             s.id,
             s.boundary.join("-"),
             names[s.captor.expect("filtered")],
-            squares(s.area)
+            marks[s.captor.expect("filtered")],
+            squares(s.area),
+            if drawn.unmarked.contains(&s.id) {
+                ", too thin for its mark above"
+            } else {
+                ""
+            }
         ));
     }
     for s in &open {
@@ -402,8 +464,66 @@ fn cell(p: Point) -> (i64, i64) {
     (MARGIN + STEP_X * p.x(), STEP_Y * p.y())
 }
 
+/// The drawing, and what it had to leave out: the text view names both
+/// below it, so that the lists stay the authority.
+struct Drawing {
+    text: String,
+    /// Edges not drawn (indices into the view's edges), in the order drawn.
+    hidden: Vec<usize>,
+    /// Captured seas with no cell free for their mark (their ids).
+    unmarked: Vec<usize>,
+}
+
+/// The cells strictly between two star cells on the straight line joining
+/// them, each with its glyph: mostly across, `-` with a slant where the line
+/// steps to the next row; mostly down, `|`, slanting where it steps a column.
+fn raster(from: (i64, i64), to: (i64, i64)) -> Vec<(usize, usize, char)> {
+    let ((c1, r1), (c2, r2)) = (from, to);
+    let (dc, dr) = (c2 - c1, r2 - r1);
+    let diagonal = if (dc > 0) == (dr > 0) { '\\' } else { '/' };
+    let across = 2 * dr.abs() < dc.abs();
+    let down = dr.abs() > 2 * dc.abs();
+    let n = dc.abs().max(dr.abs());
+    let (mut pc, mut pr) = (c1, r1);
+    let mut out = Vec::new();
+    for i in 1..n {
+        let c = c1 + (2 * i * dc + n).div_euclid(2 * n);
+        let r = r1 + (2 * i * dr + n).div_euclid(2 * n);
+        let ch = match (dr == 0, dc == 0) {
+            (true, _) => '-',
+            (_, true) => '|',
+            _ if across && r == pr => '-',
+            _ if down && c == pc => '|',
+            _ => diagonal,
+        };
+        (pc, pr) = (c, r);
+        out.push((r as usize, c as usize, ch));
+    }
+    out
+}
+
+/// The cells around `(r, c)` and itself, within a canvas of `rows × cols`.
+fn around(r: usize, c: usize, rows: usize, cols: usize) -> impl Iterator<Item = (usize, usize)> {
+    (r.saturating_sub(1)..=(r + 1).min(rows - 1))
+        .flat_map(move |rr| (c.saturating_sub(1)..=(c + 1).min(cols - 1)).map(move |cc| (rr, cc)))
+}
+
 /// The sky drawn in characters, with x coordinates above and y at the left.
-fn drawing(v: &View, marks: &[char]) -> String {
+///
+/// Four columns and two rows per grid step are too coarse for every edge:
+/// a line may run through the cells beside a star it does not end at
+/// (`D---E/` for an edge that passes E), and nearly parallel lines merge into
+/// one strand (`\\\`). Cutting such a line short near the star would still
+/// read as two lines meeting there, and a finer grid only moves the problem
+/// (and a 30-point sky already takes 120 columns). So an edge is drawn whole
+/// or not at all: it is left out when one of its cells would lie on or beside
+/// a star it does not end at, or on or beside a line already drawn that
+/// shares no star with it, or on a line already drawn that does share one,
+/// unless the two merge only on their way into that star. What is drawn therefore never joins a star or a line
+/// it does not belong to; edges are tried in the order drawn, so a drawn
+/// edge stays drawn as the game goes on. The text view lists every edge
+/// under the drawing, and those it left out.
+fn drawing(v: &View, marks: &[char]) -> Drawing {
     let cols = (MARGIN + STEP_X * (i64::from(v.width) - 1) + 3) as usize;
     let rows = (STEP_Y * (i64::from(v.height) - 1) + 1) as usize;
     let mut canvas = vec![vec![' '; cols]; rows];
@@ -413,78 +533,110 @@ fn drawing(v: &View, marks: &[char]) -> String {
             canvas[r as usize][c as usize] = '.';
         }
     }
-    let at = |label: &str| -> Point {
-        let s = v
-            .stars
+    let index = |label: &str| -> usize {
+        v.stars
             .iter()
-            .find(|s| s.label == label)
-            .expect("edges join stars");
-        Point(s.x, s.y)
+            .position(|s| s.label == label)
+            .expect("edges join stars")
     };
-    let mut taken = vec![vec![false; cols]; rows];
-    for s in &v.stars {
-        let (c, r) = cell(Point(s.x, s.y));
-        for (i, ch) in s.label.chars().enumerate() {
-            let c = c as usize + i;
+    let star_cell: Vec<(i64, i64)> = v.stars.iter().map(|s| cell(Point(s.x, s.y))).collect();
+    // Which star's label covers each cell.
+    let mut label_of: Vec<Vec<Option<usize>>> = vec![vec![None; cols]; rows];
+    for (i, s) in v.stars.iter().enumerate() {
+        let (c, r) = star_cell[i];
+        for (k, ch) in s.label.chars().enumerate() {
+            let c = c as usize + k;
             if c < cols {
                 canvas[r as usize][c] = ch;
-                taken[r as usize][c] = true;
+                label_of[r as usize][c] = Some(i);
             }
         }
     }
-    for e in &v.edges {
-        let (c1, r1) = cell(at(&e.from));
-        let (c2, r2) = cell(at(&e.to));
-        let (dc, dr) = (c2 - c1, r2 - r1);
-        let diagonal = if (dc > 0) == (dr > 0) { '\\' } else { '/' };
-        // Mostly across: `-`, with a slant where the line steps to the next
-        // row; mostly down: `|`, slanting where it steps a column.
-        let across = 2 * dr.abs() < dc.abs();
-        let down = dr.abs() > 2 * dc.abs();
-        let n = dc.abs().max(dr.abs());
-        let (mut pc, mut pr) = (c1, r1);
-        for i in 1..n {
-            let c = c1 + (2 * i * dc + n).div_euclid(2 * n);
-            let r = r1 + (2 * i * dr + n).div_euclid(2 * n);
-            let ch = match (dr == 0, dc == 0) {
-                (true, _) => '-',
-                (_, true) => '|',
-                _ if across => {
-                    if r != pr {
-                        diagonal
-                    } else {
-                        '-'
-                    }
-                }
-                _ if down => {
-                    if c != pc {
-                        diagonal
-                    } else {
-                        '|'
-                    }
-                }
-                _ => diagonal,
-            };
-            (pc, pr) = (c, r);
-            let (c, r) = (c as usize, r as usize);
-            if !taken[r][c] {
-                canvas[r][c] = ch;
-                taken[r][c] = true;
-            }
-        }
-    }
-    for sea in v.seas.iter().filter(|s| s.captor.is_some()) {
-        let corners: Vec<(i64, i64)> = sea.boundary.iter().map(|l| cell(at(l))).collect();
-        let walk = || {
-            (0..corners.len()).map(|i| {
-                let (a, b) = (corners[i], corners[(i + 1) % corners.len()]);
-                (Point(a.0 as i32, a.1 as i32), Point(b.0 as i32, b.1 as i32))
+    let beside_star = |s: usize, r: usize, c: usize| {
+        around(r, c, rows, cols).any(|(rr, cc)| label_of[rr][cc] == Some(s))
+    };
+    let ends: Vec<(usize, usize)> = v
+        .edges
+        .iter()
+        .map(|e| (index(&e.from), index(&e.to)))
+        .collect();
+    let paths: Vec<Vec<(usize, usize, char)>> = ends
+        .iter()
+        .map(|&(a, b)| raster(star_cell[a], star_cell[b]))
+        .collect();
+    // Which drawn edge holds each cell.
+    let mut line_of: Vec<Vec<Option<usize>>> = vec![vec![None; cols]; rows];
+    let mut hidden = Vec::new();
+    for (k, &(a, b)) in ends.iter().enumerate() {
+        let ours = |s: usize| s == a || s == b;
+        let mut cells = Vec::new();
+        let mut clear = true;
+        let path = &paths[k];
+        // Whether the path runs from its `i`th cell into star `s` only on
+        // cells beside `s` or held by lines that end at `s`: two lines that
+        // merge there still both read as ending at `s`.
+        let tail_into = |s: usize, i: usize| {
+            let rest = if s == b { &path[i..] } else { &path[..=i] };
+            rest.iter().all(|&(r, c, _)| {
+                beside_star(s, r, c)
+                    || line_of[r][c].is_some_and(|f| ends[f].0 == s || ends[f].1 == s)
             })
         };
+        'path: for (i, &(r, c, ch)) in path.iter().enumerate() {
+            if label_of[r][c].is_some_and(ours) {
+                // The rest of a two-letter label at this end.
+                continue;
+            }
+            if let Some(f) = line_of[r][c] {
+                match [ends[f].0, ends[f].1].into_iter().find(|&s| ours(s)) {
+                    // Both run into the same star here: the cell is the other's.
+                    Some(s) if tail_into(s, i) => continue,
+                    _ => {
+                        clear = false;
+                        break 'path;
+                    }
+                }
+            }
+            for (rr, cc) in around(r, c, rows, cols) {
+                let foreign_star = label_of[rr][cc].is_some_and(|s| !ours(s));
+                let foreign_line =
+                    line_of[rr][cc].is_some_and(|f| !ours(ends[f].0) && !ours(ends[f].1));
+                if foreign_star || foreign_line {
+                    clear = false;
+                    break 'path;
+                }
+            }
+            cells.push((r, c, ch));
+        }
+        if !clear {
+            hidden.push(k);
+            continue;
+        }
+        for (r, c, ch) in cells {
+            canvas[r][c] = ch;
+            line_of[r][c] = Some(k);
+        }
+    }
+    // Every edge's cells, drawn or not: no mark sits on a line's way.
+    let mut on_a_line = vec![vec![false; cols]; rows];
+    for &(r, c, _) in paths.iter().flatten() {
+        on_a_line[r][c] = true;
+    }
+    let mut unmarked = Vec::new();
+    for sea in v.seas.iter().filter(|s| s.captor.is_some()) {
+        let corners: Vec<Point> = sea
+            .boundary
+            .iter()
+            .map(|l| {
+                let (c, r) = star_cell[index(l)];
+                Point(c as i32, r as i32)
+            })
+            .collect();
+        let walk = || (0..corners.len()).map(|i| (corners[i], corners[(i + 1) % corners.len()]));
         let k = corners.len() as i64;
         let (sx, sy) = corners
             .iter()
-            .fold((0, 0), |(x, y), &(c, r)| (x + c, y + r));
+            .fold((0, 0), |(x, y), p| (x + p.x(), y + p.y()));
         let mut best: Option<(i64, usize, usize)> = None;
         // Only the cells within the sea's bounding box can be inside it.
         let rows_in = corners.iter().map(|p| p.1).min().unwrap_or(0) as usize
@@ -493,10 +645,22 @@ fn drawing(v: &View, marks: &[char]) -> String {
             ..=corners.iter().map(|p| p.0).max().unwrap_or(0) as usize;
         for r in rows_in {
             for c in cols_in.clone() {
-                if taken[r][c] || canvas[r][c] == '.' {
+                // A free cell, not on a line's way, and not beside a label
+                // across (`aJ` would read as one word).
+                if canvas[r][c] != ' ' || on_a_line[r][c] {
                     continue;
                 }
-                if winding(walk(), Point(c as i32, r as i32)) == 0 {
+                if (c > 0 && label_of[r][c - 1].is_some())
+                    || (c + 1 < cols && label_of[r][c + 1].is_some())
+                {
+                    continue;
+                }
+                let p = Point(c as i32, r as i32);
+                // `winding` needs a point off the border; a cell on it is no
+                // place for a mark anyway.
+                if walk().any(|(u, w)| u == p || strictly_inside(u, w, p))
+                    || winding(walk(), p) == 0
+                {
                     continue;
                 }
                 let d = (c as i64 * k - sx).pow(2) + ((r as i64 * k - sy) * 2).pow(2);
@@ -505,12 +669,12 @@ fn drawing(v: &View, marks: &[char]) -> String {
                 }
             }
         }
-        if let Some((_, r, c)) = best {
-            canvas[r][c] = marks[sea.captor.expect("filtered")];
-            taken[r][c] = true;
+        match best {
+            Some((_, r, c)) => canvas[r][c] = marks[sea.captor.expect("filtered")],
+            None => unmarked.push(sea.id),
         }
     }
-    let mut out = String::new();
+    let mut text = String::new();
     let mut header = vec![' '; cols];
     for x in (0..v.width as i64).step_by(if v.width > 26 { 5 } else { 1 }) {
         let c = (MARGIN + STEP_X * x) as usize;
@@ -520,7 +684,7 @@ fn drawing(v: &View, marks: &[char]) -> String {
             }
         }
     }
-    out.push_str(&format!(
+    text.push_str(&format!(
         "    {}\n",
         header.iter().collect::<String>().trim_end()
     ));
@@ -531,8 +695,12 @@ fn drawing(v: &View, marks: &[char]) -> String {
             "   ".to_string()
         };
         let line = format!("{y} {}", row.iter().collect::<String>());
-        out.push_str(line.trim_end());
-        out.push('\n');
+        text.push_str(line.trim_end());
+        text.push('\n');
     }
-    out
+    Drawing {
+        text,
+        hidden,
+        unmarked,
+    }
 }
