@@ -113,7 +113,14 @@ pub fn svg(v: &View, names: &[String]) -> String {
         .collect();
     let marks = marks(&names);
     let name = |s: Seat| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}"));
-    let mark = |s: Seat| marks.get(s).cloned().unwrap_or_else(|| s.to_string());
+    // Lower case, as in the text view: an upper-case letter in a sea would
+    // read as a star's label.
+    let mark = |s: Seat| {
+        marks
+            .get(s)
+            .map(|m| m.to_lowercase())
+            .unwrap_or_else(|| s.to_string())
+    };
     let who = |s: Seat| format!("{} ({})", clip(&name(s), 24), mark(s));
     let short = |s: Seat| clip(&name(s), 16);
 
@@ -765,7 +772,7 @@ mod tests {
         assert_eq!(count(&out, "seat"), 2);
         let m = marks(&n);
         for (g, sea) in groups(&out, "sea").iter().zip(&captured) {
-            let mark = &m[sea.captor.unwrap()];
+            let mark = &m[sea.captor.unwrap()].to_lowercase();
             assert!(g.contains(&format!(">{mark}</text>")), "{g}");
             assert!(g.contains(seat_tint(sea.captor.unwrap())), "{g}");
         }

@@ -430,10 +430,10 @@ fn clashing_initials_mark_seas_with_seat_numbers_and_the_legend_says_so() {
     let s = sky(&[(0, 0), (4, 0), (0, 4), (8, 8)], &["A-B", "B-C", "C-A"]);
     let text = G::render_text(&G::view(&s, None, None), &names);
     assert!(
-        text.contains("Stars are upper case; captured seas are marked 1 Bob, 2 bea.\n"),
+        text.contains("Stars are upper case; captured seas are marked 0 Bob, 1 bea.\n"),
         "{text}"
     );
-    assert!(text.contains("captured by Bob (1)"), "{text}");
+    assert!(text.contains("captured by Bob (0)"), "{text}");
     check(&s, &names);
 }
 

@@ -249,7 +249,8 @@ pub fn initials(names: &[String]) -> Vec<char> {
             if distinct {
                 first[s].expect("checked")
             } else {
-                char::from(b'1' + s as u8)
+                // Seats count from 0 in text as in JSON (docs/json.md).
+                char::from(b'0' + s as u8)
             }
         })
         .collect()
