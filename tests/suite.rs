@@ -57,6 +57,8 @@ mod mail_imap;
 mod mail_ingest;
 #[path = "mail_transport.rs"]
 mod mail_transport;
+#[path = "man_completions.rs"]
+mod man_completions;
 #[path = "pictures.rs"]
 mod pictures;
 #[path = "properties.rs"]
@@ -69,6 +71,8 @@ mod referee_bounds;
 mod robot;
 #[path = "robot_abuse.rs"]
 mod robot_abuse;
+#[path = "repository.rs"]
+mod repository;
 #[path = "rules_replay.rs"]
 mod rules_replay;
 #[path = "schemas.rs"]
@@ -79,6 +83,8 @@ mod seat_numbers;
 mod signature_batch;
 #[path = "star_map_cli.rs"]
 mod star_map_cli;
+#[path = "star_map_draw.rs"]
+mod star_map_draw;
 #[path = "star_map_mail.rs"]
 mod star_map_mail;
 #[path = "star_map_referee.rs"]
