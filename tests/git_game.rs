@@ -73,7 +73,10 @@ fn a_whole_game_through_git_one_commit_per_entry() {
     assert!(!text.contains("Send the file"), "{text}");
     assert!(
         text.contains("Push it (`git push`) so that the others see it when they pull")
-            && text.contains(&format!("{} is next: they pull and run `starry join game.jsonl`", ps[1].name)),
+            && text.contains(&format!(
+                "{} is next: they pull and run `starry join game.jsonl`",
+                ps[1].name
+            )),
         "{text}"
     );
     let v = ps[0].json(&["status", log_in(&clones[0]).to_str().unwrap(), "--json"]);

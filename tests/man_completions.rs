@@ -56,7 +56,10 @@ fn man_dir_writes_every_page_referred_to() {
     }
     assert!(refs.len() >= 20, "{refs:?}");
     let missing: Vec<_> = refs.difference(&seen).collect();
-    assert!(missing.is_empty(), "pages referred to but not written: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "pages referred to but not written: {missing:?}"
+    );
     assert!(!seen.contains("starry-help"), "no page for clap's help");
     // Each page is also what `starry man NAME` prints.
     let page = std::fs::read_to_string(dir.join("starry-id-new.1")).unwrap();
@@ -141,10 +144,12 @@ fn games_ids_lists_the_games_directory() {
     let mut want = Vec::new();
     for name in ["in-progress-4p.jsonl", "star-map-2-players.jsonl"] {
         let line = std::fs::read_to_string(root.join(name)).unwrap();
-        let first: serde_json::Value =
-            serde_json::from_str(line.lines().next().unwrap()).unwrap();
+        let first: serde_json::Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
         // The game id is the hash of the genesis line: `status` says it.
-        let status = starry_in(home.path(), &["status", root.join(name).to_str().unwrap(), "--json"]);
+        let status = starry_in(
+            home.path(),
+            &["status", root.join(name).to_str().unwrap(), "--json"],
+        );
         let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
         let id = status["game_id"].as_str().unwrap().to_string();
         assert_eq!(first["body"]["kind"], "genesis");
@@ -179,13 +184,13 @@ fn completion_scripts_offer_game_names_and_ids() {
         for game in ["starry-sky", "starry-night", "star-map"] {
             assert!(script.contains(game), "{shell}: {game}");
         }
-        assert!(
-            script.contains("starry games --ids 2>/dev/null"),
-            "{shell}"
-        );
+        assert!(script.contains("starry games --ids 2>/dev/null"), "{shell}");
     }
     let zsh = String::from_utf8(starry_in(home.path(), &["completions", "zsh"]).stdout).unwrap();
-    assert!(zsh.contains(":_starry_game_files'"), "the FILE arguments use the helper");
+    assert!(
+        zsh.contains(":_starry_game_files'"),
+        "the FILE arguments use the helper"
+    );
     assert!(zsh.contains("_starry_game_files() {"));
     let fish = String::from_utf8(starry_in(home.path(), &["completions", "fish"]).stdout).unwrap();
     let line = fish

@@ -75,7 +75,11 @@ fn the_only_stack_left_is_drawn_from_unnamed() {
             let before = std::fs::read(&t.log).unwrap();
             let dry = t.ok(seat, &["play", log, &mv, "--dry-run"]);
             assert!(dry.contains(&format!("drawing a {only}")), "{dry}");
-            assert_eq!(std::fs::read(&t.log).unwrap(), before, "a dry run writes nothing");
+            assert_eq!(
+                std::fs::read(&t.log).unwrap(),
+                before,
+                "a dry run writes nothing"
+            );
             let out = t.ok(seat, &["play", log, &mv]);
             assert!(out.contains(&format!("drawing a {only}")), "{out}");
             let entry = last_entry(&t);

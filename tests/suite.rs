@@ -67,12 +67,12 @@ mod properties;
 mod protocol_vectors;
 #[path = "referee_bounds.rs"]
 mod referee_bounds;
+#[path = "repository.rs"]
+mod repository;
 #[path = "robot.rs"]
 mod robot;
 #[path = "robot_abuse.rs"]
 mod robot_abuse;
-#[path = "repository.rs"]
-mod repository;
 #[path = "rules_replay.rs"]
 mod rules_replay;
 #[path = "schemas.rs"]

@@ -295,7 +295,8 @@ mod tests {
         r["kind"] = "ready".into();
         r["entry"] = 3.into();
         assert!(
-            message_of(&r, "Ben").ends_with("— Ben is ready (gave a share of the setup randomness)"),
+            message_of(&r, "Ben")
+                .ends_with("— Ben is ready (gave a share of the setup randomness)"),
             "{}",
             message_of(&r, "Ben")
         );

@@ -325,7 +325,11 @@ fn completions(shell: clap_complete::Shell) -> Output {
     // The commands whose first argument is a game log (a file or an id).
     let takes_game: Vec<String> = cmd
         .get_subcommands()
-        .filter(|c| c.get_positionals().next().is_some_and(|a| a.get_id() == "file"))
+        .filter(|c| {
+            c.get_positionals()
+                .next()
+                .is_some_and(|a| a.get_id() == "file")
+        })
         .map(|c| c.get_name().to_string())
         .collect();
     let mut buf = Vec::new();
@@ -428,7 +432,10 @@ fn man(command: Option<&str>) -> Result<Output> {
     let pages = man_pages();
     let wanted = match command {
         None => "starry".to_string(),
-        Some(name) => format!("starry-{}", name.trim_start_matches("starry-").replace(' ', "-")),
+        Some(name) => format!(
+            "starry-{}",
+            name.trim_start_matches("starry-").replace(' ', "-")
+        ),
     };
     let Some((_, page)) = pages.into_iter().find(|(n, _)| *n == wanted) else {
         use clap::CommandFactory;
