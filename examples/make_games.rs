@@ -2779,12 +2779,16 @@ fn fault_table(
 fn main() {
     run();
     // What the example players' programs recorded of their own entries
-    // (`starry::app::written`) is of no use once the games are made.
+    // (`starry::app::written`) is of no use once the games are made, nor
+    // are the links to the games they created (`starry::app::remember_game`,
+    // which point into temporary directories that are gone by now and
+    // would make `starry audit examples/games` fail).
     for name in NAMES {
         let home = root()
             .join("examples/games/identities")
             .join(name.to_lowercase());
         let _ = fs::remove_dir_all(home.join("written"));
+        let _ = fs::remove_dir_all(home.join("games"));
     }
 }
 

@@ -58,7 +58,7 @@ fn a_whole_game_through_git_one_commit_per_entry() {
     let (_origin, clones) = setup(&mut players);
     let ps = &players.p;
 
-    let v = ps[0].json(&[
+    let out = ps[0].run(&[
         "new",
         "starry-sky",
         "--players",
@@ -66,10 +66,29 @@ fn a_whole_game_through_git_one_commit_per_entry() {
         "--out",
         log_in(&clones[0]).to_str().unwrap(),
         "--git-commit",
-        "--json",
     ]);
-    assert_eq!(v["git"]["committed"], true, "{v}");
-    let game_id = v["status"]["game_id"].as_str().unwrap().to_string();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // In a git game the file is not sent: the commit is pushed and pulled.
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("Send the file"), "{text}");
+    assert!(
+        text.contains("Push it (`git push`) so that the others see it when they pull")
+            && text.contains(&format!(
+                "{} is next: they pull and run `starry join game.jsonl`",
+                ps[1].name
+            )),
+        "{text}"
+    );
+    let v = ps[0].json(&["status", log_in(&clones[0]).to_str().unwrap(), "--json"]);
+    let game_id = v["game_id"].as_str().unwrap().to_string();
+    assert_eq!(
+        git(&clones[0], &["log", "-1", "--format=%s"]).trim(),
+        format!(
+            "starry-sky {}: entry 1 — {} started a game of Starry Sky for 3 players",
+            &game_id[..8],
+            ps[0].name
+        )
+    );
     git(&clones[0], &["push", "-q", "origin", "main"]);
 
     let mut entries = 2;
@@ -108,11 +127,15 @@ fn a_whole_game_through_git_one_commit_per_entry() {
         assert_eq!(entry, entries as u64);
         let g = &v["git"];
         assert_eq!(g["committed"], true, "{v}");
+        // "Ben joined", "Ben placed 10 on leo:3": each reads as a sentence.
+        let said = match v["kind"].as_str().unwrap() {
+            "ready" => "is ready (gave a share of the setup randomness)",
+            _ => v["summary"].as_str().unwrap(),
+        };
         let message = format!(
-            "starry-sky {}: entry {entry} — {} {}",
+            "starry-sky {}: entry {entry} — {} {said}",
             &game_id[..8],
             ps[who].name,
-            v["summary"].as_str().unwrap()
         );
         assert_eq!(g["message"], message.as_str());
         assert_eq!(

@@ -125,7 +125,9 @@ fn since_your_last_entry_in_status_and_view() {
     let log = example("in-progress-4p.jsonl");
     let dan = String::from_utf8(starry_in(&identity("dan"), &["status", &log]).stdout).unwrap();
     assert!(
-        dan.contains("Since your last entry:\n   37. Anna turned over their face-down tokens"),
+        dan.contains(
+            "Since your last entry:\n   37. Anna turned over their face-down ds on sagittarius:7."
+        ),
         "{dan}"
     );
     let anna = String::from_utf8(starry_in(&identity("anna"), &["status", &log]).stdout).unwrap();
@@ -200,6 +202,29 @@ fn games_lists_every_game_your_turns_first_and_survives_a_bad_file() {
     assert_eq!(rows[0]["players"][3], "Dan");
     assert!(rows[1]["file"].as_str().unwrap().ends_with("a.jsonl"));
     assert_eq!(rows[1]["over"], true);
+    // A finished game names who came first, as `status` ranks them.
+    let status = starry_in(
+        home.path(),
+        &["status", rows[1]["file"].as_str().unwrap(), "--json"],
+    );
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    let first: Vec<Value> = status["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["rank"] == 1)
+        .map(|s| s["name"].clone())
+        .collect();
+    assert!(!first.is_empty(), "{status}");
+    assert_eq!(rows[1]["winners"], Value::Array(first.clone()));
+    assert_eq!(rows[0]["winners"], serde_json::json!([]), "not over yet");
+    let text = String::from_utf8(starry_in(home.path(), &["games"]).stdout).unwrap();
+    let said = if first.len() == 1 {
+        format!("over: {} won — ", first[0].as_str().unwrap())
+    } else {
+        "share first place — ".to_string()
+    };
+    assert!(text.contains(&said), "{said} in {text}");
     assert!(rows[2]["problem"].as_str().unwrap().contains("c.jsonl"));
     // Cleo's turn comes first in Cleo's list, in words.
     std::fs::copy(

@@ -512,11 +512,12 @@ fn refusals_found_in_play() -> std::collections::BTreeSet<Kind> {
                     found.insert(kind);
                 }
             }
-            // A disc whose stack is empty: the move must say which stack
-            // to draw from.
+            // A disc whose stack is empty, with several stacks to give:
+            // the move must say which stack to draw from (with one, it
+            // need not: tests/star_map_draw.rs).
             let empty = s.placements(seat).into_iter().find(|p| {
                 let shape = s.set().discs[p.disc as usize].shape;
-                !s.draw_choices(shape).is_empty()
+                s.draw_choices(shape).len() > 1
             });
             if let (false, Some(p)) = (found.contains(&Kind::Draw), empty) {
                 let shape = s.set().discs[p.disc as usize].shape;

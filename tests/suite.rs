@@ -57,6 +57,8 @@ mod mail_imap;
 mod mail_ingest;
 #[path = "mail_transport.rs"]
 mod mail_transport;
+#[path = "man_completions.rs"]
+mod man_completions;
 #[path = "moves.rs"]
 mod moves;
 #[path = "pictures.rs"]
@@ -67,6 +69,8 @@ mod properties;
 mod protocol_vectors;
 #[path = "referee_bounds.rs"]
 mod referee_bounds;
+#[path = "repository.rs"]
+mod repository;
 #[path = "robot.rs"]
 mod robot;
 #[path = "robot_abuse.rs"]
@@ -81,6 +85,8 @@ mod seat_numbers;
 mod signature_batch;
 #[path = "star_map_cli.rs"]
 mod star_map_cli;
+#[path = "star_map_draw.rs"]
+mod star_map_draw;
 #[path = "star_map_mail.rs"]
 mod star_map_mail;
 #[path = "star_map_referee.rs"]

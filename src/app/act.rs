@@ -664,7 +664,7 @@ pub fn act_with<G: Bot>(
         step(Step::ReplaceLog)?;
         locked.replace(&bytes)?;
         warning = super::written::remember_written(home, &replay.game_id, entry, &line, id);
-        events.push(super::history::tell_next(&replay, &after));
+        events.push(super::history::tell_next(&replay, &after, &line));
         super::cache::remember(&bytes, &after, &events);
     }
     let status = status_of(&after);

@@ -24,6 +24,13 @@ pub struct GameRow {
     pub players: Vec<String>,
     pub entries: u64,
     pub over: bool,
+    /// In a game that is over, the names of the players placed first: one
+    /// winner, several who share first place (a draw), or a winning team's
+    /// partners. Empty while the game goes on.
+    pub winners: Vec<String>,
+    /// Whether `winners` are the partners of one team (Star Map with four
+    /// players), who won together.
+    pub winning_team: Option<u32>,
     /// The name of the player the game waits for.
     pub to_act: Option<String>,
     /// What they must do (join, ready, move, reveal).
@@ -63,6 +70,35 @@ pub fn list() -> Result<Output> {
             dir: dir.display().to_string(),
             games: rows,
         },
+    ))
+}
+
+/// `starry games --ids`: the id (16 hex digits) of each game in the games
+/// directory, one a line, for shell completion. Only file names are read:
+/// a game kept there is `GAME-ID.jsonl` (64 hex digits), and a name that
+/// is not one is left out, so nothing hostile is printed and nothing slow
+/// happens while the user waits on Tab.
+pub fn ids() -> Result<Output> {
+    let home = identity::home_dir()?;
+    let dir = games_dir(&home);
+    let mut ids: Vec<String> = match std::fs::read_dir(&dir) {
+        Ok(d) => d
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let id = name.strip_suffix(".jsonl")?;
+                (id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit()))
+                    .then(|| id[..16].to_ascii_lowercase())
+            })
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(Error::io("cannot read the games directory", &dir, e)),
+    };
+    ids.sort();
+    ids.dedup();
+    Ok(Output::new(
+        ids.join("\n"),
+        &serde_json::json!({ "dir": dir.display().to_string(), "ids": ids }),
     ))
 }
 
@@ -114,6 +150,8 @@ fn row(path: &Path, me: Option<&Identity>) -> GameRow {
         players: Vec::new(),
         entries: 0,
         over: false,
+        winners: Vec::new(),
+        winning_team: None,
         to_act: None,
         action: None,
         your_turn: false,
@@ -154,6 +192,14 @@ fn fill<G: Game>(
     row.players = r.genesis.seats.iter().map(|x| x.name.clone()).collect();
     row.entries = s.entries;
     row.over = s.over;
+    if s.over {
+        let first: Vec<_> = s.standings.iter().filter(|x| x.rank == 1).collect();
+        row.winners = first.iter().map(|x| x.name.clone()).collect();
+        row.winning_team = match first.first().and_then(|x| x.team) {
+            Some(t) if first.iter().all(|x| x.team == Some(t)) => Some(t),
+            _ => None,
+        };
+    }
     if !s.over {
         row.to_act = s.to_act_name.clone();
         row.action = Some(s.action.as_str().into());
@@ -180,7 +226,13 @@ pub fn row_text(g: &GameRow) -> String {
             .collect::<Vec<_>>(),
     );
     let state = if g.over {
-        "over".to_string()
+        let winners: Vec<String> = g.winners.iter().map(|w| inline(w).into_owned()).collect();
+        match (winners.len(), g.winning_team) {
+            (0, _) => "over".to_string(),
+            (1, _) => format!("over: {} won", winners[0]),
+            (_, Some(team)) => format!("over: {} won (team {team})", history::list(&winners)),
+            _ => format!("over: {} share first place", history::list(&winners)),
+        }
     } else if g.your_turn {
         format!(
             "YOUR TURN ({}) since {}",

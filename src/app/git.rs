@@ -23,16 +23,27 @@ pub fn after_entry(path: &Path, out: &mut Output) {
     let trimmed = out.text.trim_end().len();
     out.text.truncate(trimmed);
     match &report.error {
-        None => out.text.push_str(&format!(
-            "\nCommitted {} in {} as {}: {}",
-            path.display(),
-            report.repository.as_deref().unwrap_or("?"),
-            report
-                .commit
-                .as_deref()
-                .map_or("?", |c| &c[..c.len().min(12)]),
-            report.message
-        )),
+        None => {
+            // The log travels by git, not by hand: what `new` says about
+            // sending the file is replaced by what to do with the commit.
+            if let Some(at) = out.text.find("Send the file to ") {
+                let end = out.text[at..].find('\n').map_or(out.text.len(), |e| at + e);
+                out.text.replace_range(at..end, "");
+                let trimmed = out.text.trim_end().len();
+                out.text.truncate(trimmed);
+            }
+            out.text.push_str(&format!(
+                "\nCommitted {} in {} as {}: {}\n{}",
+                path.display(),
+                report.repository.as_deref().unwrap_or("?"),
+                report
+                    .commit
+                    .as_deref()
+                    .map_or("?", |c| &c[..c.len().min(12)]),
+                report.message,
+                next_in_git(&out.json, path)
+            ));
+        }
         Some(e) => {
             let entry = out.json["entry"].as_u64().unwrap_or_default();
             let warning = format!(
@@ -50,6 +61,35 @@ pub fn after_entry(path: &Path, out: &mut Output) {
         }
     }
     out.json["git"] = serde_json::to_value(&report).expect("reports serialise");
+}
+
+/// What to do once an entry is committed: push it, so that the others
+/// pull it (and who must act next, with the command they run).
+fn next_in_git(report: &serde_json::Value, path: &Path) -> String {
+    let status = &report["status"];
+    let file = path
+        .file_name()
+        .map(|f| text::inline(&f.to_string_lossy()).into_owned())
+        .unwrap_or_default();
+    let push = "Push it (`git push`) so that the others see it when they pull (`git pull`)";
+    if status["over"].as_bool() == Some(true) {
+        return format!("{push}.");
+    }
+    match (status["to_act_name"].as_str(), status["action"].as_str()) {
+        (Some(who), Some(action)) => {
+            let command = match action {
+                "join" => format!("`starry join {file}`"),
+                "ready" => format!("`starry ready {file}`"),
+                "reveal" => format!("`starry reveal {file}`"),
+                _ => format!("`starry play {file} MOVE`"),
+            };
+            format!(
+                "{push}; {} is next: they pull and run {command} with --git-commit.",
+                text::inline(who)
+            )
+        }
+        _ => format!("{push}."),
+    }
 }
 
 /// `starry-sky 3f2a9c1e: entry 17 — Ben placed 10 on leo:3`, from an entry report.
@@ -72,11 +112,27 @@ fn message_of(report: &serde_json::Value, author: &str) -> String {
         .take(8)
         .collect();
     let entry = report["entry"].as_u64().unwrap_or_default();
-    let summary = text::inline(report["summary"].as_str().unwrap_or(""));
+    let summary = report["summary"].as_str().unwrap_or("");
+    // The summary is a verb phrase ("placed 10 on leo:3", "joined"); the
+    // two that are not read as one after a name are said in full.
+    let said = match (report["kind"].as_str(), entry) {
+        (Some("join"), 0 | 1) => {
+            let seats = status["seats"].as_array().map_or(0, Vec::len);
+            let title = super::history::title(status["game"].as_str().unwrap_or("starry"));
+            if seats > 0 {
+                format!("started a game of {title} for {seats} players")
+            } else {
+                format!("started a game of {title}")
+            }
+        }
+        (Some("ready"), _) => "is ready (gave a share of the setup randomness)".to_string(),
+        _ => summary.to_string(),
+    };
     format!(
-        "{game} {}: entry {entry} — {} {summary}",
+        "{game} {}: entry {entry} — {} {}",
         text::inline(&id),
-        text::inline(author)
+        text::inline(author),
+        text::inline(&said)
     )
 }
 
@@ -226,6 +282,24 @@ mod tests {
         assert!(!m.chars().any(text::is_unsafe), "{m:?}");
         assert_eq!(m.lines().count(), 1);
         assert!(m.contains("Mallory\\u{a}Signed-off-by: Mallory"), "{m}");
+        // A new game and a ready read as sentences.
+        let mut r = report("");
+        r["kind"] = "join".into();
+        r["entry"] = 1.into();
+        r["status"]["game"] = "starry-night".into();
+        r["status"]["seats"] = serde_json::json!([{}, {}]);
+        assert_eq!(
+            message_of(&r, "Dora"),
+            "starry-night 3f2a9c1e: entry 1 — Dora started a game of Starry Night for 2 players"
+        );
+        r["kind"] = "ready".into();
+        r["entry"] = 3.into();
+        assert!(
+            message_of(&r, "Ben")
+                .ends_with("— Ben is ready (gave a share of the setup randomness)"),
+            "{}",
+            message_of(&r, "Ben")
+        );
         // A game id that is not hex cannot make the slicing panic.
         let mut r = report("");
         r["status"]["game_id"] = "ééééééééé".into();

@@ -100,14 +100,14 @@ fn tell_lines<G: Game>(
         let before = scores(&r);
         let began = r.state.is_some();
         r.apply_line_ahead(i as u64, l, Check::of(i, known), ahead)?;
-        events.push(event(&r, &before, began));
+        events.push(event(&r, &before, began, Some(l)));
     }
     Ok((r, events))
 }
 
-/// The story of the entry that made `after` from `before`.
-pub fn tell_next<G: Game>(before: &Replay<G>, after: &Replay<G>) -> Event {
-    event(after, &scores(before), before.state.is_some())
+/// The story of the entry `line` that made `after` from `before`.
+pub fn tell_next<G: Game>(before: &Replay<G>, after: &Replay<G>, line: &[u8]) -> Event {
+    event(after, &scores(before), before.state.is_some(), Some(line))
 }
 
 /// Each seat's score (0 before the setup).
@@ -123,8 +123,9 @@ fn scores<G: Game>(r: &Replay<G>) -> Vec<i64> {
     out
 }
 
-/// The sentence for the entry just applied to `r`.
-fn event<G: Game>(r: &Replay<G>, before: &[i64], began: bool) -> Event {
+/// The sentence for the entry just applied to `r`; `line` is that entry
+/// as logged, when at hand, to name what a reveal turned over.
+fn event<G: Game>(r: &Replay<G>, before: &[i64], began: bool, line: Option<&[u8]>) -> Event {
     let e = r.entries.last().expect("an entry was applied");
     let who = r.name(e.author);
     let mut text = match e.kind {
@@ -132,7 +133,10 @@ fn event<G: Game>(r: &Replay<G>, before: &[i64], began: bool) -> Event {
         Kind::Join => format!("{who} joined."),
         Kind::Ready => format!("{who} gave their share of the setup randomness."),
         Kind::Move => format!("{who} {}.", inline(&e.summary)),
-        Kind::Reveal => format!("{who} turned over their face-down tokens on a full board."),
+        Kind::Reveal => match line.and_then(|l| turned_over(r, l)) {
+            Some(what) => format!("{who} turned over {what}."),
+            None => format!("{who} turned over their face-down tokens on a full board."),
+        },
         Kind::Resign => format!("{who} resigned."),
         Kind::Abandon => match &r.claims {
             Some(c) => format!("{who} claimed that {} stopped answering.", r.name(c.silent)),
@@ -167,6 +171,35 @@ fn event<G: Game>(r: &Replay<G>, before: &[i64], began: bool) -> Event {
         time: e.time.clone(),
         text,
     }
+}
+
+/// What a reveal entry turned over, each token with the star it lay on:
+/// "10 on leo:3 and 5 on leo:7". The star is the one the committing move
+/// named ("placed a face-down token on leo:3"). `None` when the line holds
+/// no reveals to name (then the sentence says it generally).
+fn turned_over<G: Game>(r: &Replay<G>, line: &[u8]) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+    let reveals = v["body"]["data"]["reveals"].as_array()?;
+    let mut told = Vec::new();
+    for o in reveals.iter().take(64) {
+        let value = o["value"].as_str()?;
+        let entry = r.entries.get(usize::try_from(o["entry"].as_u64()?).ok()?)?;
+        let star = entry.summary.rsplit_once(" on ").map(|(_, s)| s)?;
+        told.push(format!(
+            "{} on {}",
+            crate::text::excerpt(value),
+            inline(star)
+        ));
+    }
+    if told.is_empty() {
+        return None;
+    }
+    let what = if told.len() == 1 {
+        "their face-down"
+    } else {
+        "their face-down tokens:"
+    };
+    Some(format!("{what} {}", list(&told)))
 }
 
 /// "The game is over: …", with the winner(s).

@@ -169,8 +169,14 @@ pub enum Command {
     /// List the games in your games directory: game, players, whose turn, waiting since.
     #[command(after_help = "Examples:\n  \
                             starry games\n  \
-                            starry games --json")]
-    Games,
+                            starry games --json\n  \
+                            starry games --ids")]
+    Games {
+        /// Print only each game's id (16 hex digits), one a line, as shell completion offers them
+        /// for a GAME argument; nothing is read but the names of the files.
+        #[arg(long)]
+        ids: bool,
+    },
     /// Mail the current turn again to the player everybody is waiting for, saying since when.
     #[command(after_help = "Examples:\n  \
                             starry remind game.jsonl\n  \
@@ -232,7 +238,9 @@ pub enum Command {
                             starry robot --outbox ~/anna/outbox --allow anna@example.org --level 3 --json"
     )]
     Robot(RobotArgs),
-    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell). In bash, zsh and fish
+    /// it also completes the game of `new` and, where a command takes a game log, the ids of the
+    /// games in your games directory (it runs `starry games --ids` as you press Tab).
     #[command(after_help = "Examples:\n  \
                             starry completions bash > ~/.local/share/bash-completion/completions/starry\n  \
                             starry completions zsh > ~/.zfunc/_starry\n  \
@@ -245,10 +253,17 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
                             starry man > starry.1 && man ./starry.1\n  \
                             starry man | gzip > ~/.local/share/man/man1/starry.1.gz\n  \
-                            starry man play > starry-play.1")]
+                            starry man play > starry-play.1\n  \
+                            starry man --dir ~/.local/share/man/man1")]
     Man {
-        /// A command's own page (`starry man play` is starry-play(1)); none: starry(1).
+        /// A command's own page (`starry man play` is starry-play(1), `starry man id-new`
+        /// starry-id-new(1)); none: starry(1).
+        #[arg(conflicts_with = "dir")]
         command: Option<String>,
+        /// Write every page into DIR instead (starry.1 and one starry-COMMAND.1 per command, as
+        /// starry(1) refers to them), e.g. ~/.local/share/man/man1.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
 }
 
@@ -573,7 +588,8 @@ pub struct PlayArgs {
     /// The move. Starry Sky: `10 leo:3`, `bh virgo:1`, `ds pisces:7` (token, then star).
     /// Starry Night: an edge `A-C` or `3,4-7,1`, `first 0`/`first 1` (seats count from 0), `takeback`, `accept`, `decline`.
     /// Star Map: a disc of your hand, the square of its first field and a rotation, `corner1 f8 r90`
-    /// (add `draw two` when that shape's stack is empty), or `pass`.
+    /// (add `draw two` when that shape's stack is empty and more than one other stack has discs),
+    /// or `pass`.
     pub r#move: Option<String>,
     /// Do whatever you must do next: join, ready, reveal, or a uniformly random legal move.
     #[arg(long, conflicts_with = "move")]

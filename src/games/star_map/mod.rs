@@ -699,7 +699,8 @@ impl Game for StarMap {
                 "DISC is a disc of your hand as the view names it (e.g. corner1, two2); SQUARE is \
                  where its first field (marked in the hand) goes, a1 to l12; ROTATION is r0, r90, \
                  r180 or r270, a quarter turn clockwise each. E.g. `corner1 f8 r90`. When that \
-                 shape's stack is empty, add `draw SHAPE` to choose the stack you draw from."
+                 shape's stack is empty and more than one other stack has discs, add `draw SHAPE` \
+                 to choose the stack you draw from."
                     .into(),
             ),
         }
@@ -721,13 +722,23 @@ impl Game for StarMap {
                 Action::Pass
             }
             Intent::Place {
-                placement, draw, ..
+                name,
+                placement,
+                draw,
             } => {
+                // With the disc's own stack empty and exactly one stack
+                // left to give, there is nothing to choose: the player
+                // need not name it, and the log still records it, as
+                // every log always has.
+                let draw = draw.or(match state.draw_choices(name.0)[..] {
+                    [only] => Some(only),
+                    _ => None,
+                });
                 let place = Place {
                     disc: placement.disc,
                     at: placement.at,
                     rotation: placement.rotation,
-                    draw: *draw,
+                    draw,
                 };
                 state.check_place(seat, &place)?;
                 Action::Place(place)
@@ -1073,8 +1084,8 @@ fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
     }
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let usage = "a move is a disc of your hand, the square of its first field and a rotation, \
-                 e.g. `corner1 f8 r90` (add `draw SHAPE` when that shape's stack is empty), or \
-                 `pass`";
+                 e.g. `corner1 f8 r90` (add `draw SHAPE` when that shape's stack is empty and \
+                 more than one other stack has discs), or `pass`";
     if words.as_slice() == ["pass"] {
         return Ok(Intent::Pass);
     }

@@ -874,6 +874,44 @@ fn draw_shape_when_the_stack_is_empty() {
 }
 
 #[test]
+fn the_only_stack_left_needs_no_naming() {
+    let build = || {
+        pos("R.G")
+            .hand(&["one R", "one R"])
+            .hand(&["one G"])
+            .stack(&["two YY"])
+            .build()
+    };
+    let s = build();
+    assert_eq!(s.draw_choices(Shape::One), [Shape::Two]);
+    // Unnamed, the draw is filled in: the action is the one the named
+    // move makes, so the log records exactly what it always did.
+    let seal = |mv: &str| {
+        let intent = G::parse_intent(&s, mv).unwrap();
+        G::seal(&s, 0, &intent, &Own::default()).unwrap().action
+    };
+    let unnamed = seal("one1 e6");
+    assert_eq!(unnamed, seal("one1 e6 draw two"));
+    let Action::Place(p) = &unnamed else {
+        panic!("{unnamed:?}")
+    };
+    assert_eq!(p.draw, Some(Shape::Two));
+    // A log entry without it is still refused: a logged action has one
+    // form.
+    let mut bare = p.clone();
+    bare.draw = None;
+    let e = G::play(&mut build(), &ctx(0), &Action::Place(bare)).unwrap_err();
+    assert_eq!(e.rule, "draw");
+    // Naming an empty stack is still an error.
+    let mut t = build();
+    let e = try_play(&mut t, "one1 e6 draw three").unwrap_err();
+    assert!(e.detail.contains("the three stack is empty too"), "{e}");
+    let mut t = build();
+    play(&mut t, "one1 e6");
+    assert_eq!(last_placed(&t).2, Some(Shape::Two));
+}
+
+#[test]
 fn draw_shape_only_when_needed() {
     let mut s = pos("R.G")
         .hand(&["one R"])
