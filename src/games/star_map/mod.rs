@@ -670,12 +670,16 @@ impl Game for StarMap {
                 .find(|(d, _)| *d == placement.disc)
                 .expect("placements are of discs in the hand");
             let choices = state.draw_choices(name.0);
-            if choices.is_empty() {
+            // A draw is named only when there is a choice: with one stack
+            // left to give, `play` fills it in, and the list writes each
+            // move as `play` takes it (the sealed action is the same).
+            if choices.len() <= 1 {
                 out.push(Intent::Place {
                     name,
                     placement,
                     draw: None,
                 });
+                continue;
             }
             for draw in choices {
                 out.push(Intent::Place {
