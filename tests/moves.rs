@@ -55,6 +55,7 @@ fn each_game_lists_what_play_takes_and_only_for_the_player_to_act() {
         assert_eq!(v["action"], "move", "{game}");
         assert_eq!(v["to_act_seat"], me as u64, "{game}");
         assert_eq!(v["count"], listed.len() as u64, "{game}");
+        assert!(v["hint"].is_null(), "{game}: {v}");
         assert!(!listed.is_empty(), "{game}");
         // The first, the middle and the last are each taken by `play`,
         // and a dry run leaves the log as it was.
@@ -94,6 +95,10 @@ fn each_game_lists_what_play_takes_and_only_for_the_player_to_act() {
             assert_eq!(o["yours"], false, "{game}");
             assert_eq!(o["count"], 0, "{game}");
             assert!(o["moves"].as_array().unwrap().is_empty(), "{game}");
+            assert!(
+                o["hint"].as_str().unwrap().starts_with("It is "),
+                "{game}: {o}"
+            );
             let text = String::from_utf8(t.starry(other, &["moves", t.log_str()]).stdout).unwrap();
             assert!(
                 text.contains("turn (move). Only their program can list their moves"),
@@ -124,6 +129,13 @@ fn a_whole_starry_night_is_played_with_moves_and_play_alone() {
             // command, and the list is empty.
             assert!(v["moves"].as_array().unwrap().is_empty());
             let action = v["action"].as_str().unwrap();
+            assert!(
+                v["hint"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("run `starry {action} ")),
+                "{v}"
+            );
             let text = t.ok(who, &["moves", t.log_str()]);
             assert!(text.contains(&format!("run `starry {action} ")), "{text}");
             t.ok(who, &["play", t.log_str(), "--auto"]);
@@ -138,6 +150,7 @@ fn a_whole_starry_night_is_played_with_moves_and_play_alone() {
     assert!(turns >= 5, "{turns} moves");
     let over = moves(&t, Some(0), &[]);
     assert_eq!(over["action"], "over");
+    assert_eq!(over["hint"], "The game is over: there are no moves.");
     assert!(over["moves"].as_array().unwrap().is_empty());
     let audit = t.starry(None, &["audit", t.log_str()]);
     assert!(

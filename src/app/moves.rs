@@ -43,7 +43,9 @@ pub struct MovesReport {
     pub count: u64,
     /// The moves, in order, at most `--limit` of them.
     pub moves: Vec<MoveItem>,
-    /// What to do instead, when there is nothing to list.
+    /// What to do instead, when there is nothing to list (whose turn it
+    /// is, or the command the player's next entry takes); null when the
+    /// moves are listed.
     pub hint: Option<String>,
 }
 
@@ -63,8 +65,10 @@ pub fn moves(path: &Path, a: &MovesArgs) -> Result<Output> {
     open(path, |bytes, game| {
         with_game!(game, G => {
             let r = super::cache::replay::<G>(bytes).map_err(|fault| Error::Log { path: path.into(), fault })?;
-            let report = list::<G>(&r, id.as_ref(), a.limit)?;
-            let text = text::<G>(&r, &report, &path.display().to_string());
+            let file = path.display().to_string();
+            let mut report = list::<G>(&r, id.as_ref(), a.limit)?;
+            report.hint = hint::<G>(&r, &report, &file);
+            let text = text::<G>(&report, &file);
             Ok(Output::new(text, &report))
         })
     })
@@ -125,32 +129,42 @@ fn list<G: Game>(
     Ok(report)
 }
 
-/// The list for a terminal: each group on its lines, moves wrapped.
-fn text<G: Game>(r: &Replay<G>, report: &MovesReport, file: &str) -> String {
+/// What to do instead, when there is no list: whose turn it is, or which
+/// command the player's next entry takes.
+fn hint<G: Game>(r: &Replay<G>, report: &MovesReport, file: &str) -> Option<String> {
+    let who = |s: u32| crate::text::inline(&r.name(s as usize)).to_string();
+    let file = crate::text::inline(file);
+    match (report.action, report.to_act_seat) {
+        (Action::Over, _) | (_, None) => Some("The game is over: there are no moves.".into()),
+        (action, Some(s)) if !report.yours => Some(format!(
+            "It is {}'s turn ({}). Only their program can list their moves: they depend on \
+             what they alone hold.",
+            who(s),
+            action.as_str()
+        )),
+        (Action::Move, Some(_)) if report.count == 0 => {
+            Some("You have no legal move (the engine should have skipped you).".into())
+        }
+        (Action::Move, Some(_)) => None,
+        (action, Some(_)) => Some(format!(
+            "Your next entry is not a move: run `starry {} {file}`.",
+            action.as_str()
+        )),
+    }
+}
+
+/// The list for a terminal: each group on its lines, moves wrapped; or
+/// the hint.
+fn text<G: Game>(report: &MovesReport, file: &str) -> String {
     let head = format!(
         "{} — game {} — {}\n",
         super::history::title(G::NAME),
         &report.game_id[..16],
         crate::text::count(report.entries, "entry", "entries")
     );
-    let who = |s: u32| crate::text::inline(&r.name(s as usize)).to_string();
-    let file = crate::text::inline(file);
-    let body = match (report.action, report.to_act_seat) {
-        (Action::Over, _) | (_, None) => "The game is over: there are no moves.\n".to_string(),
-        (action, Some(s)) if !report.yours => format!(
-            "It is {}'s turn ({}). Only their program can list their moves: they depend on \
-             what they alone hold.\n",
-            who(s),
-            action.as_str()
-        ),
-        (Action::Move, Some(_)) if report.count == 0 => {
-            "You have no legal move (the engine should have skipped you).\n".to_string()
-        }
-        (Action::Move, Some(_)) => grouped(report, &file),
-        (action, Some(_)) => format!(
-            "Your next entry is not a move: run `starry {} {file}`.\n",
-            action.as_str()
-        ),
+    let body = match &report.hint {
+        Some(h) => format!("{h}\n"),
+        None => grouped(report, &crate::text::inline(file)),
     };
     head + &body
 }
