@@ -25,6 +25,8 @@ mod cli_errors;
 mod cli_game;
 #[path = "clock.rs"]
 mod clock;
+#[path = "computer.rs"]
+mod computer;
 #[path = "custom_boards.rs"]
 mod custom_boards;
 #[path = "examples.rs"]

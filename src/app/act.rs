@@ -120,11 +120,23 @@ pub(crate) fn parse_variants(variants: &[String]) -> Result<Vec<(String, String)
 /// `starry new`.
 pub fn new_game(a: &NewArgs) -> Result<Output> {
     let id = load_identity()?;
+    // Each seat: a person (`Ann <ann@x.org>`) or a computer (`computer:3`).
     let seats = a
         .players
         .iter()
-        .map(|p| parse_seat(p))
-        .collect::<Result<Vec<_>>>()?;
+        .map(|p| match super::computer::parse_spec(p) {
+            Some(level) => level.map(Err),
+            None => parse_seat(p).map(Ok),
+        })
+        .collect::<Result<Vec<std::result::Result<SeatInfo, Level>>>>()?;
+    if let Some(Err(_)) = seats.first() {
+        return Err(Error::Usage(format!(
+            "the first player in --players must be you ({}), since you create the game and play \
+             in it; list the computer seats after you, as in `--players \"{}, computer\"`",
+            crate::text::inline(&id.email),
+            crate::text::inline(&id.email)
+        )));
+    }
     let mut pairs = parse_variants(&a.variants)?;
     // Data files come by path, with their own flags; a variant's value is
     // never read as a file.
@@ -231,7 +243,72 @@ pub fn new_game(a: &NewArgs) -> Result<Output> {
     };
     let home = crate::crypto::identity::home_dir()?;
     let mut fresh = Draw::new(os_random());
-    with_game!(a.game.as_str(), G => create_in::<G>(&home, &id, seats, &pairs, extra.as_deref(), a.out.as_deref(), now(), Creating { mailing: a.after.mail, notify: a.notify.into(), deadline: a.deadline.seconds() }, &mut fresh))
+    let how = Creating {
+        mailing: a.after.mail,
+        notify: a.notify.into(),
+        deadline: a.deadline.seconds(),
+    };
+    with_game!(a.game.as_str(), G => new_with_computers::<G>(&home, &id, seats, &pairs, extra.as_deref(), a.out.as_deref(), how, &mut fresh))
+}
+
+/// [`create_in`] with computer seats: each gets a fresh identity of its own
+/// under `HOME/computers/` (see [`super::computer`]), its key pinned in the
+/// genesis; once the game is written, they join and play up to the
+/// creator's first turn.
+#[allow(clippy::too_many_arguments)]
+fn new_with_computers<G: Bot>(
+    home: &Path,
+    id: &Identity,
+    seats: Vec<std::result::Result<SeatInfo, Level>>,
+    pairs: &[(String, String)],
+    extra: Option<&str>,
+    out: Option<&Path>,
+    how: Creating,
+    fresh: &mut Draw,
+) -> Result<Output> {
+    use super::computer::Computer;
+    let count = seats.iter().filter(|s| s.is_err()).count();
+    if count > 0 && !G::SEATS.contains(&seats.len()) {
+        return Err(Error::Usage(format!(
+            "{} is for {} players; --players lists {}",
+            G::NAME,
+            crate::games::seat_range::<G>(),
+            seats.len()
+        )));
+    }
+    let mut made = Vec::new();
+    let mut infos = Vec::with_capacity(seats.len());
+    for (seat, s) in seats.into_iter().enumerate() {
+        match s {
+            Ok(info) => infos.push(info),
+            Err(level) => {
+                let c = Computer::create(home, id, seat, count, level).inspect_err(|_| {
+                    Computer::discard(&made);
+                })?;
+                infos.push(SeatInfo {
+                    email: c.id.email.clone(),
+                    key: Some(HexHash(c.id.public_key())),
+                    name: c.id.name.clone(),
+                });
+                made.push(c);
+            }
+        }
+    }
+    let mut output = create_in::<G>(home, id, infos, pairs, extra, out, now(), how, fresh)
+        .inspect_err(|_| Computer::discard(&made))?;
+    if !made.is_empty() {
+        let path = std::path::PathBuf::from(output.json["file"].as_str().unwrap_or_default());
+        let game = output.json["status"]["game_id"]
+            .as_str()
+            .and_then(|g| {
+                let mut h = [0u8; 32];
+                hex::decode_to_slice(g, &mut h).ok().map(|_| h)
+            })
+            .expect("the report names the game it wrote");
+        super::computer::bind(&made, &game)?;
+        super::computer::after_new::<G>(home, &path, id, &mut output);
+    }
+    Ok(output)
 }
 
 /// Reads a board or stars file given to `new`: text, at most 1 MiB.
@@ -438,6 +515,7 @@ pub fn create_in<G: Game>(
         mail: None,
         git: None,
         bot: None,
+        then: Vec::new(),
     };
     let to = status.to_act.clone().unwrap_or_default();
     let next = if mailing {
@@ -456,16 +534,14 @@ pub fn create_in<G: Game>(
                 .unwrap_or_default()
         )
     };
-    let mut output = Output::new(
-        format!(
-            "Created {} (game {}) and joined as seat 1.\n{}{next}",
-            out.display(),
-            &hex::encode(replay.game_id)[..16],
-            status_text(&status),
-        ),
-        &report,
+    let created = format!(
+        "Created {} (game {}) and joined as seat 0.\n",
+        out.display(),
+        &hex::encode(replay.game_id)[..16],
     );
+    let mut output = Output::new(format!("{created}{}{next}", status_text(&status)), &report);
     output.warning = warning;
+    output.head = Some(created.len());
     Ok(output)
 }
 
@@ -553,13 +629,70 @@ pub fn act_file(path: &Path, what: Do, dry_run: bool) -> Result<Output> {
     let id = load_identity()?;
     let home = crate::crypto::identity::home_dir()?;
     let locked = LockedLog::open(path)?;
-    let (genesis, _) = crate::log::replay::read_genesis(&locked.bytes).map_err(|f| Error::Log {
-        path: path.into(),
-        fault: f,
-    })?;
-    let out = with_game!(genesis.game.as_str(), G => act::<G>(&home, path, locked, &id, what, dry_run, now(), &mut Draw::new(os_random())))?;
+    let (genesis, game) =
+        crate::log::replay::read_genesis(&locked.bytes).map_err(|f| Error::Log {
+            path: path.into(),
+            fault: f,
+        })?;
+    // Only a game with computer seats on this machine pays for them.
+    let computers = !super::computer::seats(&home, &genesis, &game).is_empty();
+    let out = with_game!(genesis.game.as_str(), G => act_and_follow::<G>(&home, path, locked, &id, what, dry_run, computers))?;
     if !dry_run && let Some(game_id) = out.json["status"]["game_id"].as_str() {
         super::remember_game(&home, game_id, path);
+    }
+    Ok(out)
+}
+
+/// A person's entry, with the computer seats of this machine playing around
+/// it: first any turn of theirs still due (one that failed before), then
+/// every turn of theirs that follows the person's entry.
+fn act_and_follow<G: Bot>(
+    home: &Path,
+    path: &Path,
+    locked: LockedLog,
+    id: &Identity,
+    what: Do,
+    dry_run: bool,
+    computers: bool,
+) -> Result<Output> {
+    let mut earlier = Vec::new();
+    let mut stuck = None;
+    let locked = if computers && !dry_run {
+        drop(locked);
+        let (played, failed) = super::computer::follow::<G>(home, path);
+        earlier = played;
+        stuck = failed;
+        LockedLog::open(path)?
+    } else {
+        locked
+    };
+    // A computer seat that cannot play does not stop the person from
+    // resigning or claiming; anything else it blocks is said with its cause.
+    let mut out = match act::<G>(
+        home,
+        path,
+        locked,
+        id,
+        what,
+        dry_run,
+        now(),
+        &mut Draw::new(os_random()),
+    ) {
+        Ok(out) => out,
+        Err(e) => return Err(stuck.unwrap_or(e)),
+    };
+    if let Some(e) = stuck {
+        out.warning = Some(format!(
+            "a computer seat of this machine could not play its turn: {e}"
+        ));
+    }
+    if !earlier.is_empty() {
+        let before = super::computer::entries_text(&earlier);
+        out.head = out.head.map(|h| h + before.len());
+        out.text.insert_str(0, &before);
+    }
+    if computers && !dry_run {
+        super::computer::after_person::<G>(home, path, id, &mut out);
     }
     Ok(out)
 }
@@ -678,6 +811,7 @@ pub fn act_with<G: Bot>(
         mail: None,
         git: None,
         bot: bot.clone(),
+        then: Vec::new(),
     };
     let mut text = format!(
         "{}Entry {entry}: {} — {summary}.\n",
@@ -694,6 +828,7 @@ pub fn act_with<G: Bot>(
             b.level, b.choice, b.why
         ));
     }
+    let head = text.len();
     text.push_str(&status_text(&status));
     if let (Some(state), false) = (&after.state, after.is_over())
         && matches!(kind, Kind::Move | Kind::Ready | Kind::Reveal)
@@ -710,6 +845,7 @@ pub fn act_with<G: Bot>(
     }
     let mut out = Output::new(text, &report);
     out.warning = warning;
+    out.head = Some(head);
     Ok(out)
 }
 

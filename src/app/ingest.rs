@@ -290,7 +290,7 @@ fn verifies(log: &[u8]) -> bool {
     ok.unwrap_or(false)
 }
 
-fn ingest_game<G: Game>(
+fn ingest_game<G: crate::bot::Bot>(
     home: &Path,
     input: &str,
     to: &[String],
@@ -400,7 +400,7 @@ fn ingest_game<G: Game>(
 /// Reports on the local copy as it is now (verified again unless it is the
 /// received log itself).
 #[allow(clippy::too_many_arguments)]
-fn finish<G: Game>(
+fn finish<G: crate::bot::Bot>(
     home: &Path,
     input: &str,
     to: &[String],
@@ -413,13 +413,27 @@ fn finish<G: Game>(
     verified: Option<Replay<G>>,
     note: Option<String>,
 ) -> Result<Output> {
-    let now = match verified {
+    let mut now = match verified {
         Some(r) => r,
         None => Replay::<G>::from_bytes(bytes).map_err(|fault| Error::Log {
             path: target.to_path_buf(),
             fault,
         })?,
     };
+    // The game may now wait for a computer seat this machine plays: it
+    // plays, and its entries are mailed on below.
+    let (then, stuck) = if super::computer::waits_for_computer(home, &now) {
+        super::computer::follow::<G>(home, target)
+    } else {
+        (Vec::new(), None)
+    };
+    if !then.is_empty() {
+        let bytes = std::fs::read(target).map_err(|e| Error::io("cannot read", target, e))?;
+        now = Replay::<G>::from_bytes(&bytes).map_err(|fault| Error::Log {
+            path: target.to_path_buf(),
+            fault,
+        })?;
+    }
     let file_arg = if into.is_some() {
         target.display().to_string()
     } else {
@@ -431,6 +445,33 @@ fn finish<G: Game>(
     if let Some(n) = note {
         out.text = format!("{n}\n{}", out.text);
         out.json["resolution"] = serde_json::Value::String(n);
+    }
+    if !then.is_empty() {
+        // After the account of what arrived, what the computers did.
+        let at = out.text.find('\n').map_or(out.text.len(), |i| i + 1);
+        out.text
+            .insert_str(at, &super::computer::entries_text(&then));
+        out.json["then"] = serde_json::to_value(&then).expect("reports serialise");
+        match crate::mail::load(home) {
+            Ok(cfg) => super::mail::after_entry(target, &cfg, &mut out),
+            Err(e) => {
+                out.warning = Some(format!(
+                    "the computer's entries are written to {}, but the mail settings do not \
+                     load ({e}); fix them and send the game on with `starry mail {file_arg}`",
+                    target.display()
+                ))
+            }
+        }
+    }
+    if let Some(e) = stuck {
+        let w = format!(
+            "a computer seat of this machine could not play its turn: {e}. The game waits for \
+             it; the next writing command in this game tries again"
+        );
+        out.warning = Some(match out.warning.take() {
+            Some(prev) => format!("{prev}\nerror: {w}"),
+            None => w,
+        });
     }
     Ok(out)
 }
@@ -799,6 +840,7 @@ fn report<G: Game>(
         status,
         view,
         no_identity,
+        then: Vec::new(),
     };
     Ok(Output::new(text.trim_end().to_string(), &report))
 }

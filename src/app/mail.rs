@@ -346,6 +346,9 @@ fn send_game<G: Game>(
     };
 
     let (action, who) = r.expected();
+    // This machine's computer seats read the log itself: a mail to one
+    // would only come back here.
+    let computers = super::computer::seats(home, &r.genesis, &r.game_id);
     let mut targets: Vec<(Seat, Role)> = Vec::new();
     if how.remind {
         if me.is_none() {
@@ -397,6 +400,7 @@ fn send_game<G: Game>(
         );
     }
 
+    targets.retain(|(s, _)| !computers.contains(s));
     let public = public_text(&r);
     // The board as everybody may see it: the spectator view, so that no
     // secret can reach a mail. A picture that cannot be drawn stops no

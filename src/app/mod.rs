@@ -7,6 +7,7 @@ pub mod arena;
 pub mod audit;
 pub mod cache;
 pub mod clock;
+pub mod computer;
 pub mod demo;
 pub mod games;
 pub mod generate;
@@ -50,6 +51,11 @@ pub struct Output {
     /// `json` is an array to print one element per line (JSON Lines), as
     /// `starry audit --json` does with its games.
     pub json_lines: bool,
+    /// Where, in `text`, the account of the entry written ends and the
+    /// state after it begins: entries that follow at once (computer seats)
+    /// are told after the account, and the state is then the state after
+    /// them.
+    pub head: Option<usize>,
 }
 
 impl Output {
@@ -61,6 +67,7 @@ impl Output {
             warning: None,
             bytes: None,
             json_lines: false,
+            head: None,
         }
     }
 }

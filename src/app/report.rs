@@ -279,6 +279,11 @@ pub struct EntryReport {
     /// token placed face down.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bot: Option<BotReport>,
+    /// The entries this machine wrote right after it, in order: the turns
+    /// of its computer seats (and, for `new`, the creator's ready entry
+    /// when nobody else is to wait for). `status` is the game after them.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub then: Vec<super::computer::ComputerEntry>,
 }
 
 /// The computer's choice of a move for the local player.
@@ -410,6 +415,11 @@ pub struct IngestReport<V> {
     /// Set when there is no starry identity here: which seat may be yours
     /// and the commands that take it.
     pub no_identity: Option<NoIdentityReport>,
+    /// The entries this machine's computer seats wrote after the log
+    /// arrived, in order (they were mailed on as `--mail` does; see
+    /// `mail`). `status` and `view` are the game after them.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub then: Vec<super::computer::ComputerEntry>,
 }
 
 /// `starry ingest` without a starry identity: the game is stored all the

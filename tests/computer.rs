@@ -1,0 +1,377 @@
+//! Computer seats (`--players "…, computer:LEVEL"`), with the real binary:
+//! a whole game of each game against the computer, driven by nothing but
+//! `moves` and `play` (and the command `moves` names when the turn is no
+//! move); none of the values a computer holds face down, and none of its
+//! secrets, in anything the person sees before the log reveals them; and
+//! a game by mail in which the computer seats, on their creator's machine,
+//! play when `ingest` brings their turn, and the mails go on.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use starry::games::Game;
+
+use crate::players::*;
+
+/// The homes of the computer seats of `p`'s machine.
+fn computer_homes(p: &Player) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(p.home.join("computers"))
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// What a computer seat holds face down now, as `play` would write it
+/// (`7 leo:3`): from its own view, read with its own home.
+fn face_down_of(computer: &Path, log: &Path) -> Vec<String> {
+    let out = Player {
+        name: "computer".into(),
+        email: String::new(),
+        home: computer.to_path_buf(),
+        env: Vec::new(),
+    }
+    .json(&["view", log.to_str().unwrap(), "--json"]);
+    stars(&out)
+        .into_iter()
+        .filter(|s| s["occupant"]["face"] == "face-down-own")
+        .map(|s| {
+            format!(
+                "{} {}",
+                s["occupant"]["token"].as_str().unwrap(),
+                s["label"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+/// Every secret of the computer seats of `p`'s machine, in every encoding.
+fn computer_secrets<G: Game>(p: &Player, log: &[u8]) -> Vec<String> {
+    let r = starry::log::Replay::<G>::from_bytes(log).unwrap();
+    let mut out = Vec::new();
+    for home in computer_homes(p) {
+        let id = starry::crypto::identity::Identity::load(&home).unwrap();
+        let seat = r
+            .seat_of_key(&id.public_key())
+            .expect("the computer joined");
+        for s in secrets_in::<G>(&home, log, seat) {
+            out.extend(encodings(&s));
+        }
+    }
+    out
+}
+
+/// Everything the person saw of one command: its output and error text.
+fn seen(o: &std::process::Output) -> String {
+    format!("{}{}", stdout(o), stderr(o))
+}
+
+/// Plays a whole game of `game` as the one person at the table, against
+/// the computer seats `players` names, with `moves` and `play` alone;
+/// checks each command's output against what the computers hold face
+/// down at that moment and against their secrets; returns the number of
+/// the person's moves, the log and everything the person saw.
+fn play_against_the_computer<G: Game>(players: &str, extra: &[&str]) -> (usize, Vec<u8>, Player) {
+    let table = Players::new(1);
+    let anna = &table.p[0];
+    let log = table.dir.path().join("game.jsonl");
+    let log_str = log.to_str().unwrap();
+    let players = format!("{}, {players}", anna.email);
+    let mut args = vec!["new", G::NAME, "--players", &players, "--out", log_str];
+    args.extend_from_slice(extra);
+    let created = anna.run(&args);
+    assert!(created.status.success(), "{}", seen(&created));
+    let mut outputs = vec![seen(&created)];
+    let mut turns = 0;
+    loop {
+        let hidden: Vec<String> = computer_homes(anna)
+            .iter()
+            .flat_map(|c| face_down_of(c, &log))
+            .collect();
+        let v = anna.json(&["moves", log_str, "--json"]);
+        let out = match v["action"].as_str().unwrap() {
+            "over" => break,
+            "move" => {
+                assert_eq!(v["yours"], true, "the game waits for the person only: {v}");
+                let listed = v["moves"].as_array().unwrap();
+                assert!(!listed.is_empty(), "{v}");
+                let pick = listed[(turns * 7) % listed.len()]["move"].as_str().unwrap();
+                turns += 1;
+                anna.run(&["play", log_str, pick])
+            }
+            // A reveal: `moves` lists nothing and names the command.
+            action => {
+                assert!(v["moves"].as_array().unwrap().is_empty(), "{v}");
+                let hint = v["hint"].as_str().unwrap();
+                assert!(hint.contains(&format!("run `starry {action} ")), "{hint}");
+                anna.run(&[action, log_str])
+            }
+        };
+        assert!(out.status.success(), "{}", seen(&out));
+        let text = seen(&out);
+        // What a computer held face down before this command, or placed
+        // face down during it, stays out of what the person sees, unless
+        // the log has turned it over since;
+        // the person's view shows no value on a face-down token.
+        let view = anna.json(&["view", log_str, "--json"]);
+        let placed: Vec<String> = computer_homes(anna)
+            .iter()
+            .flat_map(|c| face_down_of(c, &log))
+            .collect();
+        for h in hidden.iter().chain(&placed) {
+            let label = h.split_once(' ').unwrap().1;
+            if face_of(&view, label).as_deref() != Some("face-up") {
+                assert!(!text.contains(h.as_str()), "`{h}` leaked into:\n{text}");
+            }
+        }
+        for star in stars(&view) {
+            if star["occupant"]["face"] == "face-down" {
+                assert!(star["occupant"]["token"].is_null(), "{star}");
+            }
+        }
+        assert!(!text.contains("The computer (level"), "{text}");
+        outputs.push(text);
+        assert!(turns < 200, "the game ends");
+    }
+    let bytes = std::fs::read(&log).unwrap();
+    // Not one secret of a computer seat in anything the person saw.
+    let secrets = computer_secrets::<G>(anna, &bytes);
+    for text in &outputs {
+        for s in &secrets {
+            assert!(
+                !text.contains(s.as_str()),
+                "a computer's secret in:\n{text}"
+            );
+        }
+    }
+    // An ordinary signed log: the audit passes and names no computer.
+    let audit = anna.run(&["audit", log_str]);
+    assert!(audit.status.success(), "{}", seen(&audit));
+    assert!(!stdout(&audit).to_lowercase().contains("computer seat"));
+    (turns, bytes, anna.elsewhere(table.dir.path().join("keep")))
+}
+
+/// The stars of a Starry Sky view's JSON (none in the other games).
+fn stars(view: &Value) -> Vec<&Value> {
+    view["view"]["slots"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|s| s["board"]["stars"].as_array().into_iter().flatten())
+        .collect()
+}
+
+/// How the token on the star `label` lies, in a view's JSON.
+fn face_of(view: &Value, label: &str) -> Option<String> {
+    stars(view)
+        .into_iter()
+        .find(|s| s["label"] == label)
+        .and_then(|s| s["occupant"]["face"].as_str().map(str::to_string))
+}
+
+fn authors(log: &[u8]) -> std::collections::BTreeSet<u64> {
+    log.split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            serde_json::from_slice::<Value>(l).unwrap()["body"]["author"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn a_whole_starry_sky_against_two_computers_with_moves_and_play_alone() {
+    let (turns, log, _) = play_against_the_computer::<starry::games::starry_sky::StarrySky>(
+        "computer:1, computer:1",
+        &[],
+    );
+    assert!(turns >= 8, "{turns} moves");
+    assert_eq!(authors(&log), [0, 1, 2].into());
+}
+
+#[test]
+fn a_whole_star_map_against_the_computer_with_moves_and_play_alone() {
+    let (turns, log, _) =
+        play_against_the_computer::<starry::games::star_map::StarMap>("computer:1", &[]);
+    assert!(turns >= 8, "{turns} moves");
+    assert_eq!(authors(&log), [0, 1].into());
+}
+
+#[test]
+fn a_whole_starry_night_against_the_computer_with_moves_and_play_alone() {
+    let (turns, log, _) = play_against_the_computer::<starry::games::starry_night::StarryNight>(
+        "computer:1",
+        &["--stars", "0,0 4,0 0,2 4,2 8,5 6,7 2,6"],
+    );
+    assert!(turns >= 2, "{turns} moves");
+    assert_eq!(authors(&log), [0, 1].into());
+}
+
+/// Takes in every mail in `from`'s outbox addressed to `to` (or to a tag
+/// of `to`'s address, as a computer seat's is) that `to` has not taken in
+/// yet; returns the addresses they were sent to.
+fn deliver(
+    from: &Player,
+    to: &Player,
+    done: &mut std::collections::HashSet<PathBuf>,
+) -> Vec<String> {
+    let (local, domain) = to.email.split_once('@').unwrap();
+    let mut got = Vec::new();
+    for eml in from.outbox() {
+        let (addr, _, _) = mail_headers(&std::fs::read(&eml).unwrap());
+        let for_to = addr == to.email
+            || (addr.starts_with(&format!("{local}+")) && addr.ends_with(&format!("@{domain}")));
+        if for_to && done.insert(eml.clone()) {
+            let out = to.run(&["ingest", eml.to_str().unwrap()]);
+            assert!(out.status.success(), "{}", seen(&out));
+            got.push(addr);
+        }
+    }
+    got
+}
+
+#[test]
+fn by_mail_the_computer_plays_on_its_creators_machine_and_the_mails_go_on() {
+    let table = Players::new(2);
+    let (anna, ben) = (&table.p[0], &table.p[1]);
+    let players = format!("{}, {}, computer:1", anna.email, ben.email);
+    let created = anna.json(&["new", "star-map", "--players", &players, "--mail", "--json"]);
+    let id = created["status"]["game_id"].as_str().unwrap()[..16].to_string();
+    let computer_email = "anna+computer2@example.org";
+    assert_eq!(created["status"]["seats"][2]["email"], computer_email);
+    let mut done = std::collections::HashSet::new();
+    let mut to_computer = 0;
+    let mut computer_moves = 0;
+    for _ in 0..60 {
+        // The post: every mail either has written reaches its reader,
+        // including those that the other's taking in makes.
+        loop {
+            let to_ben = deliver(anna, ben, &mut done);
+            let to_anna = deliver(ben, anna, &mut done);
+            to_computer += to_anna.iter().filter(|a| *a == computer_email).count();
+            if to_ben.is_empty() && to_anna.is_empty() {
+                break;
+            }
+        }
+        let copy = anna.copy_of(&hex_id(anna, &id));
+        let log = std::fs::read(&copy).unwrap();
+        computer_moves = log
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice::<Value>(l).unwrap())
+            .filter(|e| e["body"]["author"] == 2 && e["body"]["kind"] == "move")
+            .count();
+        if computer_moves >= 2 {
+            break;
+        }
+        let s = anna.json(&["status", &id, "--json"]);
+        let who = match s["to_act"].as_str().unwrap() {
+            e if e == anna.email => anna,
+            e if e == ben.email => ben,
+            other => panic!("the game waits for {other}: the computer seat did not play"),
+        };
+        let action = s["action"].as_str().unwrap();
+        let out = if action == "move" {
+            let v = who.json(&["moves", &id, "--json"]);
+            let pick = v["moves"][0]["move"].as_str().unwrap().to_string();
+            who.run(&["play", &id, &pick, "--mail"])
+        } else {
+            who.run(&[action, &id, "--mail"])
+        };
+        assert!(out.status.success(), "{}", seen(&out));
+    }
+    assert!(
+        computer_moves >= 2,
+        "the computer moved {computer_moves} times"
+    );
+    // Ben's program mailed the computer's turns to its address, which is
+    // Anna's mailbox; Anna's program never mails its own computer seat.
+    assert!(
+        to_computer >= 2,
+        "{to_computer} mails reached the computer seat"
+    );
+    for eml in anna.outbox() {
+        let (to, _, _) = mail_headers(&std::fs::read(&eml).unwrap());
+        assert_ne!(to, computer_email);
+        assert_ne!(to, anna.email);
+    }
+    // Both copies verify, and Ben's is Anna's up to what he was sent.
+    let copy = anna.copy_of(&hex_id(anna, &id));
+    assert!(
+        anna.run(&["audit", copy.to_str().unwrap()])
+            .status
+            .success()
+    );
+    let theirs = std::fs::read(ben.copy_of(&hex_id(ben, &id))).unwrap();
+    assert!(std::fs::read(&copy).unwrap().starts_with(&theirs));
+    // No secret of the computer seat in any mail of either player.
+    let secrets =
+        computer_secrets::<starry::games::star_map::StarMap>(anna, &std::fs::read(&copy).unwrap());
+    for eml in anna.outbox().iter().chain(&ben.outbox()) {
+        let text = String::from_utf8_lossy(&std::fs::read(eml).unwrap()).to_string();
+        for s in &secrets {
+            assert!(!text.contains(s.as_str()), "a computer's secret in a mail");
+        }
+    }
+}
+
+/// The full id of the game whose id starts with `id16`, from `p`'s games.
+fn hex_id(p: &Player, id16: &str) -> String {
+    std::fs::read_dir(p.home.join("games"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .find(|n| n.starts_with(id16))
+        .unwrap()
+        .trim_end_matches(".jsonl")
+        .to_string()
+}
+
+#[test]
+fn a_strangers_game_that_pins_a_seat_to_a_computers_key_gets_nothing() {
+    let table = Players::new(2);
+    let (anna, ben) = (&table.p[0], &table.p[1]);
+    // Anna's computer seat, made for a game of her own.
+    let log = table.dir.path().join("anna.jsonl");
+    let players = format!("{}, computer:1", anna.email);
+    let out = anna.run(&[
+        "new",
+        "star-map",
+        "--players",
+        &players,
+        "--out",
+        log.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", seen(&out));
+    let key = computer_homes(anna)[0]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    // Ben pins a seat of his own game to that (public) key, and sends it.
+    let theirs = table.dir.path().join("ben.jsonl");
+    let players = format!(
+        "{}, Computer <anna+computer1@example.org> key:{key}",
+        ben.email
+    );
+    let out = ben.run(&[
+        "new",
+        "star-map",
+        "--players",
+        &players,
+        "--out",
+        theirs.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", seen(&out));
+    let v = anna.json(&["ingest", theirs.to_str().unwrap(), "--json"]);
+    // The game waits for that seat, and Anna's machine does not play it.
+    assert_eq!(v["entries_after"], 2, "{v}");
+    assert!(v["then"].is_null(), "{v}");
+    assert_eq!(v["status"]["to_act_seat"], 1);
+    let copy = anna.copy_of(v["game_id"].as_str().unwrap());
+    assert_eq!(
+        std::fs::read(copy).unwrap(),
+        std::fs::read(&theirs).unwrap()
+    );
+    assert!(anna.outbox().is_empty(), "nothing was mailed for it");
+}
