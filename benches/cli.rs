@@ -308,3 +308,60 @@ fn moves_star_map_39_cold(b: Bencher) {
     let d = data();
     cold_in(b, &d.map, &[os("moves"), d.map.log.as_os_str()]);
 }
+
+/// A person's move against the computer at level 3, as a whole process:
+/// `starry play LOG MOVE` writes the move, then the computer seat (two in
+/// Starry Sky) answers at once, each choosing at level 3, signing and
+/// writing. Each sample starts from a fresh game made by `new` (unmeasured)
+/// and plays the first move `starry moves` lists. The bound is a
+/// second a computer turn at level 3.
+#[divan::bench(args = ["starry-sky", "star-map", "starry-night"], sample_count = 10, sample_size = 1)]
+fn move_against_computer_level_3(b: Bencher, game: &str) {
+    let root = data_dir().join("computer");
+    let _ = fs::remove_dir_all(&root);
+    let n = std::sync::atomic::AtomicUsize::new(0);
+    b.with_inputs(|| {
+        let i = n.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let home = root.join(format!("{game}-{i}"));
+        fs::create_dir_all(&home).unwrap();
+        starry(
+            &home,
+            &[
+                os("id"),
+                os("new"),
+                os("--name"),
+                os("Ann"),
+                os("--email"),
+                os("ann@example.org"),
+            ],
+        );
+        let log = home.join("game.jsonl");
+        let players = if game == "starry-sky" {
+            "ann@example.org, computer:3, computer:3"
+        } else {
+            "ann@example.org, computer:3"
+        };
+        starry(
+            &home,
+            &[
+                os("new"),
+                os(game),
+                os("--players"),
+                os(players),
+                os("--out"),
+                log.as_os_str(),
+            ],
+        );
+        let out = Command::new(BIN)
+            .args([os("moves"), log.as_os_str(), os("--json")])
+            .env("STARRY_HOME", &home)
+            .output()
+            .expect("run starry");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("moves --json");
+        let first = v["moves"][0]["move"].as_str().expect("a move").to_string();
+        (home, log, first)
+    })
+    .bench_values(|(home, log, first)| {
+        starry(&home, &[os("play"), log.as_os_str(), os(&first)]);
+    });
+}

@@ -118,10 +118,21 @@ fn play_against_the_computer<G: Game>(players: &str, extra: &[&str]) -> (usize, 
             .iter()
             .flat_map(|c| face_down_of(c, &log))
             .collect();
+        // The picture (the PNG is drawn from this SVG) names a token's
+        // value in its title, `… 7 on leo:3`, only where it may be seen.
+        let svg = stdout(&anna.run(&["view", log_str, "--format", "svg"]));
+        assert!(svg.contains("</svg>"), "{svg}");
         for h in hidden.iter().chain(&placed) {
-            let label = h.split_once(' ').unwrap().1;
-            if face_of(&view, label).as_deref() != Some("face-up") {
-                assert!(!text.contains(h.as_str()), "`{h}` leaked into:\n{text}");
+            let (token, label) = h.split_once(' ').unwrap();
+            let face = face_of(&view, label);
+            if matches!(face.as_deref(), Some("face-up" | "revealed")) {
+                continue;
+            }
+            assert!(!text.contains(h.as_str()), "`{h}` leaked into:\n{text}");
+            let title = format!(" {token} on {label}</title>");
+            assert!(!svg.contains(&title), "`{h}` leaked into the picture");
+            if face.as_deref() == Some("face-down") {
+                assert!(svg.contains(&format!("face-down token on {label}</title>")));
             }
         }
         for star in stars(&view) {

@@ -420,10 +420,7 @@ fn next_hint<G: Game>(r: &Replay<G>, path: &Path, person: &Identity) -> String {
     if who.is_none() || who != r.seat_of_key(&person.public_key()) {
         return String::new();
     }
-    let file = match crate::crypto::identity::home_dir() {
-        Ok(home) if super::game_path(&home, &r.game_id) == path => super::short_id(&r.game_id),
-        _ => super::mail::shell_word(&path.display().to_string()),
-    };
+    let file = super::file_arg(&r.game_id, path);
     match action {
         Action::Move => format!(
             "\nYour turn: `starry moves {file}` lists every legal move; `starry play {file} MOVE` \

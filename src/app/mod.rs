@@ -645,6 +645,16 @@ pub fn remember_game(home: &Path, game_id: &str, path: &Path) {
 
 /// The short game id shown to people and accepted in place of a file name
 /// (16 hex digits).
+/// How a command names the game at `path` to the player: its short id
+/// when it is the copy in the games directory (any command takes that),
+/// else the path, as one shell word.
+pub fn file_arg(game_id: &crate::crypto::Hash, path: &Path) -> String {
+    match identity::home_dir() {
+        Ok(home) if game_path(&home, game_id) == path => short_id(game_id),
+        _ => mail::shell_word(&path.display().to_string()),
+    }
+}
+
 pub fn short_id(game_id: &crate::crypto::Hash) -> String {
     hex::encode(&game_id[..8])
 }

@@ -65,7 +65,7 @@ pub fn moves(path: &Path, a: &MovesArgs) -> Result<Output> {
     open(path, |bytes, game| {
         with_game!(game, G => {
             let r = super::cache::replay::<G>(bytes).map_err(|fault| Error::Log { path: path.into(), fault })?;
-            let file = path.display().to_string();
+            let file = super::file_arg(&r.game_id, path);
             let mut report = list::<G>(&r, id.as_ref(), a.limit)?;
             report.hint = hint::<G>(&r, &report, &file);
             let text = text::<G>(&report, &file);

@@ -485,13 +485,16 @@ starts, from randomness every player contributes (default 12 stars on 10x10; 10 
 Examples:\n  \
   starry new starry-sky --players anna@example.org,ben@example.org,cleo@example.org --out game.jsonl\n  \
   starry new starry-night --players anna@example.org,ben@example.org --stars \"1,1 5,1 8,2 3,3 6,4\" --out night.jsonl\n  \
-  starry new star-map --players anna@example.org,ben@example.org --map easy --mail"
+  starry new star-map --players anna@example.org,ben@example.org --map easy --mail\n  \
+  starry new star-map --players \"anna@example.org, computer\"\n  \
+  starry new starry-sky --players \"anna@example.org, computer, computer:3\""
 )]
 pub struct NewArgs {
     /// The game: starry-sky, starry-night or star-map.
     pub game: String,
     /// Seats in turn order, comma-separated: `EMAIL` or `Name <EMAIL>`, optionally followed by
     /// `key:HEX` (as `starry id show` prints it) to pin the seat so that only that key can take it;
+    /// or `computer` / `computer:LEVEL` (1 to 3) for a seat this machine plays (docs/computer-seats.md);
     /// the first is you (seat 0: seats count from 0).
     #[arg(long, value_delimiter = ',', required = true)]
     pub players: Vec<String>,
