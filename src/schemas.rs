@@ -7,18 +7,18 @@ use serde_json::Value;
 
 use crate::app::report::*;
 use crate::games::Game;
-use crate::games::star_map::StarMap;
-use crate::games::starry_night::StarryNight;
-use crate::games::starry_sky::{self, StarrySky};
+use crate::games::registry::{self, Registered};
 use crate::log::entry;
 
-fn schema<T: JsonSchema>() -> Value {
+/// The JSON Schema of `T`, as `schemas/` holds it.
+pub fn schema<T: JsonSchema>() -> Value {
     serde_json::to_value(schema_for!(T)).expect("schemas serialise")
 }
 
-/// (file name, schema) for every schema in `schemas/`.
+/// (file name, schema) for every schema in `schemas/`: the protocol's and
+/// the commands', then each registered game's ([`of_game`]).
 pub fn all() -> Vec<(&'static str, Value)> {
-    vec![
+    let mut all = vec![
         ("log-line.json", schema::<entry::Line>()),
         ("entry-genesis.json", schema::<entry::Genesis>()),
         ("entry-join.json", schema::<entry::Join>()),
@@ -49,94 +49,6 @@ pub fn all() -> Vec<(&'static str, Value)> {
             schema::<crate::app::setup::SetupReport>(),
         ),
         (
-            "starry-sky-options.json",
-            schema::<<StarrySky as Game>::Options>(),
-        ),
-        (
-            "starry-sky-action.json",
-            schema::<<StarrySky as Game>::Action>(),
-        ),
-        (
-            "starry-sky-token.json",
-            schema::<<StarrySky as Game>::Hidden>(),
-        ),
-        (
-            "starry-sky-view.json",
-            schema::<ViewReport<<StarrySky as Game>::View>>(),
-        ),
-        (
-            "starry-sky-ingest.json",
-            schema::<IngestReport<<StarrySky as Game>::View>>(),
-        ),
-        (
-            "starry-sky-boards.json",
-            schema::<starry_sky::board::BoardSet>(),
-        ),
-        (
-            "starry-sky-position.json",
-            schema::<starry_sky::referee::Position>(),
-        ),
-        (
-            "starry-sky-referee.json",
-            schema::<starry_sky::referee::RefereeReport>(),
-        ),
-        (
-            "starry-night-options.json",
-            schema::<<StarryNight as Game>::Options>(),
-        ),
-        (
-            "starry-night-action.json",
-            schema::<<StarryNight as Game>::Action>(),
-        ),
-        (
-            "starry-night-position.json",
-            schema::<crate::games::starry_night::referee::Position>(),
-        ),
-        (
-            "starry-night-referee.json",
-            schema::<crate::games::starry_night::referee::RefereeReport>(),
-        ),
-        (
-            "starry-night-view.json",
-            schema::<ViewReport<<StarryNight as Game>::View>>(),
-        ),
-        (
-            "starry-night-ingest.json",
-            schema::<IngestReport<<StarryNight as Game>::View>>(),
-        ),
-        (
-            "star-map-options.json",
-            schema::<<StarMap as Game>::Options>(),
-        ),
-        (
-            "star-map-action.json",
-            schema::<<StarMap as Game>::Action>(),
-        ),
-        (
-            "star-map-view.json",
-            schema::<ViewReport<<StarMap as Game>::View>>(),
-        ),
-        (
-            "star-map-ingest.json",
-            schema::<IngestReport<<StarMap as Game>::View>>(),
-        ),
-        (
-            "star-map-discs.json",
-            schema::<crate::games::star_map::data::DiscFile>(),
-        ),
-        (
-            "star-map-parts.json",
-            schema::<crate::games::star_map::data::PartFile>(),
-        ),
-        (
-            "star-map-position.json",
-            schema::<crate::games::star_map::referee::Position>(),
-        ),
-        (
-            "star-map-referee.json",
-            schema::<crate::games::star_map::referee::RefereeReport>(),
-        ),
-        (
             "rules-replay-input.json",
             schema::<crate::app::rules::replay::InputSchema>(),
         ),
@@ -144,5 +56,27 @@ pub fn all() -> Vec<(&'static str, Value)> {
             "rules-replay.json",
             schema::<crate::app::rules::replay::ReplayReport>(),
         ),
-    ]
+    ];
+    for game in &registry::ALL {
+        all.extend((game.schemas)());
+    }
+    all
+}
+
+/// A game's schemas: its options, actions, hidden values, view and ingest
+/// reports under the names it gives them, then its own data files and
+/// referee formats.
+pub fn of_game<G: Registered>() -> Vec<(&'static str, Value)> {
+    let names = G::SCHEMAS;
+    let mut out = vec![
+        (names.options, schema::<<G as Game>::Options>()),
+        (names.action, schema::<<G as Game>::Action>()),
+    ];
+    if let Some(hidden) = names.hidden {
+        out.push((hidden, schema::<<G as Game>::Hidden>()));
+    }
+    out.push((names.view, schema::<ViewReport<<G as Game>::View>>()));
+    out.push((names.ingest, schema::<IngestReport<<G as Game>::View>>()));
+    out.extend(G::extra_schemas());
+    out
 }

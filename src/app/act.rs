@@ -146,57 +146,30 @@ pub fn new_game(a: &NewArgs) -> Result<Output> {
             if key == "parts" { "part" } else { "disc" }
         )));
     }
-    // Each game's own flags; another game's are refused by name.
-    let flags: [(&str, bool, &str); 8] = [
-        (
-            "--boards",
-            a.boards.is_some(),
-            crate::games::starry_sky::StarrySky::NAME,
-        ),
-        (
-            "--stars",
-            a.stars.is_some(),
-            crate::games::starry_night::StarryNight::NAME,
-        ),
-        (
-            "--stars-file",
-            a.stars_file.is_some(),
-            crate::games::starry_night::StarryNight::NAME,
-        ),
-        (
-            "--random-stars",
-            a.random_stars.is_some(),
-            crate::games::starry_night::StarryNight::NAME,
-        ),
-        (
-            "--grid",
-            a.grid.is_some(),
-            crate::games::starry_night::StarryNight::NAME,
-        ),
-        (
-            "--map",
-            a.map.is_some(),
-            crate::games::star_map::StarMap::NAME,
-        ),
-        (
-            "--parts",
-            a.parts.is_some(),
-            crate::games::star_map::StarMap::NAME,
-        ),
-        (
-            "--discs",
-            a.discs.is_some(),
-            crate::games::star_map::StarMap::NAME,
-        ),
+    // Each game's own flags (the registry says whose); another game's are
+    // refused by name.
+    let given: [(&str, bool); 8] = [
+        ("--boards", a.boards.is_some()),
+        ("--stars", a.stars.is_some()),
+        ("--stars-file", a.stars_file.is_some()),
+        ("--random-stars", a.random_stars.is_some()),
+        ("--grid", a.grid.is_some()),
+        ("--map", a.map.is_some()),
+        ("--parts", a.parts.is_some()),
+        ("--discs", a.discs.is_some()),
     ];
-    if let Some((flag, _, game)) = flags.iter().find(|(_, given, g)| *given && *g != a.game) {
-        let what = match *game {
-            "starry-sky" => "sets Starry Sky's boards",
-            "starry-night" => "sets Starry Night's sky",
-            _ => "sets Star Map's map and discs",
-        };
+    let foreign = given
+        .iter()
+        .filter(|(_, given)| *given)
+        .find_map(|(flag, _)| {
+            crate::games::registry::flag_owner(flag)
+                .filter(|owner| owner.name != a.game)
+                .map(|owner| (flag, owner))
+        });
+    if let Some((flag, owner)) = foreign {
         return Err(Error::Usage(format!(
-            "{flag} {what}; it is not an option of {} (see `starry new --help`)",
+            "{flag} {}; it is not an option of {} (see `starry new --help`)",
+            owner.new_flags_set,
             crate::text::excerpt(&a.game)
         )));
     }

@@ -16,10 +16,9 @@ use super::act::Do;
 use super::demo;
 use crate::crypto::identity::Identity;
 use crate::error::{Error, Result};
-use crate::games::star_map::StarMap;
+use crate::games::Draw;
+use crate::games::registry;
 use crate::games::starry_night::{Intent, StarryNight};
-use crate::games::starry_sky::StarrySky;
-use crate::games::{Draw, Game};
 use crate::log::Replay;
 
 /// The version of what this module writes: bumped whenever the same seed
@@ -30,8 +29,8 @@ pub const VERSION: u32 = 1;
 /// The players' names; their addresses are `name@example.org`.
 pub const NAMES: [&str; 5] = ["Anna", "Ben", "Cleo", "Dan", "Eve"];
 
-/// The three games, as `starry new` names them.
-pub const GAMES: [&str; 3] = [StarrySky::NAME, StarryNight::NAME, StarMap::NAME];
+/// The games, as `starry new` names them: every game of the registry.
+pub const GAMES: [&str; registry::COUNT] = registry::NAMES;
 
 /// In eight of ten games of an archive the game is played to its end and
 /// countersigned by everyone.
@@ -82,43 +81,15 @@ pub fn plans(count: usize, seed: [u8; 32]) -> Vec<Plan> {
         .to_utc();
     (0..count)
         .map(|_| {
-            let game = GAMES[d.below(GAMES.len())];
-            let (lo, hi) = match game {
-                "starry-sky" => seat_range::<StarrySky>(),
-                "starry-night" => seat_range::<StarryNight>(),
-                _ => seat_range::<StarMap>(),
-            };
+            let entry = &registry::ALL[d.below(registry::ALL.len())];
+            let game = entry.name;
+            let (lo, hi) = entry.seats;
             let n = lo + d.below(hi - lo + 1);
             let mut all: Vec<usize> = (0..NAMES.len()).collect();
             let seats = (0..n).map(|_| all.remove(d.below(all.len()))).collect();
-            let mut pairs = Vec::new();
-            let mut pair = |k: &str, v: String| pairs.push((k.to_string(), v));
-            match game {
-                "starry-sky" => {
-                    if d.below(2) == 0 {
-                        pair("doubling", "compound".into());
-                    }
-                    if d.below(4) == 0 {
-                        pair("tie", "nothing".into());
-                    }
-                }
-                "starry-night" => {
-                    if d.below(2) == 0 {
-                        pair("score", "area".into());
-                    }
-                    let stars = 10 + d.below(6);
-                    pair("random-stars", stars.to_string());
-                    if d.below(4) == 0 {
-                        pair("grid", "12x12".into());
-                    }
-                }
-                _ => {
-                    let map = ["random", "random", "easy", "hard", "mixed"][d.below(5)];
-                    pair("map", map.into());
-                }
-            }
+            let pairs = (entry.archive_pairs)(&mut d);
             let stop_at = (d.below(10) >= FINISHED_IN_TEN).then(|| {
-                let typical = typical_entries(game, n);
+                let typical = (entry.typical_entries)(n);
                 2 + d.below(typical as usize - 1) as u64
             });
             let start = base + chrono::Duration::minutes(d.below(365 * 24 * 60) as i64);
@@ -132,21 +103,6 @@ pub fn plans(count: usize, seed: [u8; 32]) -> Vec<Plan> {
             }
         })
         .collect()
-}
-
-fn seat_range<G: Game>() -> (usize, usize) {
-    (*G::SEATS.start(), *G::SEATS.end())
-}
-
-/// About how many entries a finished game has (measured: the median of
-/// random games, countersignatures included), so that games in progress
-/// stop anywhere along it.
-fn typical_entries(game: &str, players: usize) -> u64 {
-    match game {
-        "starry-sky" => [0, 0, 0, 122, 128, 133][players],
-        "starry-night" => 23,
-        _ => [0, 0, 52, 53, 57][players],
-    }
 }
 
 /// One game of an archive, played.

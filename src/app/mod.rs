@@ -72,32 +72,21 @@ impl Output {
     }
 }
 
-/// Calls `$body` with `$G` bound to the game named `$name`.
+/// Calls `$body` with `$G` bound to the game named `$name`, one of the
+/// games of the registry (`crate::games::registry`); any other name is
+/// refused with [`unknown_game`]. `$body` is a `Result`.
 #[macro_export]
 macro_rules! with_game {
     ($name:expr, $G:ident => $body:expr) => {
-        match $name {
-            <$crate::games::starry_sky::StarrySky as $crate::games::Game>::NAME => {
-                type $G = $crate::games::starry_sky::StarrySky;
-                $body
-            }
-            <$crate::games::starry_night::StarryNight as $crate::games::Game>::NAME => {
-                type $G = $crate::games::starry_night::StarryNight;
-                $body
-            }
-            <$crate::games::star_map::StarMap as $crate::games::Game>::NAME => {
-                type $G = $crate::games::star_map::StarMap;
-                $body
-            }
-            other => Err($crate::app::unknown_game(other)),
-        }
+        $crate::for_each_game!($crate::__with_game_arms ; $name, $G => $body)
     };
 }
 
 pub fn unknown_game(name: &str) -> Error {
     Error::Usage(format!(
-        "unknown game `{}`; this program plays: starry-sky, starry-night, star-map (see `starry rules list`)",
-        crate::text::excerpt(name)
+        "unknown game `{}`; this program plays: {} (see `starry rules list`)",
+        crate::text::excerpt(name),
+        GAME_NAMES.join(", ")
     ))
 }
 
@@ -312,11 +301,7 @@ fn confirm(
 }
 
 /// The games this program plays, as `new` and `rules` name them.
-pub const GAME_NAMES: [&str; 3] = [
-    <crate::games::starry_sky::StarrySky as Game>::NAME,
-    <crate::games::starry_night::StarryNight as Game>::NAME,
-    <crate::games::star_map::StarMap as Game>::NAME,
-];
+pub const GAME_NAMES: [&str; crate::games::registry::COUNT] = crate::games::registry::NAMES;
 
 /// `starry completions SHELL`: clap's script, with the game names for
 /// `new`, and for bash, zsh and fish the ids of the games in the games

@@ -8,21 +8,14 @@ use super::Output;
 use super::report::{GameInfo, RulesList, VariantInfo};
 use crate::cli::RulesCommand;
 use crate::error::{Error, Result};
-use crate::games::Game;
-use crate::games::star_map::StarMap;
-use crate::games::starry_night::StarryNight;
-use crate::games::starry_sky::StarrySky;
+use crate::games::registry::{self, Entry};
 use crate::games::starry_sky::referee::MAX_POSITION_BYTES;
 use crate::text::{excerpt_bytes, inline};
 
 pub fn run(cmd: RulesCommand) -> Result<Output> {
     match cmd {
         RulesCommand::List => {
-            let games = vec![
-                info::<StarrySky>(),
-                info::<StarryNight>(),
-                info::<StarMap>(),
-            ];
+            let games: Vec<GameInfo> = registry::ALL.iter().map(info).collect();
             let mut text = String::new();
             for g in &games {
                 let players = if g.min_players == g.max_players {
@@ -51,44 +44,28 @@ pub fn run(cmd: RulesCommand) -> Result<Output> {
         }
         RulesCommand::Score { game, position } => {
             let (text, source) = read_input(Some(&position), Input::Position)?;
-            match game.as_str() {
-                StarrySky::NAME => {
-                    let report =
-                        crate::games::starry_sky::referee::score_position(&text).map_err(|e| {
-                            // The likeliest mistake: another game's
-                            // position without --game.
-                            let hint = if text.contains("\"edges\"") {
-                                "; for a Starry Night drawing add --game starry-night"
-                            } else if text.contains("\"placements\"") {
-                                "; for a Star Map position add --game star-map"
-                            } else {
-                                ""
-                            };
-                            Error::Usage(format!("{source}: {e}{hint}"))
-                        })?;
-                    Ok(Output::new(
-                        crate::games::starry_sky::referee::render_text(&report),
-                        &report,
-                    ))
-                }
-                StarryNight::NAME => {
-                    let report = crate::games::starry_night::referee::score_position(&text)
-                        .map_err(|e| Error::Usage(format!("{source}: {e}")))?;
-                    Ok(Output::new(
-                        crate::games::starry_night::referee::render_text(&report),
-                        &report,
-                    ))
-                }
-                StarMap::NAME => {
-                    let report = crate::games::star_map::referee::score_position(&text)
-                        .map_err(|e| Error::Usage(format!("{source}: {e}")))?;
-                    Ok(Output::new(
-                        crate::games::star_map::referee::render_text(&report),
-                        &report,
-                    ))
-                }
-                other => Err(super::unknown_game(other)),
-            }
+            let Some(entry) = registry::find(&game) else {
+                return Err(super::unknown_game(&game));
+            };
+            let (text, report) = (entry.score)(&text).map_err(|e| {
+                // The likeliest mistake: another game's position without
+                // --game, which defaults to the first registered game.
+                let hint = if entry.name == registry::NAMES[0] {
+                    registry::ALL
+                        .iter()
+                        .filter(|other| other.name != entry.name)
+                        .find_map(|other| {
+                            let (mark, what) = other.position_mark?;
+                            text.contains(mark)
+                                .then(|| format!("; for {what} add --game {}", other.name))
+                        })
+                        .unwrap_or_default()
+                } else {
+                    String::new()
+                };
+                Error::Usage(format!("{source}: {e}{hint}"))
+            })?;
+            Ok(Output::new(text, &report))
         }
         RulesCommand::Replay { game, input } => {
             // The game first: an unknown one is refused before standard
@@ -212,13 +189,13 @@ fn read_bounded(reader: impl std::io::Read, max: usize) -> Result<String, ReadEr
     String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8(e.into_bytes()))
 }
 
-fn info<G: Game>() -> GameInfo {
+fn info(g: &Entry) -> GameInfo {
     GameInfo {
-        name: G::NAME.into(),
-        rules_version: G::RULES_VERSION,
-        min_players: *G::SEATS.start(),
-        max_players: *G::SEATS.end(),
-        variants: G::variants()
+        name: g.name.into(),
+        rules_version: g.rules_version,
+        min_players: g.seats.0,
+        max_players: g.seats.1,
+        variants: (g.variants)()
             .into_iter()
             .map(|(k, vals, help)| VariantInfo {
                 key: k.into(),

@@ -3,7 +3,8 @@
 //! A rules engine is pure: state + action (+ explicit random values) → new
 //! state or a typed rule error. It never touches files, keys, clocks or an
 //! RNG. The protocol layer (`log`, `crypto`) knows nothing about any game's
-//! rules and talks to a game only through [`Game`].
+//! rules and talks to a game only through [`Game`], which joins the rules of a game
+//! ([`Rules`]) and their presentation ([`Show`]).
 //!
 //! Vocabulary shared by all games:
 //! - a **seat** is a player's index in the genesis' seat list, which is also
@@ -15,9 +16,10 @@
 //!   action and resolved later by the protocol with a [`Draw`] that nobody
 //!   could foresee;
 //! - an **intent** is what a player says ("10 leo:3"), including their own
-//!   secrets; [`Game::seal`] splits it into the public action that goes into
+//!   secrets; [`Rules::seal`] splits it into the public action that goes into
 //!   the log, the values to commit to and the values to reveal.
 
+pub mod registry;
 pub mod star_map;
 pub mod starry_night;
 pub mod starry_sky;
@@ -179,7 +181,7 @@ pub enum RuleErrorKind {
     WrongReveals,
     /// Typed move notation that names no move here: words that do not
     /// read, or a board, star, token or disc this position does not have.
-    /// Only [`Game::parse_intent`] returns it (never the rules applied to a
+    /// Only [`Show::parse_intent`] returns it (never the rules applied to a
     /// log); `starry play` refuses it as wrong use (exit 2) and shows the
     /// expected form, while a move that reads but breaks a rule is
     /// [`RuleErrorKind::Illegal`] (exit 20).
@@ -231,11 +233,19 @@ impl RuleError {
     }
 }
 
-/// A game's rules. Implementations are pure and deterministic.
+/// A game's rules: what a position is, who must act, what is legal and
+/// what a move does. Implementations are pure and deterministic, and know
+/// nothing of words or pictures (that is [`Show`]), as shakmaty's `Position`
+/// keeps to the rules of chess: the rules are what an audit replays, so
+/// they stay small enough to read whole. [`Rules::view`] is here because it
+/// decides what a seat may know, which is a rule.
 ///
 /// Everything that enters the log (options, actions, hidden values) is
 /// serialised with serde to JSON and must use integers only, never floats.
-pub trait Game: Sized {
+///
+/// Callers do not name this trait: they use [`Game`], which has every item
+/// of both. Each game implements it in its own folder's `mod.rs`.
+pub trait Rules: Sized {
     /// Name in the genesis and on the command line, e.g. `starry-sky`.
     const NAME: &'static str;
     /// Rules version in the genesis; bump it whenever replaying an old log
@@ -288,17 +298,6 @@ pub trait Game: Sized {
     /// know. Deterministic order (the protocol picks uniformly among them).
     fn intents(state: &Self::State, seat: Seat, own: &Own<Self::Hidden>) -> Vec<Self::Intent>;
 
-    /// How the seat to move writes its move now, for mails and hints: a
-    /// placeholder or example for the command line (`TOKEN BOARD:STAR`,
-    /// `accept`) and a sentence explaining it.
-    fn notation(state: &Self::State) -> (String, String);
-
-    /// Parses move notation (e.g. `10 leo:3`) as a player types it: case
-    /// and spacing do not matter. Text that names no move here is refused
-    /// with [`RuleErrorKind::Notation`], saying "did you mean …?" when a
-    /// name is one slip from one that exists.
-    fn parse_intent(state: &Self::State, text: &str) -> Result<Self::Intent, RuleError>;
-
     /// Checks an intent and splits it into what the log records.
     fn seal(
         state: &Self::State,
@@ -325,8 +324,8 @@ pub trait Game: Sized {
     fn resign(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError>;
 
     /// The protocol ended the game with `seat` out of it: it resigned (after
-    /// [`Game::resign`]) or every other seat claimed it stopped answering.
-    /// The game is over from now on: [`Game::turn`] is [`Turn::Over`] and
+    /// [`Rules::resign`]) or every other seat claimed it stopped answering.
+    /// The game is over from now on: [`Rules::turn`] is [`Turn::Over`] and
     /// the views say why.
     fn withdraw(state: &mut Self::State, seat: Seat, how: Withdrawal);
 
@@ -343,14 +342,6 @@ pub trait Game: Sized {
     /// values by trying each against its commitment.
     fn hidden_values() -> Vec<Self::Hidden>;
 
-    /// What happened that the standings do not show, one sentence each,
-    /// for `status` and `audit` (e.g. takebacks); `names` in seat order.
-    fn notes(state: &Self::State, names: &[String]) -> Vec<String>;
-
-    /// What a standing's score counts under these options, in words
-    /// (`coins`, `seas`).
-    fn score_unit(options: &Self::Options) -> &'static str;
-
     /// Current scores (final once [`Turn::Over`]).
     fn standings(state: &Self::State) -> Vec<Standing>;
 
@@ -361,13 +352,39 @@ pub trait Game: Sized {
         viewer: Option<Seat>,
         own: Option<&Own<Self::Hidden>>,
     ) -> Self::View;
+}
+
+/// How a game is shown to people: notation, sentences, text and pictures,
+/// and the grouping of `starry moves`. It reads the rules' types and never
+/// changes a state, so nothing here can alter what a log means; a wording
+/// or a drawing may change without a new [`Rules::RULES_VERSION`]. Each
+/// game implements it in its own folder's `show.rs`.
+pub trait Show: Rules {
+    /// How the seat to move writes its move now, for mails and hints: a
+    /// placeholder or example for the command line (`TOKEN BOARD:STAR`,
+    /// `accept`) and a sentence explaining it.
+    fn notation(state: &Self::State) -> (String, String);
+
+    /// Parses move notation (e.g. `10 leo:3`) as a player types it: case
+    /// and spacing do not matter. Text that names no move here is refused
+    /// with [`RuleErrorKind::Notation`], saying "did you mean …?" when a
+    /// name is one slip from one that exists.
+    fn parse_intent(state: &Self::State, text: &str) -> Result<Self::Intent, RuleError>;
+
+    /// What happened that the standings do not show, one sentence each,
+    /// for `status` and `audit` (e.g. takebacks); `names` in seat order.
+    fn notes(state: &Self::State, names: &[String]) -> Vec<String>;
+
+    /// What a standing's score counts under these options, in words
+    /// (`coins`, `seas`).
+    fn score_unit(options: &Self::Options) -> &'static str;
 
     /// Renders a view as text for a terminal; `names` are the players'
     /// names in seat order, already safe to print.
     fn render_text(view: &Self::View, names: &[String]) -> String;
 
     /// Draws a view as an SVG picture ([`crate::picture`]): deterministic,
-    /// and showing exactly what [`Game::render_text`] shows of the same
+    /// and showing exactly what [`Show::render_text`] shows of the same
     /// view. `names` are the players' names in seat order (escaped by the
     /// picture).
     fn render_svg(view: &Self::View, names: &[String]) -> String;
@@ -379,7 +396,7 @@ pub trait Game: Sized {
     /// Where `intent` stands in the list `starry moves` prints: the labels
     /// of its group and, if any, subgroup, in the game's own words
     /// (Starry Sky: `token 10`, then `leo`; Star Map: `corner1 r90`;
-    /// Starry Night: `star A`). Moves keep [`Game::intents`]' order inside
+    /// Starry Night: `star A`). Moves keep [`Rules::intents`]' order inside
     /// a group; groups come in the order of their first move.
     fn move_group(state: &Self::State, intent: &Self::Intent) -> Vec<String>;
 
@@ -390,6 +407,185 @@ pub trait Game: Sized {
     fn narrate(state: &Self::State, action: &Self::Action, names: &[String]) -> String {
         let _ = names;
         Self::describe(state, action)
+    }
+}
+
+/// Everything the program asks of a game: its [`Rules`] and its [`Show`]
+/// under one name, implemented for every type that has both. Its items are
+/// theirs, documented there.
+///
+/// Why a trait that repeats the items rather than `trait Game: Rules + Show
+/// {}`: Rust finds an item through a supertrait only on a type parameter
+/// (`G::State` with `G: Game`), not in `<G as Game>::State` nor on a
+/// concrete type (`StarrySky::setup` with only `Game` imported). Callers,
+/// tests, benches and fuzz targets use both forms, so `Game` keeps every
+/// item and forwards it; a game implements only `Rules` and `Show`. Code
+/// that imports `Game` does not import `Rules` or `Show` as well (a call on
+/// a concrete type would then be ambiguous): the game folders write
+/// `impl crate::games::Rules for …` by path for that reason.
+pub trait Game: Sized {
+    const NAME: &'static str;
+    const RULES_VERSION: u32;
+    const SEATS: std::ops::RangeInclusive<usize>;
+    type Options: Clone + fmt::Debug + Serialize + DeserializeOwned + JsonSchema + Send + Sync;
+    type State: Clone + fmt::Debug + Serialize + DeserializeOwned;
+    type Action: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + JsonSchema;
+    type Hidden: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + JsonSchema;
+    type Intent: Clone + fmt::Debug + PartialEq + fmt::Display;
+    type View: Serialize + JsonSchema;
+    fn options(pairs: &[(String, String)], extra: Option<&str>)
+    -> Result<Self::Options, RuleError>;
+    fn variants() -> Vec<(&'static str, Vec<&'static str>, &'static str)>;
+    fn setup(
+        options: &Self::Options,
+        seats: usize,
+        draw: &mut Draw,
+    ) -> Result<Self::State, RuleError>;
+    fn turn(state: &Self::State) -> Turn;
+    fn pending(state: &Self::State) -> Vec<PendingEvent>;
+    fn resolve(state: &mut Self::State, event: u64, draw: &mut Draw) -> Result<(), RuleError>;
+    fn intents(state: &Self::State, seat: Seat, own: &Own<Self::Hidden>) -> Vec<Self::Intent>;
+    fn seal(
+        state: &Self::State,
+        seat: Seat,
+        intent: &Self::Intent,
+        own: &Own<Self::Hidden>,
+    ) -> Result<Sealed<Self::Action, Self::Hidden>, RuleError>;
+    fn play(
+        state: &mut Self::State,
+        ctx: &Context<Self::Hidden>,
+        action: &Self::Action,
+    ) -> Result<(), RuleError>;
+    fn reveal(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError>;
+    fn resign(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError>;
+    fn withdraw(state: &mut Self::State, seat: Seat, how: Withdrawal);
+    fn max_entries(options: &Self::Options, seats: usize) -> u64;
+    fn stalled(state: &Self::State) -> bool;
+    fn hidden_values() -> Vec<Self::Hidden>;
+    fn standings(state: &Self::State) -> Vec<Standing>;
+    fn view(
+        state: &Self::State,
+        viewer: Option<Seat>,
+        own: Option<&Own<Self::Hidden>>,
+    ) -> Self::View;
+    fn notation(state: &Self::State) -> (String, String);
+    fn parse_intent(state: &Self::State, text: &str) -> Result<Self::Intent, RuleError>;
+    fn notes(state: &Self::State, names: &[String]) -> Vec<String>;
+    fn score_unit(options: &Self::Options) -> &'static str;
+    fn render_text(view: &Self::View, names: &[String]) -> String;
+    fn render_svg(view: &Self::View, names: &[String]) -> String;
+    fn describe(state: &Self::State, action: &Self::Action) -> String;
+    fn move_group(state: &Self::State, intent: &Self::Intent) -> Vec<String>;
+    fn narrate(state: &Self::State, action: &Self::Action, names: &[String]) -> String;
+}
+
+impl<G: Rules + Show> Game for G {
+    const NAME: &'static str = <G as Rules>::NAME;
+    const RULES_VERSION: u32 = <G as Rules>::RULES_VERSION;
+    const SEATS: std::ops::RangeInclusive<usize> = <G as Rules>::SEATS;
+    type Options = <G as Rules>::Options;
+    type State = <G as Rules>::State;
+    type Action = <G as Rules>::Action;
+    type Hidden = <G as Rules>::Hidden;
+    type Intent = <G as Rules>::Intent;
+    type View = <G as Rules>::View;
+    fn options(
+        pairs: &[(String, String)],
+        extra: Option<&str>,
+    ) -> Result<Self::Options, RuleError> {
+        <G as Rules>::options(pairs, extra)
+    }
+    fn variants() -> Vec<(&'static str, Vec<&'static str>, &'static str)> {
+        <G as Rules>::variants()
+    }
+    fn setup(
+        options: &Self::Options,
+        seats: usize,
+        draw: &mut Draw,
+    ) -> Result<Self::State, RuleError> {
+        <G as Rules>::setup(options, seats, draw)
+    }
+    fn turn(state: &Self::State) -> Turn {
+        <G as Rules>::turn(state)
+    }
+    fn pending(state: &Self::State) -> Vec<PendingEvent> {
+        <G as Rules>::pending(state)
+    }
+    fn resolve(state: &mut Self::State, event: u64, draw: &mut Draw) -> Result<(), RuleError> {
+        <G as Rules>::resolve(state, event, draw)
+    }
+    fn intents(state: &Self::State, seat: Seat, own: &Own<Self::Hidden>) -> Vec<Self::Intent> {
+        <G as Rules>::intents(state, seat, own)
+    }
+    fn seal(
+        state: &Self::State,
+        seat: Seat,
+        intent: &Self::Intent,
+        own: &Own<Self::Hidden>,
+    ) -> Result<Sealed<Self::Action, Self::Hidden>, RuleError> {
+        <G as Rules>::seal(state, seat, intent, own)
+    }
+    fn play(
+        state: &mut Self::State,
+        ctx: &Context<Self::Hidden>,
+        action: &Self::Action,
+    ) -> Result<(), RuleError> {
+        <G as Rules>::play(state, ctx, action)
+    }
+    fn reveal(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError> {
+        <G as Rules>::reveal(state, ctx)
+    }
+    fn resign(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError> {
+        <G as Rules>::resign(state, ctx)
+    }
+    fn withdraw(state: &mut Self::State, seat: Seat, how: Withdrawal) {
+        <G as Rules>::withdraw(state, seat, how)
+    }
+    fn max_entries(options: &Self::Options, seats: usize) -> u64 {
+        <G as Rules>::max_entries(options, seats)
+    }
+    fn stalled(state: &Self::State) -> bool {
+        <G as Rules>::stalled(state)
+    }
+    fn hidden_values() -> Vec<Self::Hidden> {
+        <G as Rules>::hidden_values()
+    }
+    fn standings(state: &Self::State) -> Vec<Standing> {
+        <G as Rules>::standings(state)
+    }
+    fn view(
+        state: &Self::State,
+        viewer: Option<Seat>,
+        own: Option<&Own<Self::Hidden>>,
+    ) -> Self::View {
+        <G as Rules>::view(state, viewer, own)
+    }
+    fn notation(state: &Self::State) -> (String, String) {
+        <G as Show>::notation(state)
+    }
+    fn parse_intent(state: &Self::State, text: &str) -> Result<Self::Intent, RuleError> {
+        <G as Show>::parse_intent(state, text)
+    }
+    fn notes(state: &Self::State, names: &[String]) -> Vec<String> {
+        <G as Show>::notes(state, names)
+    }
+    fn score_unit(options: &Self::Options) -> &'static str {
+        <G as Show>::score_unit(options)
+    }
+    fn render_text(view: &Self::View, names: &[String]) -> String {
+        <G as Show>::render_text(view, names)
+    }
+    fn render_svg(view: &Self::View, names: &[String]) -> String {
+        <G as Show>::render_svg(view, names)
+    }
+    fn describe(state: &Self::State, action: &Self::Action) -> String {
+        <G as Show>::describe(state, action)
+    }
+    fn move_group(state: &Self::State, intent: &Self::Intent) -> Vec<String> {
+        <G as Show>::move_group(state, intent)
+    }
+    fn narrate(state: &Self::State, action: &Self::Action, names: &[String]) -> String {
+        <G as Show>::narrate(state, action, names)
     }
 }
 

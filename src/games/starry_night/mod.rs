@@ -11,6 +11,8 @@ pub mod geometry;
 pub mod map;
 pub mod picture;
 pub mod referee;
+mod registered;
+mod show;
 pub mod sky;
 pub mod view;
 
@@ -30,7 +32,7 @@ use self::geometry::Point;
 use self::map::{FaceId, Illegal, Map, Star};
 use self::sky::{Sky, label};
 use crate::games::{
-    Context, Draw, Game, Own, PendingEvent, RuleError, Sealed, Seat, Standing, Turn, Withdrawal,
+    Context, Draw, Own, PendingEvent, RuleError, Sealed, Seat, Standing, Turn, Withdrawal,
     rank_by_score,
 };
 
@@ -573,7 +575,7 @@ fn parse_star(state: &State, word: &str) -> Result<Star, RuleError> {
 /// The words of the notation besides stars, for "did you mean …?".
 const WORDS: [&str; 5] = ["takeback", "accept", "decline", "first", "undo"];
 
-impl Game for StarryNight {
+impl crate::games::Rules for StarryNight {
     const NAME: &'static str = "starry-night";
     const RULES_VERSION: u32 = 1;
     const SEATS: std::ops::RangeInclusive<usize> = 2..=2;
@@ -763,94 +765,6 @@ impl Game for StarryNight {
         }
     }
 
-    fn notation(state: &State) -> (String, String) {
-        let (usage, help) = match state.phase {
-            Phase::Choosing => (
-                "first 0",
-                "Choose who moves first: `first 0` or `first 1` (seats as numbered in the view, \
-                 from 0), or `first me` / `first you`.",
-            ),
-            Phase::Answering(_) => (
-                "accept",
-                "Your opponent asks to take back the last two edges: `accept` or `decline`.",
-            ),
-            _ => (
-                "EDGE",
-                "EDGE is two stars as labelled in the view, e.g. A-C, or as grid points, e.g. \
-                 3,4-7,1. Instead of an edge you may ask for a `takeback` of the last two edges.",
-            ),
-        };
-        (usage.into(), help.into())
-    }
-
-    /// Case does not matter, nor white space around the words, the dash
-    /// or a point's comma (` a - c `, `3, 4 - 7, 1`, `First 0`).
-    fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
-        let norm = text
-            .trim()
-            .split(',')
-            .map(str::trim)
-            .collect::<Vec<_>>()
-            .join(",");
-        let lower = norm.to_lowercase();
-        let words: Vec<&str> = lower.split_whitespace().collect();
-        match words.as_slice() {
-            ["takeback" | "undo"] | ["take", "back"] => {
-                return Ok(Intent::Takeback(Takeback::Request));
-            }
-            ["accept" | "yes"] => return Ok(Intent::Takeback(Takeback::Accept)),
-            ["decline" | "no"] => return Ok(Intent::Takeback(Takeback::Decline)),
-            ["first", who] | [who, "first"] => {
-                return parse_who(who).map(Intent::First).ok_or_else(|| {
-                    RuleError::notation(
-                        "notation",
-                        format!(
-                            "`{}` is not a seat; say `first 0`, `first 1`, `first me` or `first you`",
-                            crate::text::excerpt(who)
-                        ),
-                    )
-                });
-            }
-            [word, who]
-                if parse_who(who).is_some()
-                    && crate::text::did_you_mean(word, ["first"]).is_some() =>
-            {
-                return Err(RuleError::notation(
-                    "notation",
-                    format!(
-                        "`{}` is not a move; did you mean `first {who}`?",
-                        crate::text::excerpt(text.trim())
-                    ),
-                ));
-            }
-            _ => {}
-        }
-        let parts: Vec<&str> = norm
-            .split(|c: char| c == '-' || c.is_whitespace())
-            .filter(|w| !w.is_empty())
-            .collect();
-        if parts.len() != 2 {
-            let hint = match words.as_slice() {
-                [word] => crate::text::did_you_mean(word, WORDS)
-                    .map(|w| format!("; did you mean `{w}`?"))
-                    .unwrap_or_default(),
-                _ => String::new(),
-            };
-            return Err(RuleError::notation(
-                "notation",
-                format!(
-                    "`{}` is not a move; an edge is two stars, e.g. `A-C` or `3,4-7,1`; \
-                     other moves: `takeback`, `accept`, `decline`, `first 0`{hint}",
-                    crate::text::excerpt(text.trim())
-                ),
-            ));
-        }
-        Ok(Intent::Edge(
-            parse_star(state, parts[0])?,
-            parse_star(state, parts[1])?,
-        ))
-    }
-
     fn seal(
         state: &State,
         seat: Seat,
@@ -903,38 +817,6 @@ impl Game for StarryNight {
         Vec::new()
     }
 
-    fn notes(state: &State, names: &[String]) -> Vec<String> {
-        let name = |s: Seat| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}"));
-        let mut out = Vec::new();
-        if let Some(first) = state.first {
-            out.push(if first == CHOOSER {
-                format!("{} chose to move first.", name(CHOOSER))
-            } else {
-                format!("{} chose that {} moves first.", name(CHOOSER), name(first))
-            });
-        }
-        for t in &state.takebacks {
-            let answer = match t.accepted {
-                Some(true) => format!("{} accepted", name(other(t.seat))),
-                Some(false) => format!("{} declined", name(other(t.seat))),
-                None => format!("{} has not answered yet", name(other(t.seat))),
-            };
-            out.push(format!(
-                "{} asked to take back the last two edges when {} were drawn; {answer}.",
-                name(t.seat),
-                t.edges
-            ));
-        }
-        out
-    }
-
-    fn score_unit(options: &Options) -> &'static str {
-        match options.score {
-            Score::Count => "seas",
-            Score::Area => "half squares",
-        }
-    }
-
     /// More seas (or area) ranks first; at the end a tie goes to the player
     /// who made the last move, and a seat that withdrew is last.
     fn standings(state: &State) -> Vec<Standing> {
@@ -951,58 +833,6 @@ impl Game for StarryNight {
 
     fn view(state: &State, viewer: Option<Seat>, _own: Option<&Own<Nothing>>) -> view::View {
         view::build(state, viewer)
-    }
-
-    fn render_text(v: &view::View, names: &[String]) -> String {
-        view::render(v, names)
-    }
-
-    fn render_svg(v: &view::View, names: &[String]) -> String {
-        picture::svg(v, names)
-    }
-
-    fn move_group(_state: &State, intent: &Intent) -> Vec<String> {
-        match intent {
-            Intent::Edge(a, _) => vec![format!("star {}", label(*a))],
-            Intent::First(_) => vec!["who moves first".into()],
-            Intent::Takeback(_) => vec!["takeback".into()],
-        }
-    }
-
-    fn describe(state: &State, action: &Action) -> String {
-        match action {
-            Action::First(s) => format!("seat {s} moves first"),
-            Action::Edge([p, q]) => {
-                let name = |p: &Point| state.star_at(*p).map_or_else(|_| p.to_string(), label);
-                let captured = match state.drawn().last() {
-                    Some(d) if !d.captured.is_empty() => {
-                        let area: i64 = d.captured.iter().map(|&f| state.map.twice_area(f)).sum();
-                        format!(", captures a sea of {}", view::squares(area))
-                    }
-                    _ => String::new(),
-                };
-                format!("edge {}-{} ({p} to {q}){captured}", name(p), name(q))
-            }
-            Action::Takeback(Takeback::Request) => "asks to take back the last two edges".into(),
-            Action::Takeback(Takeback::Accept) => "accepts the takeback".into(),
-            Action::Takeback(Takeback::Decline) => "declines the takeback".into(),
-        }
-    }
-
-    fn narrate(state: &State, action: &Action, names: &[String]) -> String {
-        match action {
-            Action::First(s) => match names.get(*s) {
-                Some(name) => format!("chose {name} to move first"),
-                None => format!("chose that seat {s} moves first"),
-            },
-            Action::Edge(_) => {
-                let d = Self::describe(state, action);
-                format!("drew {}", d.replacen(", captures", ", capturing", 1))
-            }
-            Action::Takeback(Takeback::Request) => "asked to take back the last two edges".into(),
-            Action::Takeback(Takeback::Accept) => "accepted the takeback".into(),
-            Action::Takeback(Takeback::Decline) => "declined the takeback".into(),
-        }
     }
 }
 

@@ -11,7 +11,9 @@ pub mod board;
 pub mod bot;
 pub mod picture;
 pub mod referee;
+mod registered;
 pub mod scoring;
+mod show;
 pub mod token;
 pub mod view;
 
@@ -26,7 +28,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::games::{
-    Context, Draw, Game, HiddenRef, Own, PendingEvent, RuleError, Sealed, Seat, Standing, Turn,
+    Context, Draw, HiddenRef, Own, PendingEvent, RuleError, Sealed, Seat, Standing, Turn,
     rank_by_score,
 };
 
@@ -35,7 +37,7 @@ pub use scoring::{BoardScore, Doubling, Tie};
 pub use token::{Token, Tokens};
 pub use view::View;
 
-/// The game, for the [`Game`] trait.
+/// The game, for the [`crate::games::Rules`] and [`crate::games::Show`] traits.
 pub struct StarrySky;
 
 /// Game options, stored in the genesis.
@@ -917,7 +919,7 @@ fn parse_choice<T: Copy>(
 impl StarrySky {
     /// A legal intent drawn without listing them all: `below(n)` is given
     /// the number of legal intents `n` and returns an index in `0..n`, and
-    /// the intent is the one at that index in [`Game::intents`]'s list (the
+    /// the intent is the one at that index in [`crate::games::Rules::intents`]'s list (the
     /// same order: boards in slot order, free stars in order, tokens in
     /// hand in [`Token::ALL`] order). So with a uniform `below` the intent
     /// is uniform over the legal intents, exactly as drawing from the list,
@@ -976,7 +978,7 @@ impl StarrySky {
     }
 }
 
-impl Game for StarrySky {
+impl crate::games::Rules for StarrySky {
     const NAME: &'static str = "starry-sky";
     const RULES_VERSION: u32 = 1;
     const SEATS: std::ops::RangeInclusive<usize> = 3..=5;
@@ -1042,7 +1044,7 @@ impl Game for StarrySky {
     }
 
     fn setup(options: &Options, seats: usize, draw: &mut Draw) -> Result<State, RuleError> {
-        if !Self::SEATS.contains(&seats) {
+        if !<Self as crate::games::Rules>::SEATS.contains(&seats) {
             return Err(RuleError::bad_setup(
                 "seats",
                 format!("Starry Sky is for 3 to 5 players, not {seats}"),
@@ -1135,19 +1137,6 @@ impl Game for StarrySky {
             }
         }
         out
-    }
-
-    fn notation(_state: &State) -> (String, String) {
-        (
-            "TOKEN BOARD:STAR".into(),
-            "TOKEN is 1 3 5 6 7 10, bh (black hole) or ds (double star); BOARD:STAR is a star as \
-             labelled in the view, e.g. leo:3. The view below ends with an example."
-                .into(),
-        )
-    }
-
-    fn parse_intent(state: &State, text: &str) -> Result<Intent, RuleError> {
-        parse_intent(state, text)
     }
 
     fn seal(
@@ -1244,47 +1233,12 @@ impl Game for StarrySky {
         Token::ALL.to_vec()
     }
 
-    /// Everything Starry Sky tells is in its standings and history.
-    fn notes(_state: &State, _names: &[String]) -> Vec<String> {
-        Vec::new()
-    }
-
-    fn score_unit(_options: &Options) -> &'static str {
-        "coins"
-    }
-
     fn standings(state: &State) -> Vec<Standing> {
         rank_by_score(&state.coins)
     }
 
     fn view(state: &State, viewer: Option<Seat>, own: Option<&Own<Token>>) -> View {
         view::build(state, viewer, own)
-    }
-
-    fn render_text(view: &View, names: &[String]) -> String {
-        view::render(view, names)
-    }
-
-    fn render_svg(v: &View, names: &[String]) -> String {
-        picture::svg(v, names)
-    }
-
-    fn move_group(_state: &State, intent: &Intent) -> Vec<String> {
-        vec![
-            format!("token {}", intent.token),
-            intent.star.board.to_string(),
-        ]
-    }
-
-    fn describe(_state: &State, action: &Action) -> String {
-        match action.token {
-            Some(t) => format!("{t} on {}", action.star),
-            None => format!("a face-down token on {}", action.star),
-        }
-    }
-
-    fn narrate(state: &State, action: &Action, _names: &[String]) -> String {
-        format!("placed {}", Self::describe(state, action))
     }
 }
 
