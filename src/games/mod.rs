@@ -233,6 +233,9 @@ impl RuleError {
     }
 }
 
+/// A game's variants: (key, accepted values with the default first, help).
+pub type Variants = Vec<(&'static str, Vec<&'static str>, &'static str)>;
+
 /// A game's rules: what a position is, who must act, what is legal and
 /// what a move does. Implementations are pure and deterministic, and know
 /// nothing of words or pictures (that is [`Show`]), as shakmaty's `Position`
@@ -276,7 +279,7 @@ pub trait Rules: Sized {
     -> Result<Self::Options, RuleError>;
 
     /// Lists the variants: (key, accepted values with the default first, help).
-    fn variants() -> Vec<(&'static str, Vec<&'static str>, &'static str)>;
+    fn variants() -> Variants;
 
     /// The starting position, drawn with the setup randomness.
     fn setup(
@@ -435,7 +438,7 @@ pub trait Game: Sized {
     type View: Serialize + JsonSchema;
     fn options(pairs: &[(String, String)], extra: Option<&str>)
     -> Result<Self::Options, RuleError>;
-    fn variants() -> Vec<(&'static str, Vec<&'static str>, &'static str)>;
+    fn variants() -> Variants;
     fn setup(
         options: &Self::Options,
         seats: usize,
@@ -495,7 +498,7 @@ impl<G: Rules + Show> Game for G {
     ) -> Result<Self::Options, RuleError> {
         <G as Rules>::options(pairs, extra)
     }
-    fn variants() -> Vec<(&'static str, Vec<&'static str>, &'static str)> {
+    fn variants() -> Variants {
         <G as Rules>::variants()
     }
     fn setup(

@@ -139,7 +139,7 @@ pub struct Entry {
     pub name: &'static str,
     pub rules_version: u32,
     pub seats: (usize, usize),
-    pub variants: fn() -> Vec<(&'static str, Vec<&'static str>, &'static str)>,
+    pub variants: fn() -> super::Variants,
     pub new_flags: &'static [&'static str],
     pub new_flags_set: &'static str,
     pub position_mark: Option<(&'static str, &'static str)>,
