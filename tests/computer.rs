@@ -386,3 +386,48 @@ fn a_strangers_game_that_pins_a_seat_to_a_computers_key_gets_nothing() {
     );
     assert!(anna.outbox().is_empty(), "nothing was mailed for it");
 }
+
+#[test]
+fn the_computer_joins_its_persons_claim_that_a_player_stopped_answering() {
+    let table = Players::new(2);
+    let (anna, ben) = (&table.p[0], &table.p[1]);
+    let log = table.dir.path().join("game.jsonl");
+    let log_str = log.to_str().unwrap();
+    let players = format!("{}, computer:1, {}", anna.email, ben.email);
+    let out = anna.run(&[
+        "new",
+        "star-map",
+        "--players",
+        &players,
+        "--out",
+        log_str,
+        "--deadline",
+        "2s",
+    ]);
+    assert!(out.status.success(), "{}", seen(&out));
+    // Ben joins and gets ready first (the last seat readies first); then
+    // Anna's ready has the computer's ready written before it.
+    for p in [ben, ben, anna] {
+        let s = anna.json(&["status", log_str, "--json"]);
+        let action = s["action"].as_str().unwrap().to_string();
+        let out = p.run(&[&action, log_str]);
+        assert!(out.status.success(), "{}: {}", p.name, seen(&out));
+    }
+    // Anna moves, the computer answers, and the game waits for Ben.
+    let v = anna.json(&["moves", log_str, "--json"]);
+    let pick = v["moves"][0]["move"].as_str().unwrap().to_string();
+    let out = anna.run(&["play", log_str, &pick]);
+    assert!(out.status.success(), "{}", seen(&out));
+    let s = anna.json(&["status", log_str, "--json"]);
+    assert_eq!(s["to_act"], ben.email.as_str(), "{s}");
+    std::thread::sleep(std::time::Duration::from_millis(3100));
+    // Anna claims; her computer seat claims with her, which settles it.
+    let v = anna.json(&["abandon", log_str, "--yes", "--json"]);
+    let then = v["then"].as_array().unwrap();
+    assert_eq!(then[0]["kind"], "abandon", "{v}");
+    assert_eq!(then[0]["seat"], 1, "{v}");
+    assert_eq!(v["status"]["over"], true, "{v}");
+    let audit = anna.json(&["audit", log_str, "--json"]);
+    assert_eq!(audit["valid"], true, "{audit}");
+    assert_eq!(audit["files"][0]["ending"]["how"], "abandoned", "{audit}");
+}

@@ -235,6 +235,28 @@ pub struct ComputerEntry {
 fn due<G: Game>(home: &Path, r: &Replay<G>) -> Option<(Seat, Do)> {
     let (action, who) = r.expected();
     let ours = seats(home, &r.genesis, &r.game_id);
+    // A claim that the awaited player stopped answering, made by the person
+    // of this machine: its computer seats join it, since the claim settles
+    // only when every other seat has made it (it is valid only after the
+    // deadline, which the person's claim has passed already). Never a claim
+    // someone else made alone: a computer does not judge its own host gone.
+    if let Some(c) = r
+        .claims
+        .as_ref()
+        .filter(|c| !r.is_over() && !ours.contains(&c.silent))
+    {
+        let person = Identity::load(home)
+            .ok()
+            .and_then(|id| r.seat_of_key(&id.public_key()));
+        if person.is_some_and(|p| c.by.contains(&p))
+            && let Some(s) = ours
+                .iter()
+                .copied()
+                .find(|s| !c.by.contains(s) && *s != c.silent)
+        {
+            return Some((s, Do::Abandon));
+        }
+    }
     match (action, who) {
         (Action::Over, _) => ours
             .into_iter()
