@@ -244,10 +244,21 @@ fn deliver(
 
 #[test]
 fn by_mail_the_computer_plays_on_its_creators_machine_and_the_mails_go_on() {
+    by_mail::<starry::games::star_map::StarMap>();
+}
+
+#[test]
+fn by_mail_a_computers_face_down_token_stays_out_of_every_mail() {
+    by_mail::<starry::games::starry_sky::StarrySky>();
+}
+
+/// A game of `G` by mail between Anna, Ben and a computer seat on Anna's
+/// machine, played until the computer has moved twice.
+fn by_mail<G: Game>() {
     let table = Players::new(2);
     let (anna, ben) = (&table.p[0], &table.p[1]);
     let players = format!("{}, {}, computer:1", anna.email, ben.email);
-    let created = anna.json(&["new", "star-map", "--players", &players, "--mail", "--json"]);
+    let created = anna.json(&["new", G::NAME, "--players", &players, "--mail", "--json"]);
     let id = created["status"]["game_id"].as_str().unwrap()[..16].to_string();
     let computer_email = "anna+computer2@example.org";
     assert_eq!(created["status"]["seats"][2]["email"], computer_email);
@@ -273,7 +284,13 @@ fn by_mail_the_computer_plays_on_its_creators_machine_and_the_mails_go_on() {
             .map(|l| serde_json::from_slice::<Value>(l).unwrap())
             .filter(|e| e["body"]["author"] == 2 && e["body"]["kind"] == "move")
             .count();
-        if computer_moves >= 2 {
+        // In Starry Sky, on until the computer holds a token face down, so
+        // that the mails are checked against one.
+        let holds = G::NAME != "starry-sky"
+            || computer_homes(anna)
+                .iter()
+                .any(|c| !face_down_of(c, &copy).is_empty());
+        if computer_moves >= 2 && holds {
             break;
         }
         let s = anna.json(&["status", &id, "--json"]);
@@ -296,6 +313,14 @@ fn by_mail_the_computer_plays_on_its_creators_machine_and_the_mails_go_on() {
         computer_moves >= 2,
         "the computer moved {computer_moves} times"
     );
+    let copy = anna.copy_of(&hex_id(anna, &id));
+    if G::NAME == "starry-sky" {
+        let held = computer_homes(anna)
+            .iter()
+            .flat_map(|c| face_down_of(c, &copy))
+            .count();
+        assert!(held > 0, "the computer placed no token face down");
+    }
     // Ben's program mailed the computer's turns to its address, which is
     // Anna's mailbox; Anna's program never mails its own computer seat.
     assert!(
@@ -308,7 +333,6 @@ fn by_mail_the_computer_plays_on_its_creators_machine_and_the_mails_go_on() {
         assert_ne!(to, anna.email);
     }
     // Both copies verify, and Ben's is Anna's up to what he was sent.
-    let copy = anna.copy_of(&hex_id(anna, &id));
     assert!(
         anna.run(&["audit", copy.to_str().unwrap()])
             .status
@@ -317,8 +341,19 @@ fn by_mail_the_computer_plays_on_its_creators_machine_and_the_mails_go_on() {
     let theirs = std::fs::read(ben.copy_of(&hex_id(ben, &id))).unwrap();
     assert!(std::fs::read(&copy).unwrap().starts_with(&theirs));
     // No secret of the computer seat in any mail of either player.
-    let secrets =
-        computer_secrets::<starry::games::star_map::StarMap>(anna, &std::fs::read(&copy).unwrap());
+    let secrets = computer_secrets::<G>(anna, &std::fs::read(&copy).unwrap());
+    // What the computer holds face down (Starry Sky) is in no mail either,
+    // in any part, decoded.
+    let hidden: Vec<String> = computer_homes(anna)
+        .iter()
+        .flat_map(|c| face_down_of(c, &copy))
+        .collect();
+    for eml in anna.outbox().iter().chain(&ben.outbox()) {
+        let text = mail_text(&std::fs::read(eml).unwrap());
+        for h in &hidden {
+            assert!(!text.contains(h.as_str()), "`{h}` in a mail:\n{text}");
+        }
+    }
     for eml in anna.outbox().iter().chain(&ben.outbox()) {
         let text = String::from_utf8_lossy(&std::fs::read(eml).unwrap()).to_string();
         for s in &secrets {
