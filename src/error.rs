@@ -178,6 +178,18 @@ pub enum Error {
     /// forward-dated entry would let its author's claims come early.
     #[error("{0}")]
     Clock(String),
+    /// The log changed between showing a position and acting on it
+    /// (`starry serve`'s forms): nothing was written.
+    #[error(
+        "{}: the game has moved on: the log has {found} entries, not the {expected} this was \
+         chosen on; nothing was written: look at the new position and choose again",
+        shown_path(path)
+    )]
+    Stale {
+        path: PathBuf,
+        expected: u64,
+        found: u64,
+    },
 }
 
 /// How far ahead of the local clock an entry may be dated: clocks of
@@ -195,6 +207,7 @@ impl Error {
             Error::Other(_) => 1,
             Error::Input(_) => 7,
             Error::Clock(_) => 9,
+            Error::Stale { .. } => 2,
         }
     }
 

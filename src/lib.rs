@@ -12,4 +12,5 @@ pub mod log;
 pub mod mail;
 pub mod picture;
 pub mod schemas;
+pub mod serve;
 pub mod text;

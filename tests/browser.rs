@@ -42,7 +42,7 @@ fn chromium() -> Option<PathBuf> {
     None
 }
 
-fn browser_or_skip() -> Option<PathBuf> {
+pub fn browser_or_skip() -> Option<PathBuf> {
     let found = chromium();
     if found.is_none() {
         let text = "\n\n##########################################################\n\
@@ -68,23 +68,25 @@ struct Loaded {
     screenshot: Vec<u8>,
 }
 
-/// Runs Chromium with the flags this machine needs (no network calls of its
-/// own, no sandbox as root, a fresh profile).
+/// The flags this machine needs: headless, no network calls of its own,
+/// no sandbox (as root), nothing from a profile.
+pub const CHROMIUM_FLAGS: [&str; 9] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--hide-scrollbars",
+];
+
+/// Runs Chromium with [`CHROMIUM_FLAGS`] and a fresh profile.
 fn chromium_run(browser: &Path, profile: &Path, extra: &[&str], page: &Path) -> (String, String) {
     let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-extensions",
-            "--hide-scrollbars",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
+        .args(CHROMIUM_FLAGS)
+        .args(["--enable-logging=stderr", "--v=0"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(extra)
         .arg(format!("file://{}", page.display()))
@@ -123,7 +125,7 @@ fn load(browser: &Path, page: &Path) -> Loaded {
 }
 
 /// Non-white pixels and distinct colours of a screenshot.
-fn ink(png: &[u8]) -> (usize, usize) {
+pub fn ink(png: &[u8]) -> (usize, usize) {
     let px = resvg::tiny_skia::Pixmap::decode_png(png).expect("the screenshot is a PNG");
     let mut colours = std::collections::BTreeSet::new();
     let mut dark = 0;

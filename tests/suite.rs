@@ -7,6 +7,7 @@
 mod common;
 mod imap_server;
 mod players;
+mod served;
 mod smtp_server;
 
 #[path = "archive.rs"]
@@ -83,6 +84,10 @@ mod rules_replay;
 mod schemas;
 #[path = "seat_numbers.rs"]
 mod seat_numbers;
+#[path = "serve.rs"]
+mod serve;
+#[path = "serve_browser.rs"]
+mod serve_browser;
 #[path = "signature_batch.rs"]
 mod signature_batch;
 #[path = "star_map_cli.rs"]

@@ -599,6 +599,18 @@ pub enum Step {
 
 /// Locks the log, acts, writes.
 pub fn act_file(path: &Path, what: Do, dry_run: bool) -> Result<Output> {
+    act_file_expecting(path, what, dry_run, None)
+}
+
+/// [`act_file`], refusing unless the log has `expect` entries when it is
+/// locked: a move chosen on a page showing an older position (`starry
+/// serve`) is not played on the position that replaced it.
+pub fn act_file_expecting(
+    path: &Path,
+    what: Do,
+    dry_run: bool,
+    expect: Option<u64>,
+) -> Result<Output> {
     let id = load_identity()?;
     let home = crate::crypto::identity::home_dir()?;
     let locked = LockedLog::open(path)?;
@@ -609,6 +621,18 @@ pub fn act_file(path: &Path, what: Do, dry_run: bool) -> Result<Output> {
         })?;
     // Only a game with computer seats on this machine pays for them.
     let computers = !super::computer::seats(&home, &genesis, &game).is_empty();
+    if let Some(n) = expect {
+        let now = with_game!(genesis.game.as_str(), G => super::cache::replay::<G>(&locked.bytes)
+            .map(|r| r.len())
+            .map_err(|fault| Error::Log { path: path.into(), fault }))?;
+        if now != n {
+            return Err(Error::Stale {
+                path: path.into(),
+                expected: n,
+                found: now,
+            });
+        }
+    }
     let out = with_game!(genesis.game.as_str(), G => act_and_follow::<G>(&home, path, locked, &id, what, dry_run, computers))?;
     if !dry_run && let Some(game_id) = out.json["status"]["game_id"].as_str() {
         super::remember_game(&home, game_id, path);
@@ -819,6 +843,14 @@ pub fn act_with<G: Bot>(
     let mut out = Output::new(text, &report);
     out.warning = warning;
     out.head = Some(head);
+    if dry_run && let Some(state) = &after.state {
+        let author = after.entries.last().expect("just applied").author;
+        let view = match after.seat_of_key(&id.public_key()) {
+            Some(s) if s == author => super::own_view(&after, state, author, id)?,
+            _ => G::view(state, None, None),
+        };
+        out.preview_svg = Some(G::render_svg(&view, &after.names()));
+    }
     Ok(out)
 }
 

@@ -413,6 +413,8 @@ fn report<G: Game>(
     let head = out.head.unwrap_or(out.text.len()).min(out.text.len());
     let mut text = out.text[..head].to_string();
     text.push_str(&entries_text(&played));
+    // The account now ends after the computer seats' entries.
+    out.head = Some(text.len());
     text.push_str(&status_text(&status));
     text.push_str(&person_view(&r, person));
     text.push_str(&next_hint(&r, path, person));

@@ -15,7 +15,7 @@ use crate::log::file;
 use crate::log::replay::read_genesis;
 use crate::with_game;
 
-pub(super) fn open<T>(path: &Path, f: impl FnOnce(&[u8], &str) -> Result<T>) -> Result<T> {
+pub(crate) fn open<T>(path: &Path, f: impl FnOnce(&[u8], &str) -> Result<T>) -> Result<T> {
     let bytes = file::read(path)?;
     let (g, _) = read_genesis(&bytes).map_err(|fault| Error::Log {
         path: path.into(),
@@ -148,16 +148,7 @@ fn view_game<G: Game>(
     };
     let seat = id.and_then(|i| r.seat_of_key(&i.public_key()));
     let status = status_of(&r);
-    let title = format!(
-        "{} — game {} — after {} — {}",
-        history::title(G::NAME),
-        &status.game_id[..16],
-        crate::text::count(r.len(), "entry", "entries"),
-        match seat {
-            Some(s) => format!("{}'s view", r.name(s)),
-            None => "spectator view".into(),
-        }
-    );
+    let title = picture_title(&r, &status, seat);
     let mut text = format!(
         "{} — game {} — after {}{}\n",
         status.game,
@@ -208,9 +199,27 @@ fn view_game<G: Game>(
     })
 }
 
+/// The title of a view's picture: the game, how far, whose view.
+pub(crate) fn picture_title<G: Game>(
+    r: &Replay<G>,
+    status: &StatusReport,
+    seat: Option<usize>,
+) -> String {
+    format!(
+        "{} — game {} — after {} — {}",
+        history::title(G::NAME),
+        &status.game_id[..16],
+        crate::text::count(r.len(), "entry", "entries"),
+        match seat {
+            Some(s) => format!("{}'s view", r.name(s)),
+            None => "spectator view".into(),
+        }
+    )
+}
+
 /// Before the setup there is no board yet: the picture lists the seats and
 /// says whom the game waits for.
-fn waiting_picture(title: &str, s: &StatusReport) -> String {
+pub(crate) fn waiting_picture(title: &str, s: &StatusReport) -> String {
     use crate::picture::{INK, Svg, seat_legend};
     let names: Vec<String> = s.seats.iter().map(|x| x.name.clone()).collect();
     let extra: Vec<String> = s

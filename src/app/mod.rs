@@ -56,6 +56,9 @@ pub struct Output {
     /// are told after the account, and the state is then the state after
     /// them.
     pub head: Option<usize>,
+    /// A dry run's picture of the position after the entry, as its writer
+    /// would see it (`starry serve` shows it before asking to confirm).
+    pub preview_svg: Option<String>,
 }
 
 impl Output {
@@ -68,6 +71,7 @@ impl Output {
             bytes: None,
             json_lines: false,
             head: None,
+            preview_svg: None,
         }
     }
 }
@@ -243,6 +247,7 @@ pub fn run(cli: Cli) -> Result<Output> {
         Command::Audit(a) => audit::run(&a),
         Command::Rules(r) => rules::run(r),
         Command::Demo(a) => demo::run(&a),
+        Command::Serve(a) => crate::serve::run(&a),
         Command::Robot(a) => robot::run(a, json),
         Command::Arena(a) => arena::run(&arena::Match {
             players: a

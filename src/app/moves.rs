@@ -103,11 +103,47 @@ fn list<G: Game>(
         moves: Vec::new(),
         hint: None,
     };
-    let (Some(seat), Some(id), Some(state), true, Action::Move) =
-        (to_act, id, r.state.as_ref(), yours, action)
-    else {
+    let (Some(id), true) = (id, yours) else {
         return Ok(report);
     };
+    let Some(OwnMoves { state, intents, .. }) = own_moves(r, id)? else {
+        return Ok(report);
+    };
+    report.count = intents.len() as u64;
+    report.moves = intents
+        .iter()
+        .take(limit.unwrap_or(usize::MAX))
+        .map(|i| MoveItem {
+            notation: i.to_string(),
+            group: G::move_group(&state, i),
+        })
+        .collect();
+    Ok(report)
+}
+
+/// The legal moves of a player whose move it is, in the position their
+/// own program sees.
+pub struct OwnMoves<G: Game> {
+    pub seat: crate::games::Seat,
+    /// With the random events their next entry resolves (a Star Map
+    /// draw), which only their program knows.
+    pub state: G::State,
+    pub intents: Vec<G::Intent>,
+}
+
+/// [`OwnMoves`] for `id`, when the game waits for a move of theirs; the
+/// one list `moves`, `play` and `starry serve` all take moves from.
+pub fn own_moves<G: Game>(
+    r: &Replay<G>,
+    id: &crate::crypto::identity::Identity,
+) -> Result<Option<OwnMoves<G>>> {
+    let (action, to_act) = r.expected();
+    let (Some(seat), Some(state), Action::Move) = (to_act, r.state.as_ref(), action) else {
+        return Ok(None);
+    };
+    if r.seat_of_key(&id.public_key()) != Some(seat) {
+        return Ok(None);
+    }
     let secret = r
         .game_secret(id, seat)
         .expect("the seat's key is this identity's");
@@ -115,18 +151,13 @@ fn list<G: Game>(
     // The random events this seat's next entry resolves are part of the
     // position it moves in (a Star Map draw): only its program knows them.
     let preview = r.next_link(&secret, seat).and_then(|l| r.preview(seat, &l));
-    let state = preview.as_ref().unwrap_or(state);
-    let all = G::intents(state, seat, &own);
-    report.count = all.len() as u64;
-    report.moves = all
-        .iter()
-        .take(limit.unwrap_or(usize::MAX))
-        .map(|i| MoveItem {
-            notation: i.to_string(),
-            group: G::move_group(state, i),
-        })
-        .collect();
-    Ok(report)
+    let state = preview.unwrap_or_else(|| state.clone());
+    let intents = G::intents(&state, seat, &own);
+    Ok(Some(OwnMoves {
+        seat,
+        state,
+        intents,
+    }))
 }
 
 /// What to do instead, when there is no list: whose turn it is, or which
@@ -299,6 +330,7 @@ mod tests {
                             "`{text}`: {group:?}"
                         );
                     }
+                    clicks_name_the_listed_moves::<G>(state, seat, own, &listed);
                     // Case and spacing do not matter to `play`: another
                     // spelling of a listed move is that move.
                     for i in &listed {
@@ -330,6 +362,78 @@ mod tests {
                 .expect("a random game plays");
         }
         positions
+    }
+
+    /// `starry serve`'s clicks: every listed move has a way to be
+    /// clicked; a whole way names that move and no other, and is not the
+    /// start of another way (a move is chosen when its clicks end); and
+    /// every key that names a place (a star, a token or a disc of the hand,
+    /// a square) is a link in the picture of the seat's own view.
+    fn clicks_name_the_listed_moves<G: Game>(
+        state: &G::State,
+        seat: crate::games::Seat,
+        own: &Own<G::Hidden>,
+        listed: &[G::Intent],
+    ) {
+        let mut ways: std::collections::BTreeMap<Vec<String>, String> = Default::default();
+        let mut places = crate::picture::Links::default();
+        let mut keys = BTreeSet::new();
+        for i in listed {
+            let text = i.to_string();
+            let all = G::move_clicks(state, i);
+            assert!(!all.is_empty(), "`{text}` cannot be clicked");
+            for way in all {
+                assert!((1..=8).contains(&way.len()), "`{text}`: {way:?}");
+                for c in &way {
+                    assert!(
+                        !c.key.is_empty() && c.key.len() <= 64 && !c.label.is_empty(),
+                        "{c:?}"
+                    );
+                    let place = ["star ", "token ", "disc ", "square "]
+                        .iter()
+                        .any(|p| c.key.starts_with(p));
+                    if place {
+                        places.insert(
+                            c.key.clone(),
+                            crate::picture::Link::To {
+                                href: format!("#{}", c.key),
+                                label: c.label.clone(),
+                            },
+                        );
+                        keys.insert(c.key.clone());
+                    }
+                }
+                let way: Vec<String> = way.into_iter().map(|c| c.key).collect();
+                if let Some(other) = ways.insert(way.clone(), text.clone()) {
+                    assert_eq!(other, text, "two moves are clicked alike: {way:?}");
+                }
+            }
+        }
+        for a in ways.keys() {
+            for b in ways.keys() {
+                assert!(
+                    b.len() <= a.len() || b[..a.len()] != a[..],
+                    "{a:?} ({}) is the start of {b:?} ({})",
+                    ways[a],
+                    ways[b]
+                );
+            }
+        }
+        let svg = G::render_svg_linked(&G::view(state, Some(seat), Some(own)), &[], &places);
+        for k in &keys {
+            let href = format!("href=\"#{}\"", crate::picture::esc(k));
+            assert!(svg.contains(&href), "`{k}` is not a place in the picture");
+        }
+        // Without links, the picture is `view`'s, byte for byte.
+        let plain = G::render_svg(&G::view(state, Some(seat), Some(own)), &[]);
+        assert_eq!(
+            G::render_svg_linked(
+                &G::view(state, Some(seat), Some(own)),
+                &[],
+                &crate::picture::Links::default()
+            ),
+            plain
+        );
     }
 
     #[test]

@@ -128,6 +128,18 @@ pub enum Command {
                             starry sync --json"
     )]
     Sync(SyncArgs),
+    /// Play in your browser: a web page on this machine for all your games, where moves are clicked.
+    #[command(
+        after_help = "It prints the address to open, with a secret token in it; only that \
+                            address (then a cookie it sets) gets in. It listens on this machine \
+                            only (127.0.0.1 and ::1) unless --listen says otherwise. Security \
+                            model: docs/serve.md.\n\n\
+                            Examples:\n  \
+                            starry serve --open\n  \
+                            starry serve --port 8080\n  \
+                            starry serve --port 0              (any free port)"
+    )]
+    Serve(ServeArgs),
     /// Take a received turn mail (or a pasted armored block): verify it and fast-forward your copy.
     #[command(after_help = "Examples:\n  \
                             starry ingest turn.eml\n  \
@@ -464,6 +476,20 @@ pub struct SyncArgs {
     /// minutes). Stop with Ctrl-C.
     #[arg(long)]
     pub watch: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The port to listen on; 0 takes any free one.
+    #[arg(long, default_value_t = 7357)]
+    pub port: u16,
+    /// Open the page in the default browser.
+    #[arg(long)]
+    pub open: bool,
+    /// Listen on this address instead of loopback (e.g. 192.168.1.5). Anyone who can reach it and
+    /// learns the printed address can play your seats: it prints a warning.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::IpAddr>,
 }
 
 #[derive(Args, Debug)]

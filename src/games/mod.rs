@@ -357,6 +357,25 @@ pub trait Rules: Sized {
     ) -> Self::View;
 }
 
+/// One step of choosing a move by pointing ([`Show::move_clicks`]): `key`
+/// names a place of the picture ([`crate::picture::Svg::place`]) or a
+/// choice beside it (a rotation, `pass`), in the game's words; `label` says
+/// it for a person (`leo:3 — large star: your token goes face down`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Click {
+    pub key: String,
+    pub label: String,
+}
+
+impl Click {
+    pub fn new(key: impl Into<String>, label: impl Into<String>) -> Click {
+        Click {
+            key: key.into(),
+            label: label.into(),
+        }
+    }
+}
+
 /// How a game is shown to people: notation, sentences, text and pictures,
 /// and the grouping of `starry moves`. It reads the rules' types and never
 /// changes a state, so nothing here can alter what a log means; a wording
@@ -390,7 +409,26 @@ pub trait Show: Rules {
     /// and showing exactly what [`Show::render_text`] shows of the same
     /// view. `names` are the players' names in seat order (escaped by the
     /// picture).
-    fn render_svg(view: &Self::View, names: &[String]) -> String;
+    fn render_svg(view: &Self::View, names: &[String]) -> String {
+        Self::render_svg_linked(view, names, &crate::picture::Links::default())
+    }
+
+    /// [`Show::render_svg`] with `links` on the places whose keys they name
+    /// (those of [`Show::move_clicks`]); the same picture otherwise.
+    fn render_svg_linked(
+        view: &Self::View,
+        names: &[String],
+        links: &crate::picture::Links,
+    ) -> String;
+
+    /// How `intent` is chosen by pointing (`starry serve`): each way is the
+    /// clicks that name it, in order, the first ones shared with other
+    /// moves (Starry Sky: `token 3`, then `star leo:3`; Star Map: `disc
+    /// corner1`, `rotation r90`, `square f8`; Starry Night: `star A` then
+    /// `star C`, or the other way round). A key that names a place of the
+    /// picture is drawn as a link there; every key is also offered as a
+    /// labelled choice beside it.
+    fn move_clicks(state: &Self::State, intent: &Self::Intent) -> Vec<Vec<Click>>;
 
     /// Describes a logged action for humans (e.g. `face-down token on leo:3`);
     /// `state` is the position right after it.
@@ -477,6 +515,12 @@ pub trait Game: Sized {
     fn score_unit(options: &Self::Options) -> &'static str;
     fn render_text(view: &Self::View, names: &[String]) -> String;
     fn render_svg(view: &Self::View, names: &[String]) -> String;
+    fn render_svg_linked(
+        view: &Self::View,
+        names: &[String],
+        links: &crate::picture::Links,
+    ) -> String;
+    fn move_clicks(state: &Self::State, intent: &Self::Intent) -> Vec<Vec<Click>>;
     fn describe(state: &Self::State, action: &Self::Action) -> String;
     fn move_group(state: &Self::State, intent: &Self::Intent) -> Vec<String>;
     fn narrate(state: &Self::State, action: &Self::Action, names: &[String]) -> String;
@@ -580,6 +624,16 @@ impl<G: Rules + Show> Game for G {
     }
     fn render_svg(view: &Self::View, names: &[String]) -> String {
         <G as Show>::render_svg(view, names)
+    }
+    fn render_svg_linked(
+        view: &Self::View,
+        names: &[String],
+        links: &crate::picture::Links,
+    ) -> String {
+        <G as Show>::render_svg_linked(view, names, links)
+    }
+    fn move_clicks(state: &Self::State, intent: &Self::Intent) -> Vec<Vec<Click>> {
+        <G as Show>::move_clicks(state, intent)
     }
     fn describe(state: &Self::State, action: &Self::Action) -> String {
         <G as Show>::describe(state, action)

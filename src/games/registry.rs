@@ -106,6 +106,10 @@ pub trait Registered: Game {
     /// What those flags do, for the error that refuses one of them for
     /// another game (`sets Starry Sky's boards`).
     const NEW_FLAGS_SET: &'static str;
+    /// The flags of [`Registered::NEW_FLAGS`] that `starry serve`'s new-game
+    /// form offers, with a label and an example value: those that take a
+    /// value typed in, never a file (a page must not name files to read).
+    const FORM_FLAGS: &'static [(&'static str, &'static str, &'static str)];
     /// Its schema files.
     const SCHEMAS: SchemaNames;
     /// A JSON key that only this game's `rules score` position has, and
@@ -142,6 +146,7 @@ pub struct Entry {
     pub variants: fn() -> super::Variants,
     pub new_flags: &'static [&'static str],
     pub new_flags_set: &'static str,
+    pub form_flags: &'static [(&'static str, &'static str, &'static str)],
     pub position_mark: Option<(&'static str, &'static str)>,
     pub schemas: fn() -> Vec<(&'static str, Value)>,
     pub score: fn(&str) -> Result<(String, Value), String>,
@@ -158,6 +163,7 @@ impl Entry {
             variants: G::variants,
             new_flags: G::NEW_FLAGS,
             new_flags_set: G::NEW_FLAGS_SET,
+            form_flags: G::FORM_FLAGS,
             position_mark: G::POSITION_MARK,
             schemas: crate::schemas::of_game::<G>,
             score: G::score,

@@ -180,6 +180,42 @@ pub struct Svg {
     width: i32,
     height: i32,
     body: String,
+    links: Links,
+    /// For each open group, whether [`Svg::place`] opened a link around it.
+    open: Vec<bool>,
+}
+
+/// What a picture offers to click, by place ([`Svg::place`]): `starry
+/// serve` draws the board with the places of the player's next click as
+/// links, so that a move is chosen by pointing at the board. A picture
+/// without links is the one `view` draws.
+#[derive(Default, Clone, Debug)]
+pub struct Links {
+    places: std::collections::BTreeMap<String, Link>,
+}
+
+/// One place of a [`Links`].
+#[derive(Clone, Debug)]
+pub enum Link {
+    /// Clicking it goes to `href`; `label` names the choice for a screen
+    /// reader (the place's title says what it is).
+    To { href: String, label: String },
+    /// Chosen already: drawn marked, not a link.
+    Picked,
+}
+
+impl Links {
+    pub fn insert(&mut self, key: impl Into<String>, link: Link) {
+        self.places.insert(key.into(), link);
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Link> {
+        self.places.get(key)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.places.is_empty()
+    }
 }
 
 impl Svg {
@@ -189,7 +225,15 @@ impl Svg {
             width,
             height,
             body: String::new(),
+            links: Links::default(),
+            open: Vec::new(),
         }
+    }
+
+    /// The same picture, with `links` on its places.
+    pub fn with_links(mut self, links: &Links) -> Svg {
+        self.links = links.clone();
+        self
     }
 
     pub fn width(&self) -> i32 {
@@ -281,6 +325,7 @@ impl Svg {
     /// Opens a group with a class (for tests and the HTML page's styles)
     /// and a `<title>` (a tooltip in a browser, read by screen readers).
     pub fn group(&mut self, class: &str, title: &str) {
+        self.open.push(false);
         let _ = writeln!(
             self.body,
             r#"<g class="{}"><title>{}</title>"#,
@@ -289,8 +334,41 @@ impl Svg {
         );
     }
 
+    /// A group that is a place a move can be chosen at, known by `key` in
+    /// the game's own words (`star leo:3`, `square f7`): with a link for
+    /// it, the group is wrapped in `<a class="choice">`; picked already,
+    /// its class gains `picked`; otherwise it is a plain [`Svg::group`].
+    pub fn place(&mut self, class: &str, key: &str, title: &str) {
+        match self.links.get(key).cloned() {
+            Some(Link::To { href, label }) => {
+                self.open.push(true);
+                let _ = writeln!(
+                    self.body,
+                    r#"<a href="{}" class="choice" aria-label="{}"><g class="{} choice"><title>{}</title>"#,
+                    esc(&href),
+                    esc(&label),
+                    esc(class),
+                    esc(title)
+                );
+            }
+            Some(Link::Picked) => {
+                self.open.push(false);
+                let _ = writeln!(
+                    self.body,
+                    r#"<g class="{} picked"><title>{}</title>"#,
+                    esc(class),
+                    esc(title)
+                );
+            }
+            None => self.group(class, title),
+        }
+    }
+
     pub fn end_group(&mut self) {
-        self.body.push_str("</g>\n");
+        match self.open.pop() {
+            Some(true) => self.body.push_str("</g></a>\n"),
+            _ => self.body.push_str("</g>\n"),
+        }
     }
 
     /// The document: `title` becomes its `<title>` (the accessible name)

@@ -11,7 +11,9 @@ use super::data::Shape;
 use super::map::{CENTRE, SIZE, Sq};
 use super::view::{self, LastMove, SquareKind, View};
 use crate::games::Withdrawal;
-use crate::picture::{INK, MUTED, PAPER, SKY, Svg, clip, esc, marks, seat_colour, seat_tint};
+use crate::picture::{
+    INK, Links, MUTED, PAPER, SKY, Svg, clip, esc, marks, seat_colour, seat_tint,
+};
 
 /// The picture's width.
 const WIDTH: i32 = 1100;
@@ -59,11 +61,17 @@ const ROCK: &str = "#6A645C";
 /// - `teams` (four seats only), `stacks` (holding a `stack` per shape) and
 ///   `pending` (a draw under way).
 pub fn svg(v: &View, names: &[String]) -> String {
+    svg_linked(v, names, &Links::default())
+}
+
+/// [`svg`] with `links` on the squares (`square f8`) and on the discs of
+/// the reader's own hand (`disc corner1`).
+pub fn svg_linked(v: &View, names: &[String], links: &Links) -> String {
     let marks = marks(&seat_names(v, names));
     // The height is known once the panel is laid out: a dry run finds it.
     let legend_end = draw_legend(&mut Svg::new(WIDTH, 0), v, LEGEND_Y);
     let panel_end = draw_panel(&mut Svg::new(WIDTH, 0), v, names, &marks);
-    let mut svg = Svg::new(WIDTH, legend_end.max(panel_end) + 16);
+    let mut svg = Svg::new(WIDTH, legend_end.max(panel_end) + 16).with_links(links);
     let title = match v.viewer {
         Some(s) => format!("Star Map — the view of {}", name_of(names, s)),
         None => "Star Map".to_string(),
@@ -271,7 +279,7 @@ fn draw_map(svg: &mut Svg, v: &View, names: &[String], marks: &[String]) {
                 None => title.push_str(&format!("; covered by an empty field (disc {})", c.disc)),
             }
         }
-        svg.group("square", &title);
+        svg.place("square", &format!("square {}", s.at), &title);
         let fill = match (&s.covered, &s.kind) {
             (None, SquareKind::Bonus { .. }) => BONUS,
             (None, SquareKind::Meteorite) => ROCK_GROUND,
@@ -876,8 +884,15 @@ fn draw_hand(
         svg.text(x0 + 24, y + 52, 12, "start", MUTED, "(no discs)");
     }
     for (x, y, d) in slots {
-        svg.group(
+        // Only the reader's own discs are theirs to choose.
+        let key = if v.viewer == Some(seat) {
+            format!("disc {}", d.name)
+        } else {
+            String::new()
+        };
+        svg.place(
             "disc",
+            &key,
             &format!("{}: {} {} (disc {})", d.name, d.shape, d.fields, d.disc),
         );
         svg.text(x, y, 11, "start", INK, &d.name);

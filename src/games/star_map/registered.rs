@@ -11,6 +11,11 @@ use crate::schemas::schema;
 impl Registered for StarMap {
     const NEW_FLAGS: &'static [&'static str] = &["--map", "--parts", "--discs"];
     const NEW_FLAGS_SET: &'static str = "sets Star Map's map and discs";
+    const FORM_FLAGS: &'static [(&'static str, &'static str, &'static str)] = &[(
+        "--map",
+        "Map sides: random, easy, hard, mixed, or 16 parts",
+        "random",
+    )];
     const SCHEMAS: SchemaNames = SchemaNames {
         options: "star-map-options.json",
         action: "star-map-action.json",

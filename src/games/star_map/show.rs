@@ -86,8 +86,47 @@ impl crate::games::Show for StarMap {
         view::render(v, names)
     }
 
-    fn render_svg(v: &view::View, names: &[String]) -> String {
-        picture::svg(v, names)
+    fn render_svg_linked(
+        v: &view::View,
+        names: &[String],
+        links: &crate::picture::Links,
+    ) -> String {
+        picture::svg_linked(v, names, links)
+    }
+
+    /// A disc of the hand, its rotation (not for a one, which has none),
+    /// a highlighted square where its first field goes, and, when the
+    /// rules leave it open, the stack to draw from.
+    fn move_clicks(_state: &State, intent: &Intent) -> Vec<Vec<crate::games::Click>> {
+        use crate::games::Click;
+        match intent {
+            Intent::Place {
+                name: (shape, k),
+                placement,
+                draw,
+            } => {
+                let disc = format!("{shape}{k}");
+                let mut clicks = vec![Click::new(format!("disc {disc}"), disc.clone())];
+                if *shape != Shape::One {
+                    clicks.push(Click::new(
+                        format!("rotation {}", placement.rotation),
+                        format!("{} (a quarter turn clockwise each)", placement.rotation),
+                    ));
+                }
+                clicks.push(Click::new(
+                    format!("square {}", placement.at),
+                    format!("{} (its first field there)", placement.at),
+                ));
+                if let Some(d) = draw {
+                    clicks.push(Click::new(
+                        format!("draw {d}"),
+                        format!("draw from the {d} stack"),
+                    ));
+                }
+                vec![clicks]
+            }
+            Intent::Pass => vec![vec![Click::new("pass", "pass: no disc of your hand fits")]],
+        }
     }
 
     fn move_group(_state: &State, intent: &Intent) -> Vec<String> {

@@ -12,7 +12,9 @@ use super::Score;
 use super::geometry::{Point, winding};
 use super::view::{Must, View, squares};
 use crate::games::{Seat, Withdrawal};
-use crate::picture::{INK, MUTED, PAPER, SKY, Svg, clip, esc, marks, seat_colour, seat_tint};
+use crate::picture::{
+    INK, Links, MUTED, PAPER, SKY, Svg, clip, esc, marks, seat_colour, seat_tint,
+};
 
 /// The most pixels the grid spans across and down (a 100 × 100 grid gets
 /// 6 pixels a step), and the bounds of one grid step.
@@ -108,6 +110,11 @@ struct Row {
 /// - `seat`: one per seat in the score panel (a sea swatch with the mark, an
 ///   edge sample, the name and the score); `status`: the lines below it.
 pub fn svg(v: &View, names: &[String]) -> String {
+    svg_linked(v, names, &Links::default())
+}
+
+/// [`svg`] with `links` on the stars (`star A`).
+pub fn svg_linked(v: &View, names: &[String], links: &Links) -> String {
     let names: Vec<String> = (0..2)
         .map(|s| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}")))
         .collect();
@@ -213,7 +220,7 @@ pub fn svg(v: &View, names: &[String]) -> String {
         .unwrap_or(0);
     let width = (right + 24).max(PAD * 2 + text_width).max(360);
 
-    let mut svg = Svg::new(width, height);
+    let mut svg = Svg::new(width, height).with_links(links);
     let at_label: BTreeMap<&str, (i32, i32)> = v
         .stars
         .iter()
@@ -351,7 +358,7 @@ pub fn svg(v: &View, names: &[String]) -> String {
             s.y,
             if s.isolated { ", isolated" } else { "" }
         );
-        svg.group("star", &title);
+        svg.place("star", &format!("star {}", s.label), &title);
         let ring = if s.isolated {
             format!(r#" stroke="{MUTED}" stroke-dasharray="3 2""#)
         } else {

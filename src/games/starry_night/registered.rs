@@ -12,6 +12,11 @@ impl Registered for StarryNight {
     const NEW_FLAGS: &'static [&'static str] =
         &["--stars", "--stars-file", "--random-stars", "--grid"];
     const NEW_FLAGS_SET: &'static str = "sets Starry Night's sky";
+    const FORM_FLAGS: &'static [(&'static str, &'static str, &'static str)] = &[
+        ("--random-stars", "A random sky of this many stars", "12"),
+        ("--grid", "The grid, W×H points", "10x10"),
+        ("--stars", "Or these stars, as x,y points", "1,2 5,7 3,3"),
+    ];
     const SCHEMAS: SchemaNames = SchemaNames {
         options: "starry-night-options.json",
         action: "starry-night-action.json",

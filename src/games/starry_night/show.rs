@@ -128,8 +128,50 @@ impl crate::games::Show for StarryNight {
         view::render(v, names)
     }
 
-    fn render_svg(v: &view::View, names: &[String]) -> String {
-        picture::svg(v, names)
+    fn render_svg_linked(
+        v: &view::View,
+        names: &[String],
+        links: &crate::picture::Links,
+    ) -> String {
+        picture::svg_linked(v, names, links)
+    }
+
+    /// An edge is its two stars, clicked in either order; the other
+    /// choices (who moves first, a takeback and its answer) are one click.
+    fn move_clicks(_state: &State, intent: &Intent) -> Vec<Vec<crate::games::Click>> {
+        use crate::games::Click;
+        let star = |s: Star| Click::new(format!("star {}", label(s)), format!("star {}", label(s)));
+        let last = |s: Star, edge: String| {
+            Click::new(
+                format!("star {}", label(s)),
+                format!("star {} (edge {edge})", label(s)),
+            )
+        };
+        match intent {
+            Intent::Edge(a, b) => {
+                let edge = intent.to_string();
+                vec![
+                    vec![star(*a), last(*b, edge.clone())],
+                    vec![star(*b), last(*a, edge)],
+                ]
+            }
+            Intent::First(who) => {
+                let label = match who {
+                    Who::Me => "I move first".to_string(),
+                    Who::Opponent => "my opponent moves first".to_string(),
+                    Who::Seat(s) => format!("seat {s} moves first"),
+                };
+                vec![vec![Click::new(intent.to_string(), label)]]
+            }
+            Intent::Takeback(t) => {
+                let label = match t {
+                    Takeback::Request => "ask to take back the last two edges",
+                    Takeback::Accept => "accept the takeback",
+                    Takeback::Decline => "decline the takeback",
+                };
+                vec![vec![Click::new(intent.to_string(), label)]]
+            }
+        }
     }
 
     fn move_group(_state: &State, intent: &Intent) -> Vec<String> {

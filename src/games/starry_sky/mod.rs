@@ -444,7 +444,7 @@ impl State {
     }
 
     /// Finds an open board's star, with an error naming what is wrong.
-    fn locate(&self, label: &StarLabel) -> Result<(usize, StarNo), RuleError> {
+    pub(crate) fn locate(&self, label: &StarLabel) -> Result<(usize, StarNo), RuleError> {
         let Some(idx) = self.boards.iter().position(|b| b.id == label.board) else {
             return Err(RuleError::illegal(
                 "no-such-board",
@@ -520,7 +520,7 @@ impl State {
     /// Whether a token placed on this open star lies face down. A token that
     /// completes its board is always face up (our ruling): scoring turns
     /// every token over at once, so hiding it would only cost a reveal.
-    fn face_down_here(&self, slot: usize, star: StarNo) -> bool {
+    pub(crate) fn face_down_here(&self, slot: usize, star: StarNo) -> bool {
         let b = self.slots[slot].in_play().expect("open slot");
         self.board_of(b).stars[star as usize - 1].large && b.free() > 1
     }

@@ -11,7 +11,7 @@ use super::scoring::Outcome;
 use super::token::Token;
 use super::view::{BoardView, Occupant, Shown, SlotStatus, SlotView, StarView, TurnView, View};
 use crate::games::{Seat, Withdrawal};
-use crate::picture::{INK, MUTED, PAPER, SKY, Svg, clip, marks, seat_colour};
+use crate::picture::{INK, Links, MUTED, PAPER, SKY, Svg, clip, marks, seat_colour};
 
 /// Secondary text: darker than [`MUTED`], so that small text stays legible.
 const DIM: &str = "#4D4D4D";
@@ -74,6 +74,12 @@ const R_BADGE: i32 = 7;
 ///   own view) holding one `hand-token` per token;
 /// - `legend`; `scored`, one per scored board.
 pub fn svg(v: &View, names: &[String]) -> String {
+    svg_linked(v, names, &Links::default())
+}
+
+/// [`svg`] with `links` on the stars (`star leo:3`) and on the tokens of
+/// the reader's hand (`token 3`).
+pub fn svg_linked(v: &View, names: &[String], links: &Links) -> String {
     let who = Who::new(v, names);
     let cells = layout(v, &who);
     let rows = cells.iter().map(|c| c.row + 1).max().unwrap_or(0);
@@ -90,7 +96,7 @@ pub fn svg(v: &View, names: &[String]) -> String {
     let head_h = 70 + 20 * v.pending.len() as i32;
     let height = head_h + row_h.iter().map(|h| h + GAP).sum::<i32>() + MARGIN - GAP;
 
-    let mut svg = Svg::new(WIDTH, height);
+    let mut svg = Svg::new(WIDTH, height).with_links(links);
     heading(&mut svg, v, &who);
     for c in &cells {
         let x = MARGIN + c.col * (CELL_W + GAP);
@@ -733,7 +739,11 @@ fn star_title(who: &Who, s: &StarView, to_reveal: bool) -> String {
 
 fn star(svg: &mut Svg, who: &Who, s: &StarView, p: &Placed, spot: (i32, i32), to_reveal: bool) {
     let (x, y) = p.at;
-    svg.group("star", &star_title(who, s, to_reveal));
+    svg.place(
+        "star",
+        &format!("star {}", s.label),
+        &star_title(who, s, to_reveal),
+    );
     match s.occupant {
         None => {
             let r = if s.large { R_LARGE } else { R_SMALL };
@@ -890,7 +900,7 @@ fn players(svg: &mut Svg, v: &View, who: &Who, x: i32, y: i32) {
         }
         for (i, t) in hand.iter().enumerate() {
             let tx = x + 100 + 34 * i as i32;
-            svg.group("hand-token", &format!("your {t}"));
+            svg.place("hand-token", &format!("token {t}"), &format!("your {t}"));
             mini_token(svg, who, seat, Some(*t), tx, ry + 7);
             svg.end_group();
         }

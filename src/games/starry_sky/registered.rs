@@ -11,6 +11,7 @@ use crate::schemas::schema;
 impl Registered for StarrySky {
     const NEW_FLAGS: &'static [&'static str] = &["--boards"];
     const NEW_FLAGS_SET: &'static str = "sets Starry Sky's boards";
+    const FORM_FLAGS: &'static [(&'static str, &'static str, &'static str)] = &[];
     const SCHEMAS: SchemaNames = SchemaNames {
         options: "starry-sky-options.json",
         action: "starry-sky-action.json",

@@ -30,8 +30,27 @@ impl crate::games::Show for StarrySky {
         view::render(view, names)
     }
 
-    fn render_svg(v: &View, names: &[String]) -> String {
-        picture::svg(v, names)
+    fn render_svg_linked(v: &View, names: &[String], links: &crate::picture::Links) -> String {
+        picture::svg_linked(v, names, links)
+    }
+
+    /// A token of the hand, then a free star; a large star says the token
+    /// will lie face down there.
+    fn move_clicks(state: &State, intent: &Intent) -> Vec<Vec<crate::games::Click>> {
+        use crate::games::Click;
+        let t = intent.token;
+        let down = state
+            .locate(&intent.star)
+            .is_ok_and(|(slot, star)| state.face_down_here(slot, star));
+        let star = if down {
+            format!("{} — large star: your {t} goes face down", intent.star)
+        } else {
+            format!("{}", intent.star)
+        };
+        vec![vec![
+            Click::new(format!("token {t}"), format!("token {t}")),
+            Click::new(format!("star {}", intent.star), star),
+        ]]
     }
 
     fn move_group(_state: &State, intent: &Intent) -> Vec<String> {

@@ -1,0 +1,561 @@
+//! A game's page and its actions. The page is the player's own view, as
+//! `starry view` draws it, with the places of their next click as links
+//! (the engine's list of legal moves, [`crate::app::moves::own_moves`],
+//! walked one click at a time by [`crate::games::Show::move_clicks`]); a
+//! whole move is previewed by `play --dry-run` and written only when
+//! confirmed, by the same call `starry play` makes.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use axum::Form;
+use axum::extract::{Path as UrlPath, RawQuery, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use super::pages::{back_with, blocking, notice_of, page_html, problem, shown, svg};
+use super::{Notice, Server};
+use crate::app::act::{self, Do};
+use crate::app::games::GameRow;
+use crate::app::history::{self, Event};
+use crate::app::moves::{OwnMoves, own_moves};
+use crate::app::{Output, status_of};
+use crate::cli::AfterArgs;
+use crate::error::{Error, Result};
+use crate::games::{Click, Game, Seat};
+use crate::log::Replay;
+use crate::log::replay::{Action, now};
+use crate::picture::{Link, Links};
+use crate::with_game;
+
+/// A game of the home page, with the last thing that happened in it.
+pub struct Row {
+    pub row: GameRow,
+    pub last: Option<String>,
+}
+
+pub fn rows(home: &Path) -> Result<Vec<Row>> {
+    let (_, rows) = crate::app::games::rows(home)?;
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let last = row
+                .game_id
+                .as_deref()
+                .and_then(|id| log_path(home, id))
+                .and_then(|p| last_event(&p));
+            Row { row, last }
+        })
+        .collect())
+}
+
+fn last_event(path: &Path) -> Option<String> {
+    crate::app::inspect::open(path, |bytes, game| {
+        with_game!(game, G => Ok(crate::app::cache::tell::<G>(bytes).ok().and_then(|(_, e)| e.last().map(event_line))))
+    })
+    .ok()
+    .flatten()
+}
+
+fn event_line(e: &Event) -> String {
+    format!("{} — {}", history::short_time(&e.time), e.text)
+}
+
+/// The log of the game `id` in the games directory: ids only, so that no
+/// request can name another file.
+pub fn log_path(home: &Path, id: &str) -> Option<PathBuf> {
+    let ok = id.len() == 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase());
+    let path = crate::app::games_dir(home).join(format!("{id}.jsonl"));
+    (ok && path.exists()).then_some(path)
+}
+
+/// What an action's text says of the entries written (the person's, then
+/// the computer seats'), without the state and view after them: the page
+/// shows those.
+pub fn account_of(out: &Output) -> String {
+    let text = match out.head {
+        Some(h) if h <= out.text.len() && out.text.is_char_boundary(h) => &out.text[..h],
+        _ => out.text.as_str(),
+    };
+    let mut t = text.trim_end().to_string();
+    if let Some(m) = out.json.get("mail").filter(|m| !m.is_null()) {
+        let sent = m["sent"].as_array().map_or(0, Vec::len);
+        if sent > 0 {
+            t.push_str(&format!(
+                "\nMailed to {}.",
+                crate::text::count(sent, "player", "players")
+            ));
+        }
+    }
+    if let Some(w) = &out.warning {
+        t.push_str(&format!("\nBut: {w}"));
+    }
+    t
+}
+
+/// What the address of a game page asks for.
+#[derive(Default, Clone)]
+struct Ask {
+    /// The clicks so far, as keys of [`Click`].
+    picks: Vec<String>,
+    /// A move typed in, to preview.
+    typed: Option<String>,
+    /// The position after this many entries (the history stepper).
+    at: Option<u64>,
+    /// resign or abandon, to be confirmed.
+    confirm: Option<String>,
+}
+
+impl Ask {
+    fn parse(query: Option<&str>) -> Ask {
+        let mut a = Ask::default();
+        for (k, v) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+            match &*k {
+                // A move is a few clicks; more is not a move.
+                "pick" if a.picks.len() < 8 && v.len() <= 64 => a.picks.push(v.into_owned()),
+                "move" if v.len() <= 200 && !v.trim().is_empty() => a.typed = Some(v.into_owned()),
+                "at" => a.at = v.parse().ok(),
+                "confirm" if v == "resign" || v == "abandon" => a.confirm = Some(v.into_owned()),
+                _ => {}
+            }
+        }
+        a
+    }
+}
+
+fn href(id: &str, picks: &[String]) -> String {
+    let mut q = form_urlencoded::Serializer::new(String::new());
+    for p in picks {
+        q.append_pair("pick", p);
+    }
+    let q = q.finish();
+    if q.is_empty() {
+        format!("/game/{id}")
+    } else {
+        format!("/game/{id}?{q}")
+    }
+}
+
+pub async fn page(
+    State(s): State<Arc<Server>>,
+    UrlPath(id): UrlPath<String>,
+    RawQuery(q): RawQuery,
+) -> Response {
+    let Some(path) = log_path(&s.home, &id) else {
+        return super::pages::not_found().await;
+    };
+    let notice = notice_of(&s, q.as_deref());
+    let ask = Ask::parse(q.as_deref());
+    let stamp = super::live::file_stamp(&path);
+    let server = s.clone();
+    let done = blocking(move || {
+        crate::app::inspect::open(
+            &path,
+            |bytes, game| with_game!(game, G => body::<G>(&server, &path, &id, bytes, &ask)),
+        )
+    })
+    .await;
+    match done {
+        Ok(Ok((title, body, id))) => page_html(
+            &title,
+            Some(&s),
+            Some(format!("/events/{id}?since={stamp}")),
+            notice.as_ref(),
+            body,
+        )
+        .into_response(),
+        Ok(Err(e)) => problem(StatusCode::UNPROCESSABLE_ENTITY, &e.to_string()),
+        Err(r) => r,
+    }
+}
+
+/// Where the player stands in choosing a move.
+enum Choosing {
+    /// Pick one of `options` next; `picked` are the clicks made.
+    Next {
+        picked: Vec<Click>,
+        options: Vec<(Click, String)>,
+        /// The clicks asked for name no legal move now.
+        lost: bool,
+    },
+    /// The clicks name this move.
+    Chosen { notation: String },
+}
+
+fn choosing<G: Game>(om: &OwnMoves<G>, id: &str, picks: &[String]) -> Choosing {
+    let paths: Vec<(usize, Vec<Click>)> = om
+        .intents
+        .iter()
+        .enumerate()
+        .flat_map(|(i, it)| {
+            G::move_clicks(&om.state, it)
+                .into_iter()
+                .map(move |p| (i, p))
+        })
+        .collect();
+    let fits = |picks: &[String]| -> Vec<&(usize, Vec<Click>)> {
+        paths
+            .iter()
+            .filter(|(_, p)| {
+                p.len() >= picks.len() && p.iter().zip(picks).all(|(c, k)| c.key == *k)
+            })
+            .collect()
+    };
+    let mut matching = fits(picks);
+    let lost = matching.is_empty() && !picks.is_empty();
+    let picks: &[String] = if lost { &[] } else { picks };
+    if lost {
+        matching = fits(picks);
+    }
+    let picked: Vec<Click> = matching
+        .first()
+        .map(|(_, p)| p[..picks.len()].to_vec())
+        .unwrap_or_default();
+    if let Some((i, _)) = matching.iter().find(|(_, p)| p.len() == picks.len()) {
+        return Choosing::Chosen {
+            notation: om.intents[*i].to_string(),
+        };
+    }
+    let mut options: Vec<(Click, String)> = Vec::new();
+    for (_, p) in &matching {
+        let next = &p[picks.len()];
+        if !options.iter().any(|(c, _)| c.key == next.key) {
+            let mut more = picks.to_vec();
+            more.push(next.key.clone());
+            options.push((next.clone(), href(id, &more)));
+        }
+    }
+    Choosing::Next {
+        picked,
+        options,
+        lost,
+    }
+}
+
+/// The page's title and body.
+fn body<G: Game>(
+    s: &Server,
+    path: &Path,
+    id: &str,
+    bytes: &[u8],
+    ask: &Ask,
+) -> Result<(String, Markup, String)> {
+    let log_err = |fault| Error::Log {
+        path: path.into(),
+        fault,
+    };
+    let (full, events) = crate::app::cache::tell::<G>(bytes).map_err(log_err)?;
+    let total = full.len();
+    let at = ask.at.filter(|&n| n >= 1 && n < total);
+    let r = match at {
+        Some(n) => Replay::<G>::from_bytes_upto(bytes, n as usize).map_err(log_err)?,
+        None => full,
+    };
+    let me = &s.identity;
+    let (action, to_act) = r.expected();
+    let seat: Option<Seat> = r.seat_of_key(&me.public_key()).or_else(|| {
+        (action == Action::Join)
+            .then(|| r.seat_of_email(&me.email))
+            .flatten()
+            .filter(|&s| r.seats[s].key.is_none())
+    });
+    let joined = r.seat_of_key(&me.public_key());
+    let status = status_of(&r);
+    let names = r.names();
+    let title = format!(
+        "{} — game {}",
+        history::title(G::NAME),
+        &status.game_id[..8]
+    );
+    let view = match (&r.state, joined) {
+        (Some(st), Some(se)) => Some(crate::app::own_view(&r, st, se, me)?),
+        (Some(st), None) => Some(G::view(st, None, None)),
+        (None, _) => None,
+    };
+
+    // Choosing a move: by clicks, or typed.
+    let mut links = Links::default();
+    let mut chosen: Option<String> = None;
+    let mut steps = None;
+    if at.is_none()
+        && ask.confirm.is_none()
+        && let Some(om) = own_moves(&r, me)?
+    {
+        if let Some(t) = &ask.typed {
+            chosen = Some(t.clone());
+        } else {
+            let c = choosing::<G>(&om, id, &ask.picks);
+            match &c {
+                Choosing::Next {
+                    picked, options, ..
+                } => {
+                    for p in picked {
+                        links.insert(p.key.clone(), Link::Picked);
+                    }
+                    for (o, href) in options {
+                        links.insert(
+                            o.key.clone(),
+                            Link::To {
+                                href: href.clone(),
+                                label: o.label.clone(),
+                            },
+                        );
+                    }
+                }
+                Choosing::Chosen { notation, .. } => chosen = Some(notation.clone()),
+            }
+            steps = Some(c);
+        }
+    }
+    // A whole move: what `play --dry-run` says of it, and the position after.
+    let preview = chosen
+        .as_ref()
+        .map(|m| act::act_file_expecting(path, Do::Move(m.clone()), true, Some(total)));
+    let board = match (&preview, &view) {
+        (Some(Ok(out)), _) if out.preview_svg.is_some() => {
+            out.preview_svg.clone().unwrap_or_default()
+        }
+        (_, Some(v)) => G::render_svg_linked(v, &names, &links),
+        (_, None) => crate::app::inspect::waiting_picture(
+            &crate::app::inspect::picture_title(&r, &status, joined),
+            &status,
+        ),
+    };
+    let text_view = view.as_ref().map(|v| G::render_text(v, &names));
+    let cur = at.unwrap_or(total);
+    let game_href = format!("/game/{id}");
+    let step = |n: u64| {
+        if n >= total {
+            game_href.clone()
+        } else {
+            format!("/game/{id}?at={n}")
+        }
+    };
+    let mine_to_act = at.is_none() && seat.is_some() && to_act == seat;
+    let claim_due = at.is_none()
+        && !r.is_over()
+        && joined.is_some()
+        && to_act.is_some()
+        && to_act != joined
+        && crate::app::clock::clock_or_default(&r).0.is_some()
+        && crate::app::clock::check_claim_due(&r, &now()).is_ok();
+    let countersign =
+        at.is_none() && r.is_over() && joined.is_some_and(|se| !r.countersigned.contains(&se));
+    let form = |what: &'static str, label: &str, extra: Option<(&str, &str)>| {
+        html! {
+            form.inline method="post" action={ "/game/" (id) "/act" } {
+                input type="hidden" name="csrf" value=(s.csrf);
+                input type="hidden" name="entries" value=(total);
+                input type="hidden" name="what" value=(what);
+                @if let Some((k, v)) = extra { input type="hidden" name=(k) value=(v); }
+                button type="submit" { (label) }
+            }
+        }
+    };
+
+    let placeholder = r
+        .state
+        .as_ref()
+        .map(|st| G::notation(st).0)
+        .unwrap_or_default();
+    let body = html! {
+        h1 { (title) }
+        p.status id="status" data-entries=(total) {
+            @if let Some(n) = at {
+                "After entry " (n - 1) " of " (total - 1) " (history). "
+            }
+            (shown(&crate::app::status_text(&status).replace('\n', " ")))
+        }
+        @if let Some(Err(e)) = &preview {
+            div.notice.error role="alert" { pre { (shown(&e.to_string())) } }
+        }
+        @if let Some(Ok(out)) = &preview {
+            section.preview aria-labelledby="preview-h" {
+                h2 id="preview-h" { "Your move: " code { (shown(chosen.as_deref().unwrap_or(""))) } }
+                pre { (shown(&account_of(out))) }
+                p { "Nothing is written until you confirm." }
+                (form("play", "Confirm the move", chosen.as_deref().map(|m| ("move", m))))
+                " "
+                a href=(game_href) { "Choose again" }
+            }
+        }
+        @if let Some(c) = &ask.confirm {
+            (confirm_section(s, path, id, total, c))
+        }
+        div.board { (svg(&board)) }
+        @if let Some(Choosing::Next { picked, options, lost }) = &steps {
+            section.choose aria-labelledby="choose-h" {
+                h2 id="choose-h" { "Your move" }
+                @if *lost { p.error role="alert" { "That choice is not open in this position; choose again." } }
+                @if !picked.is_empty() {
+                    p { "Chosen: " @for (i, p) in picked.iter().enumerate() { @if i > 0 { " › " } strong { (shown(&p.label)) } } " — " a href=(game_href) { "start again" } }
+                }
+                p { (if picked.is_empty() { "Choose:" } else { "Then:" }) }
+                ul.choices {
+                    @for (o, href) in options { li { a.choice href=(href) { (shown(&o.label)) } } }
+                }
+                form method="get" action=(game_href) {
+                    label for="typed" { "Or type a move" } " "
+                    input id="typed" name="move" size="16" placeholder=(placeholder);
+                    " " button type="submit" { "Preview" }
+                }
+            }
+        }
+        @if at.is_none() {
+            section.actions aria-label="actions" {
+                @if mine_to_act {
+                    @match action {
+                        Action::Join => { (form("join", "Join the game", None)) }
+                        Action::Ready => { (form("ready", "Ready", None)) }
+                        Action::Reveal => { (form("reveal", "Reveal my tokens", None)) }
+                        _ => {}
+                    }
+                }
+                @if countersign { (form("countersign", "Countersign the result", None)) }
+                @if claim_due { " " (form("abandon", "Claim abandonment…", None)) }
+                @if joined.is_some() && !r.is_over() && r.state.is_some() { " " (form("resign", "Resign…", None)) }
+            }
+        }
+        nav.stepper aria-label="history" {
+            @if cur > 1 { a href=(step(1)) { "« First" } " " a rel="prev" href=(step(cur - 1)) { "‹ Back" } }
+            @else { span aria-disabled="true" { "« First ‹ Back" } }
+            " " span { "entry " (cur.saturating_sub(1)) " of " (total.saturating_sub(1)) } " "
+            @if cur < total { a rel="next" href=(step(cur + 1)) { "Forward ›" } " " a href=(game_href) { "Last »" } }
+            @else { span aria-disabled="true" { "Forward › Last »" } }
+        }
+        @if let Some(t) = &text_view {
+            details { summary { "The position in words" } pre { (shown(t)) } }
+        }
+        details.history open[at.is_some()] {
+            summary { "History (" (events.len()) " entries)" }
+            ol start="0" {
+                @for (i, e) in events.iter().enumerate() {
+                    li aria-current=[(i as u64 + 1 == cur).then_some("step")] { a href=(step(i as u64 + 1)) { (shown(&event_line(e))) } }
+                }
+            }
+        }
+    };
+    Ok((title, body, id.to_string()))
+}
+
+/// The question before resigning or claiming abandonment, after a dry run
+/// that says whether the command would be taken at all.
+fn confirm_section(s: &Server, path: &Path, id: &str, total: u64, what: &str) -> Markup {
+    let (todo, question) = match what {
+        "resign" => (
+            Do::Resign,
+            "Resign? The game ends with you placed last; this cannot be undone.",
+        ),
+        _ => (
+            Do::Abandon,
+            "Claim that the player the game waits for has stopped answering? If every other \
+             player claims it too, the game ends with them placed last; until then an entry \
+             from them answers the claim.",
+        ),
+    };
+    let dry = act::act_file_expecting(path, todo, true, Some(total));
+    html! {
+        section.confirm aria-labelledby="confirm-h" {
+            h2 id="confirm-h" { (question) }
+            @match &dry {
+                Ok(_) => {
+                    form.inline method="post" action={ "/game/" (id) "/act" } {
+                        input type="hidden" name="csrf" value=(s.csrf);
+                        input type="hidden" name="entries" value=(total);
+                        input type="hidden" name="what" value=(what);
+                        input type="hidden" name="confirm" value="yes";
+                        button type="submit" { "Yes, " (what) }
+                    }
+                    " " a href={ "/game/" (id) } { "No, back to the game" }
+                }
+                Err(e) => { p.error role="alert" { (shown(&e.to_string())) } p { a href={ "/game/" (id) } { "Back to the game" } } }
+            }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ActForm {
+    #[serde(default)]
+    csrf: String,
+    entries: u64,
+    what: String,
+    #[serde(default, rename = "move")]
+    notation: Option<String>,
+    #[serde(default)]
+    confirm: Option<String>,
+}
+
+/// Every change to a game: the call the matching command makes, under the
+/// log's lock, refused if the log no longer has the entries the page
+/// showed; then mail as `--mail` does, when mail is set up.
+pub async fn act(
+    State(s): State<Arc<Server>>,
+    UrlPath(id): UrlPath<String>,
+    Form(f): Form<ActForm>,
+) -> Response {
+    if let Some(r) = super::guard::csrf_refusal(&s, &f.csrf) {
+        return r;
+    }
+    let Some(path) = log_path(&s.home, &id) else {
+        return super::pages::not_found().await;
+    };
+    let page = format!("/game/{id}");
+    let confirmed = f.confirm.as_deref() == Some("yes");
+    let todo = match f.what.as_str() {
+        "play" => match f.notation.as_deref().map(str::trim) {
+            Some(m) if !m.is_empty() && m.len() <= 200 => Do::Move(m.to_string()),
+            _ => {
+                return back_with(
+                    &s,
+                    &page,
+                    Notice {
+                        ok: false,
+                        text: "The move is empty: choose one on the board.".into(),
+                    },
+                );
+            }
+        },
+        "join" => Do::Join(crate::cli::Notify::All.into()),
+        "ready" => Do::Ready,
+        "reveal" => Do::Reveal,
+        "countersign" => Do::Countersign,
+        "resign" if confirmed => Do::Resign,
+        "abandon" if confirmed => Do::Abandon,
+        "resign" | "abandon" => {
+            return axum::response::Redirect::to(&format!("{page}?confirm={}", f.what))
+                .into_response();
+        }
+        _ => {
+            return problem(StatusCode::BAD_REQUEST, "this server knows no such action");
+        }
+    };
+    let after = AfterArgs {
+        mail: s.mail_on(),
+        git_commit: false,
+    };
+    let expect = f.entries;
+    let done = blocking(move || {
+        crate::app::then(after, || {
+            act::act_file_expecting(&path, todo, false, Some(expect))
+        })
+    })
+    .await;
+    let notice = match done {
+        Ok(Ok(out)) => Notice {
+            ok: out.warning.is_none(),
+            text: account_of(&out),
+        },
+        Ok(Err(e)) => Notice {
+            ok: false,
+            text: e.to_string(),
+        },
+        Err(r) => return r,
+    };
+    back_with(&s, &page, notice)
+}

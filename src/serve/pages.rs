@@ -1,0 +1,378 @@
+//! The pages around the games: the frame every page shares, the list of
+//! games, the new-game form, sync, and the files of the interface itself.
+
+use std::sync::Arc;
+
+use axum::Form;
+use axum::extract::{Path as UrlPath, RawQuery, State};
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+use serde::Deserialize;
+
+use super::{Notice, Server};
+use crate::games::registry;
+
+const STYLE: &str = include_str!("assets/style.css");
+const SCRIPT: &str = include_str!("assets/app.js");
+const ICON: &str = include_str!("assets/icon.svg");
+
+/// Runs `work` (file and CPU work: logs, engines, mail) off the async
+/// threads; a panic in it becomes an error page, not a dead server.
+pub async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Response> {
+    tokio::task::spawn_blocking(work).await.map_err(|e| {
+        problem(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("the server failed while doing this ({e}); nothing more is known"),
+        )
+    })
+}
+
+/// A page that says what went wrong, in the frame.
+pub fn problem(status: StatusCode, text: &str) -> Response {
+    let body = html! {
+        h1 { "Something went wrong" }
+        p.error role="alert" { (shown(text)) }
+        p { a href="/" { "Back to your games" } }
+    };
+    (status, page_html("Problem", None, None, None, body)).into_response()
+}
+
+/// Text from a log, a mail or an error, safe to show: every control or
+/// bidirectional-override character written as a visible escape (maud
+/// escapes the HTML).
+pub fn shown(text: &str) -> String {
+    crate::text::terminal(text).into_owned()
+}
+
+/// The frame of every page: `live` is the address of its change events
+/// (the script reloads the page when they say the game changed).
+pub fn page_html(
+    title: &str,
+    s: Option<&Server>,
+    live: Option<String>,
+    notice: Option<&Notice>,
+    body: Markup,
+) -> Html<String> {
+    let m = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (shown(title)) " — starry" }
+                link rel="stylesheet" href="/assets/style.css";
+                link rel="icon" href="/assets/icon.svg" type="image/svg+xml";
+                script src="/assets/app.js" defer {}
+            }
+            body data-live=[live] {
+                header {
+                    nav aria-label="starry" {
+                        a href="/" { "Your games" }
+                        " "
+                        a href="/new" { "New game" }
+                        @if let Some(s) = s.filter(|s| s.sync_on()) {
+                            " "
+                            form.inline method="post" action="/sync" {
+                                input type="hidden" name="csrf" value=(s.csrf);
+                                button type="submit" { "Sync mail" }
+                            }
+                        }
+                    }
+                }
+                main {
+                    @if let Some(n) = notice {
+                        @if n.ok {
+                            div.notice role="status" { pre { (shown(&n.text)) } }
+                        } @else {
+                            div.notice.error role="alert" { pre { (shown(&n.text)) } }
+                        }
+                    }
+                    (body)
+                }
+            }
+        }
+    };
+    Html(m.into_string())
+}
+
+/// The notice a redirect points at (`?notice=N`).
+pub fn notice_of(s: &Server, query: Option<&str>) -> Option<Notice> {
+    form_urlencoded::parse(query.unwrap_or("").as_bytes())
+        .find(|(k, _)| k == "notice")
+        .and_then(|(_, v)| v.parse().ok())
+        .and_then(|n| s.take_notice(n))
+}
+
+/// After an action: back to `to`, with its result to show there.
+pub fn back_with(s: &Server, to: &str, notice: Notice) -> Response {
+    let n = s.notice(notice);
+    let sep = if to.contains('?') { '&' } else { '?' };
+    Redirect::to(&format!("{to}{sep}notice={n}")).into_response()
+}
+
+pub async fn home(State(s): State<Arc<Server>>, RawQuery(q): RawQuery) -> Response {
+    let notice = notice_of(&s, q.as_deref());
+    let home = s.home.clone();
+    let rows = match blocking(move || super::game::rows(&home)).await {
+        Ok(Ok(rows)) => rows,
+        Ok(Err(e)) => return problem(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Err(r) => return r,
+    };
+    let stamp = super::live::dir_stamp(&crate::app::games_dir(&s.home));
+    let body = html! {
+        h1 { "Your games" }
+        p.who { "You are " (shown(&s.identity.name)) " <" (shown(&s.identity.email)) ">." }
+        @if rows.is_empty() {
+            p { "No games yet. " a href="/new" { "Start one" } ", or take one you were invited to with "
+                code { "starry sync" } " or " code { "starry ingest" } "." }
+        } @else {
+            table.games {
+                thead { tr { th scope="col" { "Game" } th scope="col" { "Players" } th scope="col" { "Now" } th scope="col" { "Time left" } th scope="col" { "Last" } } }
+                tbody {
+                    @for r in &rows {
+                        tr.mine[r.row.your_turn] {
+                            td {
+                                @if let Some(id) = &r.row.game_id {
+                                    a href={ "/game/" (id) } { (r.row.game.as_deref().map(crate::app::history::title).unwrap_or_default()) " " (id.get(..8).unwrap_or("")) }
+                                } @else {
+                                    (shown(&r.row.file))
+                                }
+                            }
+                            td { (shown(&r.row.players.join(", "))) }
+                            td {
+                                @if let Some(p) = &r.row.problem {
+                                    span.error { (shown(p)) }
+                                } @else if r.row.over {
+                                    "Over" @if !r.row.winners.is_empty() { ": " (shown(&r.row.winners.join(" and "))) " won" }
+                                } @else if r.row.your_turn {
+                                    strong { "Your turn" } " (" (r.row.action.as_deref().unwrap_or("")) ")"
+                                } @else if let Some(who) = &r.row.to_act {
+                                    (shown(who)) " to " (r.row.action.as_deref().unwrap_or("act"))
+                                }
+                            }
+                            td { (r.row.time_left.as_deref().map(shown).unwrap_or_default()) }
+                            td { (r.last.as_deref().map(shown).unwrap_or_default()) }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    page_html(
+        "Your games",
+        Some(&s),
+        Some(format!("/events?since={stamp}")),
+        notice.as_ref(),
+        body,
+    )
+    .into_response()
+}
+
+pub async fn new_form(State(s): State<Arc<Server>>, RawQuery(q): RawQuery) -> Response {
+    let notice = notice_of(&s, q.as_deref());
+    let chosen = form_urlencoded::parse(q.as_deref().unwrap_or("").as_bytes())
+        .find(|(k, _)| k == "game")
+        .and_then(|(_, v)| registry::find(&v));
+    let me = format!("{} <{}>", s.identity.name, s.identity.email);
+    let body = html! {
+        h1 { "A new game" }
+        nav.games aria-label="which game" {
+            "Game: "
+            @for e in &registry::ALL {
+                @if chosen.is_some_and(|c| c.name == e.name) {
+                    strong aria-current="page" { (crate::app::history::title(e.name)) }
+                } @else {
+                    a href={ "/new?game=" (e.name) } { (crate::app::history::title(e.name)) }
+                }
+                " "
+            }
+        }
+        @if let Some(e) = chosen {
+            form method="post" action="/new" {
+                input type="hidden" name="csrf" value=(s.csrf);
+                input type="hidden" name="game" value=(e.name);
+                p {
+                    label for="players" { "Players, in turn order, one per line (" (e.seats.0) " to " (e.seats.1) "): you first, then "
+                        code { "Name <address>" } " or " code { "computer" } " / " code { "computer:1" } " to " code { "computer:3" } }
+                    br;
+                    textarea id="players" name="players" rows="5" cols="40" required { (me) "\n" "computer" }
+                }
+                p {
+                    label for="deadline" { "Time for each move (e.g. 7d, 36h, none)" }
+                    br;
+                    input id="deadline" name="deadline" value="14d";
+                }
+                @for (key, values, help) in (e.variants)() {
+                    p {
+                        label for={ "variant-" (key) } { (key) ": " (help) }
+                        br;
+                        select id={ "variant-" (key) } name={ "variant:" (key) } {
+                            @for v in &values { option value=(v) { (v) } }
+                        }
+                    }
+                }
+                @for (flag, label, example) in e.form_flags {
+                    p {
+                        label for={ "flag" (flag) } { (label) }
+                        br;
+                        input id={ "flag" (flag) } name={ "flag:" (flag) } placeholder=(example);
+                    }
+                }
+                p { button type="submit" { "Start the game" } }
+            }
+        } @else {
+            p { "Choose the game above." }
+        }
+    };
+    page_html("A new game", Some(&s), None, notice.as_ref(), body).into_response()
+}
+
+/// The new-game form, as it comes: the fields named `variant:KEY` and
+/// `flag:--FLAG` vary by game.
+pub async fn new_game(
+    State(s): State<Arc<Server>>,
+    Form(fields): Form<Vec<(String, String)>>,
+) -> Response {
+    let get = |name: &str| {
+        fields
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    if let Some(r) = super::guard::csrf_refusal(&s, get("csrf").unwrap_or("")) {
+        return r;
+    }
+    let Some(entry) = get("game").and_then(registry::find) else {
+        return back_with(
+            &s,
+            "/new",
+            Notice {
+                ok: false,
+                text: "Choose one of the games.".into(),
+            },
+        );
+    };
+    // The arguments `starry new` takes, each as `--flag=value` so that no
+    // value can pass for a flag; only flags the form offers.
+    let players: Vec<&str> = get("players")
+        .unwrap_or("")
+        .split(['\n', ','])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let mut args = vec![
+        "starry".to_string(),
+        "new".into(),
+        entry.name.into(),
+        format!("--players={}", players.join(",")),
+        format!("--deadline={}", get("deadline").unwrap_or("14d").trim()),
+    ];
+    if s.mail_on() {
+        args.push("--mail".into());
+    }
+    for (k, v) in &fields {
+        if let Some(key) = k.strip_prefix("variant:")
+            && (entry.variants)().iter().any(|(name, _, _)| *name == key)
+        {
+            args.push(format!("--variant={key}={}", v.trim()));
+        }
+        if let Some(flag) = k.strip_prefix("flag:")
+            && !v.trim().is_empty()
+            && entry.form_flags.iter().any(|(f, _, _)| *f == flag)
+        {
+            args.push(format!("{flag}={}", v.trim()));
+        }
+    }
+    let done = blocking(move || {
+        use clap::Parser;
+        let cli = crate::cli::Cli::try_parse_from(&args).map_err(|e| {
+            crate::error::Error::Usage(e.render().to_string().trim().replace("Usage:", "\nUsage:"))
+        })?;
+        crate::app::run(cli)
+    })
+    .await;
+    match done {
+        Ok(Ok(out)) => {
+            let id = out.json["status"]["game_id"].as_str().unwrap_or_default();
+            back_with(
+                &s,
+                &format!("/game/{id}"),
+                Notice {
+                    ok: out.warning.is_none(),
+                    text: super::game::account_of(&out),
+                },
+            )
+        }
+        Ok(Err(e)) => back_with(
+            &s,
+            &format!("/new?game={}", entry.name),
+            Notice {
+                ok: false,
+                text: e.to_string(),
+            },
+        ),
+        Err(r) => r,
+    }
+}
+
+#[derive(Deserialize)]
+pub struct CsrfOnly {
+    #[serde(default)]
+    csrf: String,
+}
+
+/// `starry sync` once: mail in, games forward (and the computer seats
+/// answer, as after any ingest).
+pub async fn sync(State(s): State<Arc<Server>>, Form(f): Form<CsrfOnly>) -> Response {
+    if let Some(r) = super::guard::csrf_refusal(&s, &f.csrf) {
+        return r;
+    }
+    let done =
+        blocking(|| crate::app::sync::run(&crate::app::sync::Source::Imap, false, false)).await;
+    let notice = match done {
+        Ok(Ok(out)) => Notice {
+            ok: out.code == 0,
+            text: out.text,
+        },
+        Ok(Err(e)) => Notice {
+            ok: false,
+            text: e.to_string(),
+        },
+        Err(r) => return r,
+    };
+    back_with(&s, "/", notice)
+}
+
+pub async fn asset(UrlPath(name): UrlPath<String>) -> Response {
+    let (body, kind) = match name.as_str() {
+        "style.css" => (STYLE, "text/css; charset=utf-8"),
+        "app.js" => (SCRIPT, "text/javascript; charset=utf-8"),
+        "icon.svg" => (ICON, "image/svg+xml"),
+        _ => return not_found().await,
+    };
+    ([(header::CONTENT_TYPE, kind)], body).into_response()
+}
+
+pub async fn favicon() -> Response {
+    ([(header::CONTENT_TYPE, "image/svg+xml")], ICON).into_response()
+}
+
+pub async fn not_found() -> Response {
+    let body = html! {
+        h1 { "No such page" }
+        p { a href="/" { "Your games" } }
+    };
+    (
+        StatusCode::NOT_FOUND,
+        page_html("No such page", None, None, None, body),
+    )
+        .into_response()
+}
+
+/// Inline SVG from the picture code, which escapes everything it writes.
+pub fn svg(markup: &str) -> PreEscaped<&str> {
+    PreEscaped(markup)
+}

@@ -1,0 +1,817 @@
+//! `starry serve` at the HTTP level, with the real binary: every page and
+//! action of each game, every refusal (no token, a wrong one, a foreign
+//! `Host`, another site's `Origin`, no CSRF token, an illegal move, a form
+//! for a position that has moved on), the CLI and the server writing one
+//! game at once, live events, escaping, secrets, and loopback only.
+
+use std::net::{IpAddr, TcpStream, UdpSocket};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::players::*;
+use crate::served::*;
+
+/// The three games, each against the computer: (game, players after
+/// the person, a move the engine refuses in the opening position).
+const GAMES: [(&str, &str, &str); 3] = [
+    ("starry-sky", "computer:1\ncomputer:1", "3 nowhere:1"),
+    ("starry-night", "computer:1", "A-A"),
+    ("star-map", "computer:1", "corner1 a1 r0"),
+];
+
+/// Starts a game through the new-game form; its id and log.
+fn new_game(
+    s: &Served,
+    p: &Player,
+    game: &str,
+    others: &str,
+    extra: &[(&str, &str)],
+) -> (String, PathBuf) {
+    let csrf = s.csrf();
+    let players = format!("{} <{}>\n{others}", p.name, p.email);
+    let mut fields = vec![
+        ("csrf", csrf.as_str()),
+        ("game", game),
+        ("players", players.as_str()),
+        ("deadline", "14d"),
+    ];
+    fields.extend_from_slice(extra);
+    let r = s.post("/new", &fields);
+    assert_eq!(r.status, 303, "{r:?}");
+    let id = r
+        .location()
+        .strip_prefix("/game/")
+        .and_then(|l| l.split('?').next())
+        .unwrap_or_else(|| panic!("not a game page: {}", r.location()))
+        .to_string();
+    assert_eq!(id.len(), 64, "{}", r.location());
+    let log = p.copy_of(&id);
+    assert!(log.exists());
+    (id, log)
+}
+
+fn moves(p: &Player, log: &Path) -> Value {
+    p.json(&["moves", log.to_str().unwrap(), "--json"])
+}
+
+/// The form fields that play `m` on the page's position.
+fn play(s: &Served, id: &str, entries: u64, m: &str) -> Reply {
+    let csrf = s.csrf();
+    let n = entries.to_string();
+    s.post(
+        &format!("/game/{id}/act"),
+        &[
+            ("csrf", &csrf),
+            ("entries", &n),
+            ("what", "play"),
+            ("move", m),
+        ],
+    )
+}
+
+fn act(s: &Served, id: &str, entries: u64, what: &str, confirm: bool) -> Reply {
+    let csrf = s.csrf();
+    let n = entries.to_string();
+    let mut f = vec![
+        ("csrf", csrf.as_str()),
+        ("entries", n.as_str()),
+        ("what", what),
+    ];
+    if confirm {
+        f.push(("confirm", "yes"));
+    }
+    s.post(&format!("/game/{id}/act"), &f)
+}
+
+/// Every page must be free of inline script and inline handlers (the
+/// policy forbids them; a page that used them would break).
+fn no_inline_script(page: &str) {
+    for (i, _) in page.match_indices("<script") {
+        let tag = &page[i..i + page[i..].find('>').unwrap()];
+        assert!(tag.contains(" src="), "inline script: {tag}");
+    }
+    let lower = page.to_lowercase();
+    for h in [
+        " onclick=",
+        " onload=",
+        " onerror=",
+        " onsubmit=",
+        "javascript:",
+    ] {
+        assert!(!lower.contains(h), "inline handler {h}");
+    }
+}
+
+#[test]
+fn refusals_without_the_token_from_a_foreign_host_or_site_or_without_csrf() {
+    let ps = Players::new(1);
+    let p = &ps.p[0];
+    let s = Served::start(p, &[]);
+    let host = ("Host", s.host());
+
+    // No token, a wrong token.
+    let r = s.send("GET", "/", std::slice::from_ref(&host), "");
+    assert_eq!(r.status, 403, "{r:?}");
+    assert!(r.body.contains("token"), "{}", r.body);
+    let r = s.send(
+        "GET",
+        &format!("/?token={}", "0".repeat(64)),
+        std::slice::from_ref(&host),
+        "",
+    );
+    assert_eq!(r.status, 403, "{r:?}");
+    assert!(r.header("set-cookie").is_none());
+    let r = s.send(
+        "GET",
+        "/",
+        &[
+            host.clone(),
+            ("Cookie", format!("starry_{}={}", s.port, "1".repeat(64))),
+        ],
+        "",
+    );
+    assert_eq!(r.status, 403, "{r:?}");
+
+    // The printed address: a cookie, and the token leaves the address.
+    let r = s.send(
+        "GET",
+        &format!("/?token={}", s.token),
+        std::slice::from_ref(&host),
+        "",
+    );
+    assert_eq!(r.status, 303, "{r:?}");
+    assert_eq!(r.location(), "/");
+    let c = r.header("set-cookie").unwrap();
+    for part in [&s.cookie()[..], "HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(c.contains(part), "{c}");
+    }
+    let csp = s
+        .get("/")
+        .header("content-security-policy")
+        .unwrap()
+        .to_string();
+    assert!(csp.starts_with("default-src 'self'"), "{csp}");
+    assert!(!csp.contains("unsafe"), "{csp}");
+    assert_eq!(s.get("/").header("x-frame-options"), Some("DENY"));
+
+    // The request log names requests, never the token.
+    let log = s.stderr();
+    assert!(log.contains("GET / 303"), "{log}");
+    assert!(!log.contains(&s.token), "the token is in the log: {log}");
+
+    // A foreign Host (DNS rebinding), even with the token or the cookie.
+    for h in [
+        "evil.example",
+        &format!("evil.example:{}", s.port),
+        "127.0.0.1:1",
+    ] {
+        let r = s.send(
+            "GET",
+            &format!("/?token={}", s.token),
+            &[("Host", h.to_string())],
+            "",
+        );
+        assert_eq!(r.status, 421, "{h}: {r:?}");
+        let r = s.send(
+            "GET",
+            "/",
+            &[("Host", h.to_string()), ("Cookie", s.cookie())],
+            "",
+        );
+        assert_eq!(r.status, 421, "{h}: {r:?}");
+    }
+    for h in [format!("localhost:{}", s.port), format!("[::1]:{}", s.port)] {
+        let r = s.send(
+            "GET",
+            "/",
+            &[("Host", h.clone()), ("Cookie", s.cookie())],
+            "",
+        );
+        assert_eq!(r.status, 200, "{h}: {r:?}");
+    }
+
+    // Changes: another site's Origin, none, no CSRF token, a wrong one.
+    let (id, log) = new_game(&s, p, "starry-night", "computer:1", &[]);
+    let before = std::fs::read(&log).unwrap();
+    let entries = entries_of(p, &log);
+    let m = moves(p, &log)["moves"][0]["move"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let csrf = s.csrf();
+    let n = entries.to_string();
+    let fields = form(&[
+        ("csrf", &csrf),
+        ("entries", &n),
+        ("what", "play"),
+        ("move", &m),
+    ]);
+    let path = format!("/game/{id}/act");
+    let base = vec![("Host", s.host()), ("Cookie", s.cookie())];
+    let with = |extra: &[(&'static str, String)]| {
+        let mut h = base.clone();
+        h.extend_from_slice(extra);
+        h
+    };
+    for (what, headers, body) in [
+        (
+            "another site",
+            with(&[("Origin", "http://evil.example".into())]),
+            fields.clone(),
+        ),
+        (
+            "a look-alike",
+            with(&[(
+                "Origin",
+                format!("http://127.0.0.1:{}.evil.example", s.port),
+            )]),
+            fields.clone(),
+        ),
+        ("no origin", with(&[]), fields.clone()),
+        (
+            "no cookie",
+            vec![("Host", s.host()), ("Origin", s.origin())],
+            fields.clone(),
+        ),
+        (
+            "no csrf",
+            with(&[("Origin", s.origin())]),
+            form(&[("entries", &n), ("what", "play"), ("move", &m)]),
+        ),
+        (
+            "wrong csrf",
+            with(&[("Origin", s.origin())]),
+            form(&[
+                ("csrf", &"f".repeat(64)),
+                ("entries", &n),
+                ("what", "play"),
+                ("move", &m),
+            ]),
+        ),
+    ] {
+        let r = s.send("POST", &path, &headers, &body);
+        assert_eq!(r.status, 403, "{what}: {r:?}");
+        assert_eq!(
+            std::fs::read(&log).unwrap(),
+            before,
+            "{what} wrote to the log"
+        );
+    }
+    // And the same form, from the page, is taken.
+    let r = s.send("POST", &path, &with(&[("Origin", s.origin())]), &fields);
+    assert_eq!(r.status, 303, "{r:?}");
+    assert!(entries_of(p, &log) > entries);
+}
+
+#[test]
+fn every_page_and_action_of_each_game() {
+    for (game, others, illegal) in GAMES {
+        let ps = Players::new(1);
+        let p = &ps.p[0];
+        let s = Served::start(p, &[]);
+
+        // The new-game form of each game, and its fields.
+        let form_page = s.page(&format!("/new?game={game}"));
+        no_inline_script(&form_page);
+        assert!(form_page.contains("name=\"players\""), "{game}");
+        let (id, log) = new_game(&s, p, game, others, &[]);
+
+        // Home lists it, with whose turn it is.
+        let home = s.page("/");
+        no_inline_script(&home);
+        assert!(home.contains(&format!("/game/{id}")), "{game}: {home}");
+        assert!(home.contains("Your turn"), "{game}: {home}");
+
+        // The game page: the board as `view` draws it, links on it.
+        let page = s.page(&format!("/game/{id}"));
+        no_inline_script(&page);
+        let view_svg = p.run(&["view", log.to_str().unwrap(), "--format", "svg"]);
+        assert_eq!(
+            board_svg(&page),
+            stdout(&view_svg).trim_end(),
+            "{game}: the board is not the view's"
+        );
+        assert!(
+            page.contains("class=\"choice\""),
+            "{game}: nothing to click"
+        );
+
+        // Click by click (the links of the page) to a whole move, then its
+        // preview: nothing written until it is confirmed.
+        let before = std::fs::read(&log).unwrap();
+        let mut at = page.clone();
+        let mut clicks = 0;
+        while !at.contains("Confirm the move") {
+            let next = attr_after(&at, "<a class=\"choice\" href=\"")
+                .unwrap_or_else(|| panic!("{game}: no choice on {at}"));
+            at = s.page(&next);
+            clicks += 1;
+            assert!(clicks <= 5, "{game}: a move takes more than 5 clicks");
+        }
+        assert_eq!(
+            std::fs::read(&log).unwrap(),
+            before,
+            "{game}: a preview wrote"
+        );
+        assert!(at.contains("Dry run, nothing written"), "{game}: {at}");
+        let chosen = attr_after(&at, "name=\"move\" value=\"").unwrap();
+        let legal: Vec<String> = moves(p, &log)["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["move"].as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            legal.contains(&chosen),
+            "{game}: {chosen} is not in {legal:?}"
+        );
+
+        // An illegal move: the rule's message, nothing written.
+        let entries = entries_of(p, &log);
+        let r = play(&s, &id, entries, illegal);
+        assert_eq!(r.status, 303);
+        let shown = s.page(r.location());
+        assert!(shown.contains("class=\"notice error\""), "{game}: {shown}");
+        assert!(
+            shown.contains("cannot write entry") || shown.contains("is not a move here"),
+            "{game}: {shown}"
+        );
+        assert_eq!(
+            std::fs::read(&log).unwrap(),
+            before,
+            "{game}: an illegal move wrote"
+        );
+        // Typed in, the preview says the same.
+        let typed = s.page(&format!(
+            "/game/{id}?move={}",
+            form(&[("m", illegal)]).trim_start_matches("m=")
+        ));
+        assert!(
+            typed.contains("cannot write entry") || typed.contains("is not a move here"),
+            "{game}: {typed}"
+        );
+
+        // A form for a position that has moved on.
+        let r = play(&s, &id, entries - 1, &chosen);
+        let shown = s.page(r.location());
+        assert!(shown.contains("the game has moved on"), "{game}: {shown}");
+        assert_eq!(
+            std::fs::read(&log).unwrap(),
+            before,
+            "{game}: a stale form wrote"
+        );
+
+        // The move, confirmed; the computer answers at once.
+        let r = play(&s, &id, entries, &chosen);
+        assert_eq!(r.status, 303);
+        let after = s.page(r.location());
+        assert!(after.contains("class=\"notice\""), "{game}: {after}");
+        assert!(
+            after.contains("Computer"),
+            "{game}: the computer did not answer: {after}"
+        );
+        let now = entries_of(p, &log);
+        assert!(now >= entries + 2, "{game}: {entries} -> {now}");
+        let audit = p.run(&["audit", log.to_str().unwrap()]);
+        assert!(audit.status.success(), "{game}: {}", stdout(&audit));
+
+        // The history stepper: each position is `view --at N`'s.
+        for n in [1, entries, now - 1] {
+            let page = s.page(&format!("/game/{id}?at={n}"));
+            let v = p.run(&[
+                "view",
+                log.to_str().unwrap(),
+                "--at",
+                &n.to_string(),
+                "--format",
+                "svg",
+            ]);
+            assert_eq!(board_svg(&page), stdout(&v).trim_end(), "{game}: --at {n}");
+            assert!(
+                !page.contains("class=\"choice\""),
+                "{game}: a past position offers moves"
+            );
+            if n > 1 {
+                assert!(
+                    page.contains(&format!("href=\"/game/{id}?at={}\"", n - 1)),
+                    "{game}: no Back"
+                );
+            }
+        }
+
+        // Resign: asked first, then done.
+        let r = act(&s, &id, now, "resign", false);
+        assert_eq!(r.status, 303);
+        assert!(r.location().ends_with("?confirm=resign"), "{r:?}");
+        let ask = s.page(r.location());
+        assert!(ask.contains("Resign?"), "{game}: {ask}");
+        assert_eq!(entries_of(p, &log), now, "{game}: asking wrote");
+        let r = act(&s, &id, now, "resign", true);
+        let done = s.page(r.location());
+        assert!(done.contains("resigned"), "{game}: {done}");
+        let status = p.json(&["status", log.to_str().unwrap(), "--json"]);
+        assert_eq!(status["over"], true, "{game}");
+
+        // The pages around: assets, an unknown game, an unknown page.
+        for a in [
+            "/assets/style.css",
+            "/assets/app.js",
+            "/assets/icon.svg",
+            "/favicon.ico",
+        ] {
+            assert_eq!(s.get(a).status, 200, "{a}");
+        }
+        assert_eq!(s.get(&format!("/game/{}", "0".repeat(64))).status, 404);
+        assert_eq!(s.get("/game/..%2F..%2Fidentity").status, 404);
+        assert_eq!(s.get("/no/such/page").status, 404);
+    }
+}
+
+/// A whole Starry Sky game against two computers, through the pages'
+/// forms alone: moves, the reveal, the countersignature; none of the
+/// player's secrets, nor a computer's, in any page.
+#[test]
+fn a_whole_starry_sky_game_with_reveal_and_countersign() {
+    let ps = Players::new(1);
+    let p = &ps.p[0];
+    let s = Served::start(p, &[]);
+    let (id, log) = new_game(&s, p, "starry-sky", "computer:1\ncomputer:1", &[]);
+    let mut pages = Vec::new();
+    for _ in 0..200 {
+        let status = p.json(&["status", log.to_str().unwrap(), "--json"]);
+        let entries = status["entries"].as_u64().unwrap();
+        let page = s.page(&format!("/game/{id}"));
+        let mine = status["to_act_seat"] == 0;
+        let r = match status["action"].as_str().unwrap() {
+            "move" if mine => {
+                let m = moves(p, &log)["moves"][0]["move"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+                play(&s, &id, entries, &m)
+            }
+            "reveal" if mine => {
+                assert!(page.contains("Reveal my tokens"), "{page}");
+                act(&s, &id, entries, "reveal", false)
+            }
+            "over" if page.contains("Countersign the result") => {
+                act(&s, &id, entries, "countersign", false)
+            }
+            "over" => break,
+            other => panic!(
+                "the game waits for {other} by seat {}",
+                status["to_act_seat"]
+            ),
+        };
+        assert_eq!(r.status, 303, "{r:?}");
+        let after = s.page(r.location());
+        assert!(!after.contains("class=\"notice error\""), "{after}");
+        pages.push(after);
+        pages.push(page);
+    }
+    let status = p.json(&["status", log.to_str().unwrap(), "--json"]);
+    assert_eq!(status["over"], true, "{status}");
+    let audit = p.run(&["audit", log.to_str().unwrap()]);
+    assert!(audit.status.success(), "{}", stdout(&audit));
+
+    let bytes = std::fs::read(&log).unwrap();
+    let mut secrets = secrets_in::<starry::games::starry_sky::StarrySky>(&p.home, &bytes, 0);
+    for c in std::fs::read_dir(p.home.join("computers")).unwrap() {
+        let home = c.unwrap().path();
+        let seat = (1..3)
+            .find(|&s| {
+                let id = starry::crypto::identity::Identity::load(&home).unwrap();
+                starry::log::Replay::<starry::games::starry_sky::StarrySky>::from_bytes(&bytes)
+                    .unwrap()
+                    .seat_of_key(&id.public_key())
+                    == Some(s)
+            })
+            .unwrap();
+        secrets.extend(secrets_in::<starry::games::starry_sky::StarrySky>(
+            &home, &bytes, seat,
+        ));
+    }
+    for page in &pages {
+        for secret in &secrets {
+            for e in encodings(secret) {
+                assert!(!page.contains(&e), "a secret in a page");
+            }
+        }
+    }
+}
+
+/// Join, ready and a claim of abandonment, in a game with a second person
+/// who plays with the CLI on the same file.
+#[test]
+fn join_ready_and_abandonment_after_the_deadline() {
+    let ps = Players::new(2);
+    let (anna, ben) = (&ps.p[0], &ps.p[1]);
+    let s = Served::start(anna, &[]);
+    // Ben invites Anna; his log is put where Anna's games are.
+    let out = ben.run(&[
+        "new",
+        "starry-night",
+        "--players",
+        &format!("Ben <{}>, Anna <{}>", ben.email, anna.email),
+        "--deadline",
+        "3s",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = j["status"]["game_id"].as_str().unwrap().to_string();
+    std::fs::create_dir_all(anna.home.join("games")).unwrap();
+    let log = anna.copy_of(&id);
+    std::fs::copy(j["file"].as_str().unwrap(), &log).unwrap();
+    let l = log.to_str().unwrap();
+
+    let page = s.page(&format!("/game/{id}"));
+    assert!(page.contains("Join the game"), "{page}");
+    let r = act(&s, &id, entries_of(anna, &log), "join", false);
+    assert!(!s.page(r.location()).contains("notice error"));
+    let page = s.page(&format!("/game/{id}"));
+    assert!(page.contains(">Ready<"), "{page}");
+    let r = act(&s, &id, entries_of(anna, &log), "ready", false);
+    assert!(!s.page(r.location()).contains("notice error"));
+    let out = ben.run(&["ready", l]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // Anna (seat 1) plays until the game waits for Ben.
+    loop {
+        let st = anna.json(&["status", l, "--json"]);
+        if st["to_act_seat"] == 1 {
+            let m = moves(anna, &log)["moves"][0]["move"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let r = play(&s, &id, st["entries"].as_u64().unwrap(), &m);
+            assert!(!s.page(r.location()).contains("notice error"));
+        } else {
+            break;
+        }
+    }
+    // Before the deadline no claim is offered, and one is refused.
+    let page = s.page(&format!("/game/{id}"));
+    assert!(!page.contains("Claim abandonment"), "{page}");
+    std::thread::sleep(Duration::from_secs(4));
+    let page = s.page(&format!("/game/{id}"));
+    assert!(page.contains("Claim abandonment"), "{page}");
+    let n = entries_of(anna, &log);
+    let r = act(&s, &id, n, "abandon", false);
+    let ask = s.page(r.location());
+    assert!(ask.contains("Yes, abandon"), "{ask}");
+    let r = act(&s, &id, n, "abandon", true);
+    assert!(!s.page(r.location()).contains("notice error"));
+    assert_eq!(entries_of(anna, &log), n + 1);
+    let last = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        last.lines().last().unwrap().contains("\"abandon\""),
+        "{last}"
+    );
+}
+
+/// The CLI and the browser at once on one game: the log's lock lets one
+/// write; the other is refused, and the log stays one valid history.
+#[test]
+fn the_cli_and_the_server_writing_one_game_at_once() {
+    let ps = Players::new(1);
+    let p = &ps.p[0];
+    let s = Served::start(p, &[]);
+    let (id, log) = new_game(&s, p, "starry-night", "computer:1", &[]);
+    for _ in 0..4 {
+        let entries = entries_of(p, &log);
+        let list = moves(p, &log);
+        let a = list["moves"][0]["move"].as_str().unwrap().to_string();
+        let b = list["moves"][1]["move"].as_str().unwrap().to_string();
+        let l = log.clone();
+        let cli = std::thread::scope(|sc| {
+            let h = sc.spawn(|| p.run(&["play", l.to_str().unwrap(), &a]));
+            let r = play(&s, &id, entries, &b);
+            let shown = s.page(r.location());
+            (h.join().unwrap(), shown)
+        });
+        let (out, shown) = cli;
+        let web_ok = !shown.contains("notice error");
+        let cli_ok = out.status.success();
+        let audit = p.run(&["audit", log.to_str().unwrap()]);
+        assert!(audit.status.success(), "{}", stdout(&audit));
+        // The CLI plays on whatever position it finds; the page's form only
+        // on the one it showed. So the CLI's move may follow the page's
+        // (both taken, the page's first), but the page's never follows the
+        // CLI's.
+        let now = entries_of(p, &log);
+        let history = p.json(&["history", log.to_str().unwrap(), "--json"]);
+        let said = |n: u64| {
+            history["events"][n as usize]["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        match (cli_ok, web_ok) {
+            (true, false) => {
+                assert!(shown.contains("the game has moved on"), "{shown}");
+                assert!(said(entries).contains(&a), "{}", said(entries));
+            }
+            (false, true) => {
+                assert!(said(entries).contains(&b), "{}", said(entries));
+            }
+            (true, true) => {
+                assert!(
+                    said(entries).contains(&b),
+                    "the page's move came second: {}",
+                    said(entries)
+                );
+                assert!(said(entries + 2).contains(&a), "{}", said(entries + 2));
+            }
+            (false, false) => panic!("neither wrote: {} / {shown}", stderr(&out)),
+        }
+        // The person's entry, the computer's answer (and the end, if it came).
+        assert!(now >= entries + 2, "{history:#}");
+        if p.json(&["status", log.to_str().unwrap(), "--json"])["over"] == true {
+            break;
+        }
+    }
+}
+
+#[test]
+fn live_events_say_when_the_log_changes() {
+    let ps = Players::new(1);
+    let p = &ps.p[0];
+    let s = Served::start(p, &[]);
+    let (id, log) = new_game(&s, p, "star-map", "computer:1", &[]);
+    let page = s.page(&format!("/game/{id}"));
+    let live = attr_after(&page, "data-live=\"").unwrap();
+    assert!(live.starts_with(&format!("/events/{id}?since=")), "{live}");
+    let mut conn = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    use std::io::{Read, Write};
+    write!(
+        conn,
+        "GET {live} HTTP/1.1\r\nHost: {}\r\nCookie: {}\r\n\r\n",
+        s.host(),
+        s.cookie()
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    let m = moves(p, &log)["moves"][0]["move"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let out = p.run(&["play", log.to_str().unwrap(), &m]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&got).contains("event: changed") {
+        let n = conn.read(&mut buf).expect("an event within 30 s");
+        assert!(n > 0, "the stream ended: {}", String::from_utf8_lossy(&got));
+        got.extend_from_slice(&buf[..n]);
+    }
+    let head = String::from_utf8_lossy(&got).to_string();
+    assert!(head.contains("text/event-stream"), "{head}");
+
+    // Ctrl-C stops it at once, even with a subscription open.
+    let live = attr_after(&s.page(&format!("/game/{id}")), "data-live=\"").unwrap();
+    let mut again = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    write!(
+        again,
+        "GET {live} HTTP/1.1\r\nHost: {}\r\nCookie: {}\r\n\r\n",
+        s.host(),
+        s.cookie()
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, took) = s.interrupt();
+    assert!(status.success(), "{status}");
+    assert!(took < Duration::from_secs(6), "{took:?}");
+}
+
+/// Names from a log are text on the page, never markup.
+#[test]
+fn hostile_names_are_escaped() {
+    let ps = Players::new(2);
+    let (anna, ben) = (&ps.p[0], &ps.p[1]);
+    let evil = "<img src=x onerror=alert(1)>";
+    let mallory = anna.elsewhere(ps.dir.path().join("mallory"));
+    std::fs::remove_file(mallory.home.join("identity.json")).unwrap();
+    let out = mallory.run(&[
+        "id",
+        "new",
+        "--name",
+        evil,
+        "--email",
+        "mallory@example.org",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = mallory.run(&[
+        "new",
+        "star-map",
+        "--players",
+        &format!("mallory@example.org, Anna <{}>", anna.email),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = j["status"]["game_id"].as_str().unwrap().to_string();
+    std::fs::create_dir_all(anna.home.join("games")).unwrap();
+    std::fs::copy(j["file"].as_str().unwrap(), anna.copy_of(&id)).unwrap();
+    let _ = ben;
+    let s = Served::start(anna, &[]);
+    for path in ["/".to_string(), format!("/game/{id}")] {
+        let page = s.page(&path);
+        assert!(!page.contains("<img"), "{path}: {page}");
+        assert!(
+            page.contains("&lt;img src=x onerror=alert(1)&gt;"),
+            "{path}: the name is not shown"
+        );
+    }
+}
+
+/// The first address of this machine that is not loopback, if any.
+fn outward_address() -> Option<IpAddr> {
+    let u = UdpSocket::bind("0.0.0.0:0").ok()?;
+    // No packet is sent: connecting a UDP socket only picks the route.
+    u.connect("192.0.2.1:9").ok()?;
+    let ip = u.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}
+
+#[test]
+fn loopback_only_unless_told() {
+    let ps = Players::new(1);
+    let p = &ps.p[0];
+    let s = Served::start(p, &[]);
+    assert!(s.url.starts_with("http://127.0.0.1:"), "{}", s.url);
+    // Another loopback address is another address: not bound.
+    assert!(TcpStream::connect(("127.0.0.2", s.port)).is_err());
+    if let Some(ip) = outward_address() {
+        assert!(
+            TcpStream::connect_timeout(&(ip, s.port).into(), Duration::from_secs(2)).is_err(),
+            "answers on {ip}"
+        );
+    } else {
+        eprintln!("no address but loopback on this machine: checked 127.0.0.2 only");
+    }
+    assert!(!s.stderr().contains("warning"), "{}", s.stderr());
+    drop(s);
+
+    // Told: it listens there, and warns when that is not loopback.
+    let s = Served::start(p, &["--listen", "127.0.0.2"]);
+    assert!(s.url.starts_with("http://127.0.0.2:"), "{}", s.url);
+    assert!(TcpStream::connect(("127.0.0.2", s.port)).is_ok());
+    drop(s);
+    let s = Served::start(p, &["--listen", "0.0.0.0"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        s.stderr().contains("warning: listening on 0.0.0.0"),
+        "{}",
+        s.stderr()
+    );
+}
+
+/// With mail set up, every entry made in the browser is mailed on as
+/// `--mail` mails it: the invitation of a new game, then the turn after
+/// each entry. Without an inbox, the sync button's action says what to
+/// set up.
+#[test]
+fn entries_are_mailed_as_with_mail_and_sync_says_what_is_missing() {
+    let mut ps = Players::new(2);
+    ps.set_env(&[("STARRY_MAIL_TRANSPORT", "outbox")]);
+    let (anna, ben) = (&ps.p[0], &ps.p[1]);
+    let s = Served::start(anna, &[]);
+    let (id, log) = new_game(
+        &s,
+        anna,
+        "starry-night",
+        &format!("Ben <{}>", ben.email),
+        &[],
+    );
+    let sent = anna.outbox();
+    assert_eq!(sent.len(), 1, "the invitation");
+    let (to, subject, _) = mail_headers(&std::fs::read(&sent[0]).unwrap());
+    assert_eq!(to, ben.email);
+    assert!(subject.contains(&id[..8]), "{subject}");
+
+    // Ben joins and is ready with the CLI on the same file; Anna is ready
+    // in the page.
+    for command in ["join", "ready"] {
+        let out = ben.run(&[command, log.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let r = act(&s, &id, entries_of(anna, &log), "ready", false);
+    let page = s.page(r.location());
+    assert!(page.contains("Mailed to 1 player"), "{page}");
+    let sent = anna.outbox();
+    assert_eq!(sent.len(), 2, "the turn mail after the entry");
+    assert_eq!(mail_headers(&std::fs::read(&sent[1]).unwrap()).0, ben.email);
+
+    // Sync without an inbox set up: no button, and the action says why.
+    assert!(!page.contains("Sync mail"));
+    let csrf = s.csrf();
+    let r = s.post("/sync", &[("csrf", &csrf)]);
+    let home = s.page(r.location());
+    assert!(home.contains("notice error"), "{home}");
+    assert!(home.contains("no IMAP server is set"), "{home}");
+}

@@ -1,0 +1,568 @@
+//! `starry serve` in a real headless Chromium, driven by clicks through
+//! the DevTools protocol (over its WebSocket): a whole Starry Night game
+//! and a whole Star Map game against the computer, a Starry Sky move with
+//! a face-down token, the history stepper (by click and by key); after
+//! each move the board shows the position `starry view` shows; no console
+//! message of any kind; screenshots that are not blank; a phone-sized
+//! screen without sideways scrolling; and a page of another site that
+//! cannot make a move.
+//!
+//! Needs Chromium, found as tests/browser.rs finds it. STARRY_SCREENSHOTS=DIR
+//! keeps the screenshots there (docs/pictures/serve-*.png come from it).
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tungstenite::stream::MaybeTlsStream;
+use tungstenite::{Message, WebSocket};
+
+use crate::players::*;
+use crate::served::*;
+
+/// A headless Chromium and one page in it.
+struct Browser {
+    child: Child,
+    ws: WebSocket<MaybeTlsStream<TcpStream>>,
+    session: String,
+    next: u64,
+    /// Page loads seen so far.
+    loads: usize,
+    /// Every console message, exception and browser log entry.
+    console: Vec<String>,
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    fn start(chromium: &Path) -> Browser {
+        let profile = tempfile::tempdir().unwrap();
+        use std::os::unix::process::CommandExt;
+        let mut child = Command::new(chromium)
+            // Its own process group: Chromium's renderers and helpers are
+            // its children, and all of them go when the test ends.
+            .process_group(0)
+            .args(crate::browser::CHROMIUM_FLAGS)
+            .args(["--remote-debugging-port=0", "--window-size=1280,1400"])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("chromium starts");
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        let mut url = None;
+        let mut seen = String::new();
+        for _ in 0..200 {
+            let mut line = String::new();
+            if err.read_line(&mut line).unwrap_or(0) == 0 {
+                break;
+            }
+            if let Some(i) = line.find("ws://") {
+                url = Some(line[i..].trim().to_string());
+                break;
+            }
+            seen.push_str(&line);
+        }
+        let url = url.unwrap_or_else(|| panic!("Chromium gave no DevTools address: {seen}"));
+        // Keep reading what it says, so that it never blocks on a full pipe.
+        std::thread::spawn(move || for _ in err.lines() {});
+        let (ws, _) = tungstenite::connect(url.as_str()).expect("DevTools connects");
+        if let MaybeTlsStream::Plain(s) = ws.get_ref() {
+            s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+        }
+        let mut b = Browser {
+            child,
+            ws,
+            session: String::new(),
+            next: 0,
+            loads: 0,
+            console: Vec::new(),
+            _profile: profile,
+        };
+        let target = b.send(None, "Target.createTarget", json!({ "url": "about:blank" }));
+        let attached = b.send(
+            None,
+            "Target.attachToTarget",
+            json!({ "targetId": target["targetId"], "flatten": true }),
+        );
+        b.session = attached["sessionId"].as_str().unwrap().to_string();
+        for domain in ["Page.enable", "Runtime.enable", "Log.enable"] {
+            b.call(domain, json!({}));
+        }
+        b
+    }
+
+    fn send(&mut self, session: Option<String>, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = self.next;
+        let mut msg = json!({ "id": id, "method": method, "params": params });
+        if let Some(s) = session {
+            msg["sessionId"] = s.into();
+        }
+        self.ws.send(Message::Text(msg.to_string().into())).unwrap();
+        loop {
+            let m = self.read();
+            if m["id"] == id {
+                assert!(m.get("error").is_none(), "{method}: {m}");
+                return m["result"].clone();
+            }
+        }
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        self.send(Some(self.session.clone()), method, params)
+    }
+
+    /// The next message, noting the events on the way.
+    fn read(&mut self) -> Value {
+        let m = match self.ws.read().expect("DevTools answers") {
+            Message::Text(t) => serde_json::from_str::<Value>(t.as_str()).unwrap(),
+            _ => return Value::Null,
+        };
+        let p = &m["params"];
+        match m["method"].as_str().unwrap_or("") {
+            "Page.loadEventFired" => self.loads += 1,
+            "Runtime.consoleAPICalled" => self
+                .console
+                .push(format!("console.{}: {}", p["type"], p["args"])),
+            "Runtime.exceptionThrown" => self
+                .console
+                .push(format!("exception: {}", p["exceptionDetails"])),
+            "Log.entryAdded" => self.console.push(format!(
+                "{}: {} {}",
+                p["entry"]["level"], p["entry"]["text"], p["entry"]["url"]
+            )),
+            _ => {}
+        }
+        m
+    }
+
+    fn wait_load(&mut self, before: usize) {
+        let start = Instant::now();
+        while self.loads <= before {
+            assert!(start.elapsed() < Duration::from_secs(120), "no page loaded");
+            self.read();
+        }
+        // The page's own script has run once `load` fired; a reload it
+        // began at once (live refresh) is waited for too.
+        while self.eval("document.readyState") != "complete" {
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "the page never settled"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn goto(&mut self, url: &str) {
+        let before = self.loads;
+        self.call("Page.navigate", json!({ "url": url }));
+        self.wait_load(before);
+    }
+
+    fn eval(&mut self, expr: &str) -> Value {
+        let r = self.call(
+            "Runtime.evaluate",
+            json!({ "expression": expr, "returnByValue": true, "awaitPromise": true }),
+        );
+        assert!(r.get("exceptionDetails").is_none(), "{expr}: {r}");
+        r["result"]["value"].clone()
+    }
+
+    fn exists(&mut self, selector: &str) -> bool {
+        self.eval(&format!(
+            "document.querySelector({}) !== null",
+            json!(selector)
+        )) == true
+    }
+
+    /// A real click (mouse down and up at the element's place on the
+    /// screen), then the page it leads to.
+    fn click(&mut self, selector: &str) {
+        let at = self.eval(&format!(
+            r#"(() => {{
+                const el = document.querySelector({sel});
+                if (!el) return null;
+                el.scrollIntoView({{ block: "center", inline: "center" }});
+                const link = el.closest("a") || el;
+                const parts = [el, ...el.querySelectorAll("circle, rect, path, polygon, text, line")];
+                for (const c of parts) {{
+                    const r = c.getBoundingClientRect();
+                    if (r.width === 0 && r.height === 0) continue;
+                    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+                    const hit = document.elementFromPoint(x, y);
+                    if (hit && (hit === el || el.contains(hit) || hit.closest("a") === link)) return [x, y];
+                }}
+                return null;
+            }})()"#,
+            sel = json!(selector)
+        ));
+        let (x, y) = (
+            at[0]
+                .as_f64()
+                .unwrap_or_else(|| panic!("nothing to click at {selector}")),
+            at[1].as_f64().unwrap(),
+        );
+        let before = self.loads;
+        for kind in ["mousePressed", "mouseReleased"] {
+            self.call(
+                "Input.dispatchMouseEvent",
+                json!({ "type": kind, "x": x, "y": y, "button": "left", "clickCount": 1 }),
+            );
+        }
+        self.wait_load(before);
+    }
+
+    fn key(&mut self, key: &str) {
+        let before = self.loads;
+        for kind in ["keyDown", "keyUp"] {
+            self.call(
+                "Input.dispatchKeyEvent",
+                json!({ "type": kind, "key": key, "code": key, "windowsVirtualKeyCode": if key == "ArrowRight" { 39 } else { 37 } }),
+            );
+        }
+        self.wait_load(before);
+    }
+
+    fn screenshot(&mut self) -> Vec<u8> {
+        use base64::Engine;
+        let r = self.call(
+            "Page.captureScreenshot",
+            json!({ "format": "png", "captureBeyondViewport": false }),
+        );
+        base64::engine::general_purpose::STANDARD
+            .decode(r["data"].as_str().unwrap())
+            .unwrap()
+    }
+
+    /// The titles of the board's elements: the position, as drawn.
+    fn board_titles(&mut self) -> Vec<String> {
+        self.eval("[...document.querySelectorAll('.board svg title')].map(t => t.textContent)")
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap().to_string())
+            .collect()
+    }
+
+    fn entries(&mut self) -> u64 {
+        self.eval("Number(document.getElementById('status').dataset.entries)")
+            .as_u64()
+            .unwrap()
+    }
+
+    fn quiet(&self, what: &str) {
+        assert!(
+            self.console.is_empty(),
+            "{what}: console messages: {:#?}",
+            self.console
+        );
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        // Asked to close, Chromium ends its renderers itself; whatever is
+        // left of its process group is then killed.
+        let close = json!({ "id": 0, "method": "Browser.close" });
+        let _ = self.ws.send(Message::Text(close.to_string().into()));
+        for _ in 0..50 {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The titles of an SVG's elements.
+fn titles(svg: &str) -> Vec<String> {
+    svg.match_indices("<title>")
+        .map(|(i, _)| {
+            let rest = &svg[i + 7..];
+            let t = &rest[..rest.find("</title>").unwrap()];
+            t.replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#39;", "'")
+                .replace("&amp;", "&")
+        })
+        .collect()
+}
+
+/// What `starry view` draws of the game now (or after `at` entries).
+fn view_titles(p: &Player, log: &Path, at: Option<u64>) -> Vec<String> {
+    let mut args = vec![
+        "view".to_string(),
+        log.display().to_string(),
+        "--format".into(),
+        "svg".into(),
+    ];
+    if let Some(n) = at {
+        args.extend(["--at".to_string(), n.to_string()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = p.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let svg = stdout(&out);
+    // The page's board is the first SVG; its titles start with the document's.
+    titles(&svg)
+}
+
+fn keep(shot: &[u8], name: &str) {
+    let (dark, colours) = crate::browser::ink(shot);
+    assert!(
+        dark > 2000 && colours > 8,
+        "{name}: a blank screenshot ({dark} dark pixels, {colours} colours)"
+    );
+    if let Some(dir) = std::env::var_os("STARRY_SCREENSHOTS") {
+        std::fs::write(PathBuf::from(dir).join(name), shot).unwrap();
+    }
+}
+
+/// Starts a game through the server's form; its id and log.
+fn new_game(s: &Served, p: &Player, game: &str, others: &str) -> (String, PathBuf) {
+    let csrf = s.csrf();
+    let players = format!("{} <{}>\n{others}", p.name, p.email);
+    let r = s.post(
+        "/new",
+        &[
+            ("csrf", &csrf),
+            ("game", game),
+            ("players", &players),
+            ("deadline", "14d"),
+        ],
+    );
+    assert_eq!(r.status, 303, "{r:?}");
+    let id = r.location()["/game/".len()..]
+        .split('?')
+        .next()
+        .unwrap()
+        .to_string();
+    let log = p.copy_of(&id);
+    (id, log)
+}
+
+/// Plays the whole game by clicks: the first place offered on the board
+/// (or, where a choice is not a place, the first offered beside it), then
+/// the preview's confirmation; after each move, the board is the view's.
+/// Keeps a screenshot after `shot_clicks` clicks of move `shot_at`.
+/// Returns the number of moves made.
+fn play_by_clicks(
+    b: &mut Browser,
+    p: &Player,
+    log: &Path,
+    game: &str,
+    (shot_at, shot_clicks): (usize, usize),
+) -> usize {
+    let mut moves = 0;
+    let mut clicks = 0;
+    for _ in 0..2000 {
+        if moves + 1 == shot_at && clicks == shot_clicks {
+            // Halfway through a move: what is picked, and where it may go.
+            let shot = b.screenshot();
+            keep(&shot, &format!("serve-{game}.png"));
+        }
+        if b.exists("section.preview button") {
+            b.click("section.preview button");
+            moves += 1;
+            clicks = 0;
+            b.quiet(game);
+            assert!(
+                !b.exists(".notice.error"),
+                "{game}: {}",
+                b.eval("document.querySelector('.notice.error').textContent")
+            );
+            let at = entries_of(p, log);
+            assert_eq!(b.entries(), at, "{game}: the page shows another position");
+            assert_eq!(
+                b.board_titles(),
+                view_titles(p, log, None),
+                "{game}: the board is not the view's"
+            );
+        } else if b.exists(".board a.choice") {
+            b.click(".board a.choice");
+            clicks += 1;
+        } else if b.exists("ul.choices a") {
+            b.click("ul.choices a");
+            clicks += 1;
+        } else if b.exists("form:has(input[value=\"countersign\"]) button") {
+            b.click("form:has(input[value=\"countersign\"]) button");
+        } else {
+            break;
+        }
+    }
+    let status = p.json(&["status", log.to_str().unwrap(), "--json"]);
+    if status["over"] != true {
+        let shown = b.eval("document.location.href + '\\n' + document.body.innerText");
+        panic!("{game}: nothing to click, and the game is not over: {status}\n{shown}");
+    }
+    let audit = p.run(&["audit", log.to_str().unwrap()]);
+    assert!(audit.status.success(), "{game}: {}", stdout(&audit));
+    moves
+}
+
+#[test]
+fn whole_games_by_clicks_the_history_stepper_and_a_face_down_token() {
+    let Some(chromium) = crate::browser::browser_or_skip() else {
+        return;
+    };
+    let ps = Players::new(1);
+    let p = &ps.p[0];
+    let s = Served::start(p, &[]);
+    let mut b = Browser::start(&chromium);
+    b.goto(&s.url);
+    assert!(
+        b.exists("h1"),
+        "the printed address did not let the browser in"
+    );
+    b.quiet("home");
+
+    // Starry Night, then Star Map, each to its end against the computer.
+    // The screenshot: halfway through a move, after its first click (a
+    // star) or its second (a disc and its rotation).
+    for (game, shot_at) in [("starry-night", (5, 1)), ("star-map", (6, 2))] {
+        let (id, log) = new_game(&s, p, game, "computer:1");
+        b.goto(&format!("http://{}/game/{id}", s.host()));
+        b.quiet(game);
+        let moves = play_by_clicks(&mut b, p, &log, game, shot_at);
+        assert!(moves >= 3, "{game}: {moves} moves");
+
+        // The history stepper: first, forward (click), forward (key), back.
+        b.click("nav.stepper a");
+        assert_eq!(
+            b.board_titles(),
+            view_titles(p, &log, Some(1)),
+            "{game}: first"
+        );
+        b.click("a[rel=next]");
+        assert_eq!(
+            b.board_titles(),
+            view_titles(p, &log, Some(2)),
+            "{game}: forward"
+        );
+        b.key("ArrowRight");
+        assert_eq!(
+            b.board_titles(),
+            view_titles(p, &log, Some(3)),
+            "{game}: key forward"
+        );
+        b.click("a[rel=prev]");
+        assert_eq!(
+            b.board_titles(),
+            view_titles(p, &log, Some(2)),
+            "{game}: back"
+        );
+        b.quiet(game);
+    }
+
+    // Starry Sky: a token of the hand, then a large star: face down.
+    let (id, log) = new_game(&s, p, "starry-sky", "computer:1\ncomputer:1");
+    b.goto(&format!("http://{}/game/{id}", s.host()));
+    b.click(".board a.choice");
+    assert!(
+        b.exists(".board a.choice[aria-label*=\"face down\"]"),
+        "no large star offered"
+    );
+    b.click(".board a.choice[aria-label*=\"face down\"]");
+    assert!(b.exists("section.preview"), "no preview");
+    b.click("section.preview button");
+    b.quiet("starry-sky");
+    let titles = b.board_titles();
+    assert!(
+        titles
+            .iter()
+            .any(|t| t.contains("face down (only you see it)")),
+        "the token is not face down: {titles:#?}"
+    );
+    assert_eq!(b.entries(), entries_of(p, &log));
+    assert_eq!(titles, view_titles(p, &log, None));
+    let shot = b.screenshot();
+    keep(&shot, "serve-starry-sky.png");
+
+    // A phone-sized screen: no sideways scrolling, the board scaled down.
+    b.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({ "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true }),
+    );
+    b.goto(&format!("http://{}/game/{id}", s.host()));
+    let wide = b.eval("document.documentElement.scrollWidth <= window.innerWidth");
+    assert_eq!(wide, true, "the page scrolls sideways on a phone");
+    let shot = b.screenshot();
+    keep(&shot, "serve-phone.png");
+    b.quiet("phone");
+}
+
+/// A page of another site, open in the same browser, tries to make a
+/// move: a form posted to the server, and a script's fetch. Neither
+/// writes anything.
+#[test]
+fn a_page_from_another_origin_cannot_make_a_move() {
+    let Some(chromium) = crate::browser::browser_or_skip() else {
+        return;
+    };
+    let ps = Players::new(1);
+    let p = &ps.p[0];
+    let s = Served::start(p, &[]);
+    let (id, log) = new_game(&s, p, "starry-night", "computer:1");
+    let m = {
+        let list = p.json(&["moves", log.to_str().unwrap(), "--json"]);
+        list["moves"][0]["move"].as_str().unwrap().to_string()
+    };
+    let before = std::fs::read(&log).unwrap();
+    let n = entries_of(p, &log);
+    let csrf = s.csrf();
+
+    let mut b = Browser::start(&chromium);
+    b.goto(&s.url); // logged in: the cookie is set in this browser
+    // The attacker's page, served from another origin (a file here; the
+    // same for any site), knows even the CSRF token.
+    let dir = tempfile::tempdir().unwrap();
+    let evil = dir.path().join("evil.html");
+    std::fs::write(
+        &evil,
+        format!(
+            r#"<!doctype html><html><body>
+<form id="f" method="post" action="http://{host}/game/{id}/act">
+<input name="csrf" value="{csrf}"><input name="entries" value="{n}">
+<input name="what" value="play"><input name="move" value="{m}">
+<button id="go">go</button></form>
+</body></html>"#,
+            host = s.host()
+        ),
+    )
+    .unwrap();
+    b.goto(&format!("file://{}", evil.display()));
+    b.click("#go");
+    let answer = b.eval("document.body.innerText");
+    // Refused: the cookie stays home (SameSite=Strict), and the origin is
+    // another's.
+    assert!(
+        answer.as_str().unwrap_or("").starts_with("starry serve: "),
+        "{answer}"
+    );
+    b.goto(&format!("file://{}", evil.display()));
+    let fetched = b.eval(&format!(
+        r#"fetch("http://{host}/game/{id}/act", {{ method: "POST", credentials: "include", mode: "no-cors",
+             headers: {{ "Content-Type": "application/x-www-form-urlencoded" }},
+             body: "csrf={csrf}&entries={n}&what=play&move={me}" }}).then(() => "sent", e => "refused: " + e)"#,
+        host = s.host(),
+        me = m.replace(' ', "+"),
+    ));
+    let _ = fetched;
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        std::fs::read(&log).unwrap(),
+        before,
+        "another origin made a move"
+    );
+}
