@@ -629,3 +629,159 @@ fn a_damaged_record_is_a_clear_error_and_anothers_does_not_count() {
     let _ = std::fs::remove_file(t.homes[next].join("written").join(&id));
     t.ok(next, &["play", t.log_str(), "--auto"]);
 }
+
+/// Sets `p`'s modification time `secs` seconds back.
+fn age(p: &Path, secs: u64) {
+    let f = std::fs::File::options().write(true).open(p).unwrap();
+    f.set_modified(std::time::SystemTime::now() - Duration::from_secs(secs))
+        .unwrap();
+}
+
+/// Two `play` commands at once, by one player in one home, on two copies
+/// of one game (two files): the stale-copy guard's check and the write are
+/// one step under the game's lock in that home, so exactly one of each
+/// pair writes its entry, and the other is refused as a stale copy (exit
+/// 2) and leaves its file byte for byte as it was. Without that lock both
+/// passed the check in about half of such pairs, and signed a fork.
+#[test]
+fn two_copies_played_at_once_write_one_entry_between_them() {
+    let t = Table::new(3);
+    let players = t.emails.join(",");
+    let mut game = 0;
+    let new_game = |game: &mut usize| -> (PathBuf, PathBuf) {
+        *game += 1;
+        let a = t.dir.path().join(format!("game{game}.jsonl"));
+        let b = t.dir.path().join(format!("copy{game}.jsonl"));
+        t.ok(
+            0,
+            &[
+                "new",
+                "starry-sky",
+                "--players",
+                &players,
+                "--out",
+                a.to_str().unwrap(),
+            ],
+        );
+        std::fs::copy(&a, &b).unwrap();
+        (a, b)
+    };
+    let (mut a, mut b) = new_game(&mut game);
+    let mut pairs = 0;
+    while pairs < 50 {
+        let s = t.json(None, &["status", a.to_str().unwrap(), "--json"]);
+        let (Some(to_act), false) = (s["to_act"].as_str(), s["action"] == "over") else {
+            (a, b) = new_game(&mut game);
+            continue;
+        };
+        let who = t.seat_of(to_act);
+        if s["action"] == "join" {
+            // A join finished from its join record is written again
+            // unchanged, which is no second signature (written.rs): not
+            // what this test is about.
+            t.ok(who, &["play", a.to_str().unwrap(), "--auto"]);
+            std::fs::copy(&a, &b).unwrap();
+            continue;
+        }
+        let before = std::fs::read(&a).unwrap();
+        assert_eq!(before, std::fs::read(&b).unwrap());
+        let spawn = |log: &Path| {
+            Command::new(assert_cmd::cargo::cargo_bin("starry"))
+                .env("STARRY_HOME", &t.homes[who])
+                .args(["play", log.to_str().unwrap(), "--auto"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (pa, pb) = (spawn(&a), spawn(&b));
+        let outs = [pa.wait_with_output().unwrap(), pb.wait_with_output().unwrap()];
+        let wrote: Vec<usize> = (0..2).filter(|&i| outs[i].status.success()).collect();
+        assert_eq!(
+            wrote.len(),
+            1,
+            "pair {pairs}: exactly one of the two writes: {} / {}",
+            stderr(&outs[0]),
+            stderr(&outs[1])
+        );
+        let (won, lost) = if wrote[0] == 0 { (&a, &b) } else { (&b, &a) };
+        let refused = &outs[1 - wrote[0]];
+        let err = stderr(refused);
+        assert_eq!(refused.status.code(), Some(2), "pair {pairs}: {err}");
+        assert!(
+            err.contains("Nothing was changed") && err.contains("cannot write entry"),
+            "pair {pairs}: {err}"
+        );
+        assert_eq!(std::fs::read(lost).unwrap(), before, "pair {pairs}");
+        let after = std::fs::read(won).unwrap();
+        assert!(after.len() > before.len() && after.starts_with(&before));
+        // The two copies are one again for the next pair.
+        std::fs::write(lost, &after).unwrap();
+        pairs += 1;
+    }
+    let audit = t.json(None, &["audit", a.to_str().unwrap(), "--json"]);
+    assert_eq!(audit["valid"], true, "{audit}");
+}
+
+/// A process killed while writing leaves its temporary files behind: a
+/// log's or a record's `.starry-NAME.RANDOM.tmp`, the verified-prefix
+/// cache's `.record.RANDOM`. The next writing command removes them — those
+/// of the files it writes at once, under the lock every writer of them
+/// holds; any other once it is older than an hour — and never the
+/// temporary file of a live writer (a young one of a file it does not hold
+/// the lock of).
+#[test]
+fn temporaries_left_by_a_killed_process_go_with_the_next_command() {
+    let (t, who) = new_game();
+    let id = t.status()["game_id"].as_str().unwrap().to_string();
+    let home = &t.homes[who];
+    // The cache holds this game once a command has verified it.
+    t.ok(who, &["status", t.log_str()]);
+    let cache = home.join("cache").join("verified");
+    assert!(cache.join(format!("{id}.json")).exists());
+    let written = home.join("written");
+    std::fs::create_dir_all(&written).unwrap();
+    let half = &std::fs::read(&t.log).unwrap()[..50];
+    let killed = [
+        // Another log's, in the log's directory, long ago.
+        t.dir.path().join(".starry-other.jsonl.k1LLed0000.tmp"),
+        // The record of this game, whatever its age: its writer holds the
+        // game's lock.
+        written.join(format!(".starry-{id}.k1LLed0001.tmp")),
+        // Another game's record, long ago.
+        written.join(format!(".starry-{}.k1LLed0002.tmp", "ab".repeat(32))),
+        // The cache's, long ago.
+        cache.join(".record.k1LLed"),
+    ];
+    let live = [
+        // Young, of files this command holds no lock of: perhaps being
+        // written right now.
+        t.dir.path().join(".starry-other.jsonl.w0rking000.tmp"),
+        written.join(format!(".starry-{}.w0rking001.tmp", "ab".repeat(32))),
+        cache.join(".record.w0rkin"),
+    ];
+    for p in killed.iter().chain(&live) {
+        std::fs::write(p, half).unwrap();
+    }
+    for p in [&killed[0], &killed[2], &killed[3]] {
+        age(p, 2 * 3600);
+    }
+    // Not starry's, however old: left alone.
+    let foreign = [
+        t.dir.path().join(".starry-notes.txt"),
+        cache.join(".record.tmp"),
+    ];
+    for p in &foreign {
+        std::fs::write(p, b"mine").unwrap();
+        age(p, 2 * 3600);
+    }
+    let n = entries(&t);
+    t.ok(who, &["play", t.log_str(), "--auto"]);
+    assert_eq!(entries(&t), n + 1);
+    for p in &killed {
+        assert!(!p.exists(), "{} is left", p.display());
+    }
+    for p in live.iter().chain(&foreign) {
+        assert!(p.exists(), "{} is gone", p.display());
+    }
+}

@@ -465,6 +465,8 @@ pub fn create_in<G: Game>(
             out.display()
         )));
     }
+    // Every writer of this game's records in this home holds its lock.
+    let _game_locked = super::written::lock(home, &replay.game_id)?;
     // The record of the join first: should the log not be written after
     // it, a later `new` simply makes another game.
     remember_join(home, &replay.game_id, &line)?;
@@ -742,7 +744,15 @@ pub fn act_with<G: Bot>(
     super::clock::refuse_ahead(&replay, path, &time)?;
     let entry = replay.len();
     // A copy behind another of this player's signs nothing (written.rs);
-    // only a join begun earlier may be written again, unchanged.
+    // only a join begun earlier may be written again, unchanged. The
+    // game's lock in this home is held from the check until the entry and
+    // its record are written: another copy's writer, holding only its own
+    // copy's lock, waits for it and then finds this entry in the record.
+    let _game_locked = if dry_run {
+        None
+    } else {
+        Some(super::written::lock(home, &replay.game_id)?)
+    };
     let again = unfinished_join(home, &replay);
     super::written::check::<G>(home, path, &replay, id, again)?;
     // Name the file and the entry being written in every refusal.

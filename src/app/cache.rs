@@ -307,13 +307,30 @@ fn read_bounded(path: &Path, limit: u64) -> Option<Vec<u8>> {
     (out.len() as u64 <= limit).then_some(out)
 }
 
+/// Prefix of the cache's temporary files, followed by
+/// [`TMP_RANDOM_CHARS`] letters and digits.
+const TMP_PREFIX: &str = ".record.";
+const TMP_RANDOM_CHARS: usize = 6;
+
+/// Whether `name` is one of the cache's temporary files.
+fn is_temporary(name: &std::ffi::OsStr) -> bool {
+    name.as_encoded_bytes()
+        .strip_prefix(TMP_PREFIX.as_bytes())
+        .is_some_and(|r| r.len() == TMP_RANDOM_CHARS && r.iter().all(u8::is_ascii_alphanumeric))
+}
+
 /// Replaces `file` atomically; not synced to disk, since a record lost in a
 /// crash only costs one full verification, and a damaged one is refused.
+/// The temporary files a killed process left in the cache go first once
+/// they are older than [`crate::log::file::STALE_AGE`]: no lock guards the
+/// cache, so only their age shows that no live process is writing them.
 fn write(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = file.parent().expect("records live in a directory");
     std::fs::create_dir_all(dir)?;
+    crate::log::file::remove_old(dir, is_temporary);
     let mut tmp = tempfile::Builder::new()
-        .prefix(".record.")
+        .prefix(TMP_PREFIX)
+        .rand_bytes(TMP_RANDOM_CHARS)
         .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.persist(file).map_err(|e| e.error)?;

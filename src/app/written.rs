@@ -40,6 +40,41 @@ use crate::text::inline;
 /// Largest record read: anything larger is not one of ours.
 const MAX_RECORD_BYTES: u64 = 4096;
 
+/// The lock of one game in one home, `HOME/written/GAME-ID.lock`: held from
+/// before [`check`] reads the record and the games directory's copy until
+/// the log is replaced and the record updated, so that two commands on two
+/// copies of one game — each holding only its own copy's lock — cannot
+/// both pass the check and both sign an entry at one position. Every
+/// writer of the record holds it too, which is what lets a writer remove
+/// the temporary files of the record that a killed process left.
+///
+/// Lock order: a log's lock, then this one, never the other way round. It
+/// is only ever taken while holding at most one log's lock, and its holder
+/// waits for no other lock (it reads the other copies without locking
+/// them; renames make such reads whole), so no two processes can wait for
+/// each other. The lock is released when the value is dropped, and by the
+/// system when the process dies, however it dies.
+#[must_use = "the game is locked only while this lives"]
+pub struct GameLock {
+    _file: fs::File,
+}
+
+/// Waits for and takes the lock of `game` in `home`.
+pub fn lock(home: &Path, game: &Hash) -> Result<GameLock> {
+    let d = dir(home);
+    fs::create_dir_all(&d).map_err(|e| Error::io("cannot create", &d, e))?;
+    let p = d.join(format!("{}.lock", hex::encode(game)));
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&p)
+        .map_err(|e| Error::io("cannot open the lock of this game", &p, e))?;
+    file.lock()
+        .map_err(|e| Error::io("cannot lock the lock of this game", &p, e))?;
+    Ok(GameLock { _file: file })
+}
+
 /// The last entry an identity wrote in a game.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
@@ -131,7 +166,7 @@ pub fn read(home: &Path, game: &Hash) -> Result<Option<Record>> {
 }
 
 /// Records, atomically, that `id` wrote entry `entry` (whose id is
-/// `entry_id`) of `game`.
+/// `entry_id`) of `game`. The caller holds the game's [`lock`].
 pub fn remember(
     home: &Path,
     game: &Hash,
@@ -175,7 +210,9 @@ pub fn remember_written(
 /// effort: a record left at the losing entry, one position lower, only
 /// checks less.
 pub fn remember_again(home: &Path, game: &Hash, entry: u64, line: &[u8]) {
-    if let Ok(id) = Identity::load(home) {
+    if let Ok(id) = Identity::load(home)
+        && let Ok(_locked) = lock(home, game)
+    {
         let _ = remember_written(home, game, entry, line, &id);
     }
 }
@@ -185,7 +222,10 @@ pub fn remember_again(home: &Path, game: &Hash, entry: u64, line: &[u8]) {
 /// or the record of the last entry `id` wrote. `again` is the id of an
 /// entry already signed that the command would write again unchanged (a
 /// join finished from its join record): a copy that holds that very entry
-/// at this position is not ahead.
+/// at this position is not ahead. A command that writes on the strength of
+/// this check holds the game's [`lock`] from before the check until its
+/// entry and record are written: a check alone proves nothing by the time
+/// of the write.
 pub fn check<G: Game>(
     home: &Path,
     path: &Path,

@@ -4,8 +4,12 @@
 //! full disk or a second starry process can never leave half a line behind.
 //!
 //! The temporary file of `DIR/NAME` is `DIR/.starry-NAME.RANDOM.tmp`. A
-//! process killed while writing leaves it behind; the next process to lock
-//! `NAME` removes it (nobody else can be writing it while the lock is held).
+//! process killed while writing leaves it behind. It is removed only when
+//! no live process can be writing it: by the next process to lock `NAME`
+//! (every writer of `NAME` holds that lock while its temporary file
+//! exists), or by any process writing in `DIR` once it is older than
+//! [`STALE_AGE`] (a write takes seconds; a writer stopped for longer
+//! than that, whose file went, fails with an error and changes nothing).
 //! Such a file is never taken for a log.
 //!
 //! A log the owner cannot write (no owner write bit) is never replaced:
@@ -29,6 +33,12 @@ const TMP_PREFIX: &str = ".starry-";
 const TMP_SUFFIX: &str = ".tmp";
 /// Length of the random part of a temporary file's name.
 const TMP_RANDOM_CHARS: usize = 10;
+
+/// Age after which a temporary file of starry's (not modified since) is
+/// taken for one a killed process left, by a process that does not hold
+/// the lock of the file it belongs to. Writing a whole 64 MiB log and
+/// syncing it takes seconds; an hour leaves room for the slowest disk.
+pub const STALE_AGE: std::time::Duration = std::time::Duration::from_secs(60 * 60);
 
 /// An exclusively locked log file and the bytes it held when locked.
 pub struct LockedLog {
@@ -364,8 +374,48 @@ fn remove_stale_temporaries(path: &Path) {
     }
 }
 
+/// Removes from `dir` the temporary files of starry's — of any file:
+/// `.starry-NAME.RANDOM.tmp` — that were last modified more than
+/// [`STALE_AGE`] ago, and returns how many. Best effort, like
+/// [`remove_stale_temporaries`]; a younger one may be a live writer's and
+/// is left.
+pub fn remove_old_temporaries(dir: &Path) -> usize {
+    remove_old(dir, |name| is_temporary_name(name))
+}
+
+/// Removes the regular files of `dir` whose names `ours` accepts and that
+/// were last modified more than [`STALE_AGE`] ago.
+pub fn remove_old(dir: &Path, ours: impl Fn(&OsStr) -> bool) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let now = std::time::SystemTime::now();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        if !ours(&entry.file_name()) {
+            continue;
+        }
+        // `DirEntry::metadata` does not follow a symlink: only a file of
+        // our own kind is removed, never what a link points to.
+        let old = entry.metadata().is_ok_and(|m| {
+            m.is_file()
+                && m.modified()
+                    .ok()
+                    .and_then(|t| now.duration_since(t).ok())
+                    .is_some_and(|age| age > STALE_AGE)
+        });
+        if old && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 fn write_atomic(path: &Path, bytes: &[u8], overwrite: bool) -> Result<()> {
     let dir = dir_of(path);
+    // Whatever killed processes left here long ago goes (those of `path`
+    // itself went already when the caller holds its lock).
+    remove_old_temporaries(&dir);
     let io = |what, e| Error::io(what, path, e);
     let name = path
         .file_name()
