@@ -695,7 +695,10 @@ fn two_copies_played_at_once_write_one_entry_between_them() {
                 .unwrap()
         };
         let (pa, pb) = (spawn(&a), spawn(&b));
-        let outs = [pa.wait_with_output().unwrap(), pb.wait_with_output().unwrap()];
+        let outs = [
+            pa.wait_with_output().unwrap(),
+            pb.wait_with_output().unwrap(),
+        ];
         let wrote: Vec<usize> = (0..2).filter(|&i| outs[i].status.success()).collect();
         assert_eq!(
             wrote.len(),

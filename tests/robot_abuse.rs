@@ -766,3 +766,89 @@ fn passing_failures_are_tried_again_later_then_given_up() {
     assert_eq!(outcomes(&report), [("played".into(), "".into())]);
     assert_eq!(w.sent(&[]).len(), 1);
 }
+
+#[test]
+fn a_forged_pass_under_the_servers_own_id_proves_nothing() {
+    // The robot's server keeps the Authentication-Results fields a sender
+    // writes (Postfix does by default). A stranger holding the log mails
+    // Ben's entry From Ben, with a forged `spf=pass` for Ben's address
+    // under the server's own id: below the server's Received line, or
+    // beside the server's own `spf=fail`. Neither proves Ben's address,
+    // and the robot writes nothing to him; the same mail as the server
+    // vouches for it does.
+    let Some(mut w) = World::new() else { return };
+    let anna = w.person("anna", "Anna", "anna@club.test");
+    let ben = w.person("ben", "Ben", "ben@club.test");
+    let players = format!("Anna <anna@club.test>,Robo <{ROBOT}>,Ben <ben@club.test>");
+    anna.json(&["new", "starry-sky", "--players", &players, "--json"]);
+    let game = walk(&anna.home.join("games"))[0].clone();
+    let id16 = game.file_stem().unwrap().to_str().unwrap()[..16].to_string();
+    let log = std::fs::read(&game).unwrap();
+    w.deliver(&vouched("club.test"), "Anna <anna@club.test>", "hi", &log);
+    let (report, code) = w.robot(&["--authserv-id", AUTHSERV]);
+    assert_eq!(code, 0, "{report}");
+    let sent = w.sent(&[]);
+    assert_eq!(sent.len(), 1);
+    let relay = w.path("relay.eml");
+    std::fs::write(&relay, &sent[0]).unwrap();
+    anna.json(&["ingest", relay.to_str().unwrap(), "--json"]);
+    anna.json(&["mail", &id16, "--json"]);
+    let turn = w.path("turn.eml");
+    std::fs::write(&turn, w.server.messages().pop().unwrap()).unwrap();
+    ben.json(&["ingest", turn.to_str().unwrap(), "--json"]);
+    ben.json(&["join", &id16, "--json"]);
+    ben.json(&["ready", &id16, "--mail", "--json"]);
+    let for_robot = w
+        .server
+        .messages()
+        .into_iter()
+        .find(|m| to_of(m) == vec![ROBOT.to_string()])
+        .expect("Ben's ready goes to the robot");
+    let fail = format!(
+        "Authentication-Results: {AUTHSERV}; spf=fail smtp.mailfrom=stranger@evil.test\r\n"
+    );
+    let forged = format!(
+        "Authentication-Results: {AUTHSERV};\r\n\tspf=pass smtp.mailfrom=ben@club.test\r\n"
+    );
+    let received = "Received: from evil.test (evil.test [192.0.2.9])\r\n\tby mx.robot.test \
+                    (Postfix) with ESMTP id 4Q; Fri, 27 Nov 2026 12:00:00 +0000\r\n";
+    let to_ben = |w: &World| {
+        w.sent(&[])
+            .iter()
+            .filter(|m| to_of(m).contains(&"ben@club.test".to_string()))
+            .count()
+    };
+    for head in [
+        // The server's own fail on top, its Received line, then the forgery.
+        format!("{fail}{received}{forged}"),
+        // Only the forgery, below the server's Received line.
+        format!("{received}{forged}"),
+        // Beside the server's own fail, above every Received line.
+        format!("{fail}{forged}{received}"),
+        format!("{forged}{fail}{received}"),
+    ] {
+        w.deliver_raw(&[head.as_bytes(), &for_robot].concat());
+        let (report, code) = w.robot(&["--authserv-id", AUTHSERV]);
+        assert_eq!(code, 0, "{report}");
+        assert_eq!(
+            outcomes(&report),
+            [("refused".into(), "unproven".into())],
+            "{head}"
+        );
+        assert_eq!(to_ben(&w), 0, "the robot mailed the victim: {head}");
+    }
+    // As the server delivers it when SPF passed for Ben: proven, played,
+    // and mailed to Ben.
+    w.deliver_raw(
+        &[
+            format!("{forged}{received}").as_bytes(),
+            b"Authentication-Results: mx.evil.test; spf=fail\r\n",
+            &for_robot,
+        ]
+        .concat(),
+    );
+    let (report, code) = w.robot(&["--authserv-id", AUTHSERV]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["mails"][0]["outcome"], "played", "{report}");
+    assert_eq!(to_ben(&w), 1);
+}

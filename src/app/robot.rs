@@ -13,7 +13,8 @@
 //! 1. It never writes first to an address that has not itself sent it an
 //!    entry signed by that seat's key, through a mail its own mail server
 //!    vouches for (`Authentication-Results` with the configured
-//!    authserv-id, [`crate::mail::auth_results`]), unless the address is
+//!    authserv-id, above the mail's first `Received` field: the server's
+//!    own, [`crate::mail::auth_results`]), unless the address is
 //!    allow-listed. When the turn passes to such an address, the log goes
 //!    back to the sender alone, asking them to pass it on. Every mail it
 //!    sends says `Auto-Submitted: auto-replied`; it answers no automatic
@@ -995,19 +996,17 @@ impl Robot {
     }
 
     /// The check of the robot's own mail server that vouches for the
-    /// mail's `From:` (one address, with a domain), if any.
+    /// mail's `From:` (one address, with a domain), if any: only the
+    /// `Authentication-Results` fields above the first `Received` field
+    /// are the server's own ([`crate::mail::auth_results::vouches_in`]).
     fn vouched(&self, facts: &Facts) -> Option<&'static str> {
         let id = self.settings.authserv_id.as_deref()?;
         if !facts.single_from {
             return None;
         }
         let (_, domain) = facts.from.as_deref()?.rsplit_once('@')?;
-        crate::mail::auth_results::vouches(
-            facts
-                .fields
-                .iter()
-                .filter(|(n, _)| n == "authentication-results")
-                .map(|(_, v)| v.as_str()),
+        crate::mail::auth_results::vouches_in(
+            facts.fields.iter().map(|(n, v)| (n.as_str(), v.as_str())),
             id,
             domain,
         )

@@ -224,8 +224,16 @@ pub enum Command {
                             Strangers cannot turn it against others (docs/bots.md, \"The robot\"):\n  \
                             - it writes first only to an address that has sent it an entry of its own \
                             seat in a mail its own mail server vouches for (an Authentication-Results \
-                            header with its authserv-id: DKIM, SPF or DMARC passing for the From \
-                            domain), or that is allow-listed; when the turn passes to anyone else, the \
+                            header with its authserv-id, above the mail's first Received line: DKIM, \
+                            SPF or DMARC passing for the From domain), or that is allow-listed. \
+                            Risk: anybody can write such a header with your server's id into the \
+                            mail they send, and Postfix, for one, keeps it by default. The robot \
+                            believes none below a Received line, but a mail that reaches it with no \
+                            Received line from your server (dropped into the maildir by a local \
+                            user, say) is believed whole: have your server remove incoming \
+                            Authentication-Results headers and write its own above every Received \
+                            line, or nothing is vouched for (docs/mail.md, \"The robot's trust in \
+                            Authentication-Results\"); when the turn passes to anyone else, the \
                             log goes back to the sender alone, to pass on. Without an authserv-id no \
                             From is ever vouched for, so it writes only to allow-listed addresses;\n  \
                             - it never answers a log that does not verify, a sender who is not a \

@@ -6,9 +6,21 @@
 //! vouches for it: a header with the authserv-id configured for the robot
 //! (`authserv_id` in `robot.toml`), saying that DKIM, SPF or DMARC passed
 //! for the From's domain. Headers with any other authserv-id are ignored:
-//! anybody can write one into the mail they send. (RFC 8601, section 5: the
-//! server must remove headers with its own id from what it receives, so
-//! that one left standing is its own.)
+//! anybody can write one into the mail they send.
+//!
+//! Nor is every header with the robot's authserv-id the server's own.
+//! RFC 8601 (section 5) asks the server to remove the ones with its id
+//! from what it receives, but servers do not by default (Postfix keeps
+//! them), so a stranger can write `spf=pass` under the server's id into
+//! the mail they send. Only the headers the server itself added count: a
+//! server prepends its `Authentication-Results` above every trace field it
+//! adds (section 4.1), and everything the sender wrote sits below the
+//! `Received` field of the host that took the mail from them. So only the
+//! headers above the first `Received` field count ([`vouches_in`]); one
+//! below it is never trusted, whatever its id. And when the server's own
+//! headers contradict each other for the From's domain — a `pass` and a
+//! `fail` of the same method — none of that method vouches: one check of
+//! one mail has one result, so one of them was not the server's.
 //!
 //! The parser is small on purpose and reads only what that needs:
 //!
@@ -76,12 +88,37 @@ pub fn parse(value: &str) -> Option<AuthResults> {
     })
 }
 
+/// Which check of the robot's own server vouches for a `From:` in
+/// `domain`, among a mail's header fields `fields` (names in any case,
+/// values unfolded, in the mail's order, topmost first): only the
+/// `Authentication-Results` fields above the first `Received` field count
+/// (the server's own, see the module's documentation), and of those only
+/// the ones whose authserv-id is `authserv_id`, as [`vouches`] reads them.
+pub fn vouches_in<'a>(
+    fields: impl IntoIterator<Item = (&'a str, &'a str)>,
+    authserv_id: &str,
+    domain: &str,
+) -> Option<&'static str> {
+    vouches(
+        fields
+            .into_iter()
+            .take_while(|(name, _)| !name.trim().eq_ignore_ascii_case("received"))
+            .filter(|(name, _)| name.trim().eq_ignore_ascii_case("authentication-results"))
+            .map(|(_, value)| value),
+        authserv_id,
+        domain,
+    )
+}
+
 /// Which check vouches for a `From:` in `domain`, among the header values
-/// `values` (every `Authentication-Results` of a mail): only headers whose
-/// authserv-id is `authserv_id` count (compared without regard to case),
-/// and in them `dkim=pass header.d=DOMAIN`, `spf=pass
-/// smtp.mailfrom=…@DOMAIN` (or a bare `DOMAIN`), or `dmarc=pass
-/// header.from=DOMAIN`. Returns the method's name, or `None`.
+/// `values` (the `Authentication-Results` fields the server itself added:
+/// [`vouches_in`] picks them from a mail): only headers whose authserv-id
+/// is `authserv_id` count (compared without regard to case), and in them
+/// `dkim=pass header.d=DOMAIN`, `spf=pass smtp.mailfrom=…@DOMAIN` (or a
+/// bare `DOMAIN`), or `dmarc=pass header.from=DOMAIN` — unless the same
+/// method has another result for the same domain in them too (a forged
+/// `pass` beside the server's own `fail`). Returns the method's name, or
+/// `None`.
 pub fn vouches<'a>(
     values: impl IntoIterator<Item = &'a str>,
     authserv_id: &str,
@@ -92,27 +129,41 @@ pub fn vouches<'a>(
         return None;
     }
     let same = |v: Option<&str>| v.is_some_and(|d| norm_domain(d) == want);
+    // Each method's results about this domain: (passed, something else).
+    let mut seen = [(false, false); 3];
+    const METHODS: [&str; 3] = ["dkim", "spf", "dmarc"];
     for ar in values.into_iter().filter_map(parse) {
         if !ar.authserv_id.eq_ignore_ascii_case(authserv_id.trim()) {
             continue;
         }
-        for r in ar.results.iter().filter(|r| r.result == "pass") {
-            match r.method.as_str() {
-                "dkim" if same(r.property("header.d")) => return Some("dkim"),
-                "spf"
-                    if same(
-                        r.property("smtp.mailfrom")
-                            .map(|m| m.rsplit_once('@').map_or(m, |(_, d)| d)),
-                    ) =>
-                {
-                    return Some("spf");
-                }
-                "dmarc" if same(r.property("header.from")) => return Some("dmarc"),
-                _ => {}
+        for r in &ar.results {
+            let about_domain = match r.method.as_str() {
+                "dkim" => same(r.property("header.d")),
+                "spf" => same(
+                    r.property("smtp.mailfrom")
+                        .map(|m| m.rsplit_once('@').map_or(m, |(_, d)| d)),
+                ),
+                "dmarc" => same(r.property("header.from")),
+                _ => false,
+            };
+            let Some(k) = METHODS.iter().position(|m| *m == r.method) else {
+                continue;
+            };
+            if r.result == "pass" && about_domain {
+                seen[k].0 = true;
+            } else if about_domain || r.method == "spf" {
+                // An SPF check is of the mail's one envelope sender: any
+                // other result of it, or a pass for another domain,
+                // contradicts a pass for this one.
+                seen[k].1 = true;
             }
         }
     }
-    None
+    METHODS
+        .iter()
+        .zip(seen)
+        .find(|(_, (passed, other))| *passed && !*other)
+        .map(|(m, _)| *m)
 }
 
 /// A domain for comparison: trimmed, lower case, without a final dot.
@@ -360,5 +411,82 @@ mod tests {
         // No authserv-id configured, or no domain: nothing is vouched for.
         assert_eq!(vouches([ours], "", "example.org"), None);
         assert_eq!(vouches([ours], "mx.robot.org", ""), None);
+    }
+
+    #[test]
+    fn only_the_servers_own_fields_above_the_first_received_count() {
+        let id = "mx.robot.org";
+        let received = (
+            "Received",
+            "from evil.example (evil.example [192.0.2.9]) by mx.robot.org (Postfix) with ESMTP",
+        );
+        let fail = (
+            "Authentication-Results",
+            "mx.robot.org; spf=fail smtp.mailfrom=victim@example.org",
+        );
+        let forged = (
+            "Authentication-Results",
+            "mx.robot.org; spf=pass smtp.mailfrom=victim@example.org",
+        );
+        let dkim = (
+            "Authentication-Results",
+            "mx.robot.org; dkim=pass header.d=example.org",
+        );
+        let top = [
+            ("Return-Path", "<victim@example.org>"),
+            ("Delivered-To", "robo@robot.org"),
+        ];
+        let on = |fields: &[(&'static str, &'static str)]| {
+            vouches_in(fields.iter().copied(), id, "example.org")
+        };
+        // The server's own, on top (above its Received, and above what the
+        // final delivery adds above that): counted.
+        assert_eq!(on(&[top[0], top[1], dkim, received]), Some("dkim"));
+        assert_eq!(on(&[forged, received]), Some("spf"));
+        // Below a Received line: never, whatever its id (the attack: a
+        // forged pass below the server's own fail).
+        assert_eq!(on(&[fail, received, forged]), None);
+        assert_eq!(on(&[received, forged]), None);
+        assert_eq!(on(&[received, dkim]), None);
+        assert_eq!(on(&[top[0], received, dkim, received]), None);
+        // A field name in any case is the same field.
+        assert_eq!(on(&[("RECEIVED", received.1), dkim]), None);
+        // Above it, a forged pass beside the server's own fail (a server
+        // that does not remove what it receives, with no Received line of
+        // its own): one check has one result, so neither counts.
+        assert_eq!(on(&[fail, forged]), None);
+        assert_eq!(on(&[forged, fail]), None);
+        // Nor a pass for the From's domain beside a pass for the mail's
+        // real envelope sender.
+        assert_eq!(
+            on(&[
+                forged,
+                (
+                    "Authentication-Results",
+                    "mx.robot.org; spf=pass smtp.mailfrom=stranger@evil.example"
+                )
+            ]),
+            None
+        );
+        // Another method's fail does not cancel a pass, nor does a DKIM
+        // result about another domain (a mail may carry several signatures).
+        assert_eq!(
+            on(&[(
+                "Authentication-Results",
+                "mx.robot.org; dkim=fail header.d=list.example; dkim=pass header.d=example.org; \
+                 spf=softfail smtp.mailfrom=x@list.example"
+            )]),
+            Some("dkim")
+        );
+        assert_eq!(
+            on(&[(
+                "Authentication-Results",
+                "mx.robot.org; dkim=fail header.d=example.org; dkim=pass header.d=example.org"
+            )]),
+            None
+        );
+        // No fields, or none of ours: nothing.
+        assert_eq!(on(&[]), None);
+        assert_eq!(on(&[received]), None);
     }
 }
