@@ -380,7 +380,7 @@ fn remove_stale_temporaries(path: &Path) {
 /// [`remove_stale_temporaries`]; a younger one may be a live writer's and
 /// is left.
 pub fn remove_old_temporaries(dir: &Path) -> usize {
-    remove_old(dir, |name| is_temporary_name(name))
+    remove_old(dir, is_temporary_name)
 }
 
 /// Removes the regular files of `dir` whose names `ours` accepts and that
@@ -533,6 +533,37 @@ mod tests {
             read(&mine.with_file_name(others[1])),
             Err(Error::Usage(_))
         ));
+    }
+
+    #[test]
+    fn only_old_temporaries_go_without_their_files_lock() {
+        let d = tempfile::tempdir().unwrap();
+        let old = d.path().join(".starry-a.jsonl.Zz09Zz09Zz.tmp");
+        let young = d.path().join(".starry-b.jsonl.Zz09Zz09Zz.tmp");
+        let not_ours = d.path().join(".starry-c.jsonl.tmp");
+        for p in [&old, &young, &not_ours] {
+            fs::write(p, b"half a li").unwrap();
+        }
+        let long_ago = std::time::SystemTime::now() - STALE_AGE - STALE_AGE;
+        for p in [&old, &not_ours] {
+            File::options()
+                .write(true)
+                .open(p)
+                .unwrap()
+                .set_modified(long_ago)
+                .unwrap();
+        }
+        // Writing another file in the directory sweeps it.
+        create(&d.path().join("new.jsonl"), b"x\n").unwrap();
+        assert!(!old.exists());
+        assert!(young.exists(), "perhaps a live writer's");
+        assert!(not_ours.exists());
+        // Young, it stays even when its file is written without its lock
+        // held (`create`); under its lock it goes.
+        fs::write(d.path().join("b.jsonl"), b"x\n").unwrap();
+        assert!(young.exists());
+        drop(LockedLog::open(&d.path().join("b.jsonl")).unwrap());
+        assert!(!young.exists());
     }
 
     #[cfg(unix)]
