@@ -324,9 +324,9 @@ fn a_computer_move_on_the_largest_boards_is_bounded() {
             position_of::<StarryNight>(&[("random-stars", stars), ("grid", grid)], 2, moves, 3);
         let what = format!("starry-night, {stars} stars on {grid} after {moves}");
         let spent = bounded_move::<StarryNight>(&world, seat, 1, &what);
-        // The bound is what stopped it: the search wanted more.
+        // At the start the bound is what stopped it: the search wanted more.
         assert!(
-            spent >= Level::new(1).unwrap().budget::<StarryNight>().work,
+            moves > 1 || spent >= Level::new(1).unwrap().budget::<StarryNight>().work,
             "{what}: {spent}"
         );
     }

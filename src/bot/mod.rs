@@ -115,7 +115,7 @@ impl Level {
 /// see [`Work`]). The caps are what bounds a move's time and memory on the
 /// largest boards (docs/bots.md, "Cost"); on ordinary boards the simulated
 /// games of [`Bot::BUDGET`] run out first.
-pub const WORK: [u64; 3] = [3_000_000, 6_000_000, 12_000_000];
+pub const WORK: [u64; 3] = [6_000_000, 16_000_000, 48_000_000];
 
 /// The work units of the greedy players' one-ply look (level 1's): on a
 /// large Starry Night sky even one ply looked at fully is quadratic in the
