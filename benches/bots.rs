@@ -3,6 +3,12 @@
 //! figures `starry arena` reports as "time/move" are over whole games; these
 //! are repeatable single positions). Strength is measured by `starry arena`
 //! (docs/performance.md, "Computer opponents").
+//!
+//! The `largest_*` benchmarks are a move on each game's largest board (most
+//! stars, most seats), where the work units of a level, not its simulated
+//! games, bound the move (docs/bots.md, "Cost"). The peak memory of such a
+//! move is measured on the binary (`/usr/bin/time -v starry play --bot 3`,
+//! docs/performance.md).
 
 use starry::bot::{self, Bot, BotRng, Level, Player, Sight, World};
 use starry::games::star_map::StarMap;
@@ -17,7 +23,16 @@ fn main() {
 /// A position `moves` entries into a random game of `G`, with the seat to
 /// move.
 fn position<G: Game>(seats: usize, moves: usize) -> (World<G>, usize) {
-    let options = G::options(&[], None).unwrap();
+    position_of::<G>(&[], seats, moves)
+}
+
+/// The same with the options `pairs`.
+fn position_of<G: Game>(pairs: &[(&str, &str)], seats: usize, moves: usize) -> (World<G>, usize) {
+    let pairs: Vec<(String, String)> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let options = G::options(&pairs, None).unwrap();
     let mut rng = BotRng::seeded(11);
     let state = G::setup(&options, seats, &mut rng.draw()).unwrap();
     let mut world = World::<G>::new(state, vec![Own::default(); seats], 1);
@@ -35,7 +50,10 @@ fn position<G: Game>(seats: usize, moves: usize) -> (World<G>, usize) {
 }
 
 fn choose<G: Bot>(b: divan::Bencher, seats: usize, moves: usize, player: Player) {
-    let (world, seat) = position::<G>(seats, moves);
+    choose_in::<G>(b, position::<G>(seats, moves), player);
+}
+
+fn choose_in<G: Bot>(b: divan::Bencher, (world, seat): (World<G>, usize), player: Player) {
     b.bench_local(|| {
         let sight = Sight::<G>::new(&world.state, seat, &world.owns[seat], world.at);
         bot::choose(player, &sight, &mut BotRng::seeded(1)).unwrap()
@@ -57,6 +75,34 @@ fn starry_night_12_stars(b: divan::Bencher, level: u8) {
 #[divan::bench(args = LEVELS, sample_count = 10, sample_size = 1)]
 fn star_map_2_players(b: divan::Bencher, level: u8) {
     choose::<StarMap>(b, 2, 10, Player::Search(Level::new(level).unwrap()));
+}
+
+#[divan::bench(args = LEVELS, sample_count = 5, sample_size = 1)]
+fn largest_starry_night_163_stars_100x100(b: divan::Bencher, level: u8) {
+    let p = position_of::<StarryNight>(&[("random-stars", "163"), ("grid", "100x100")], 2, 1);
+    choose_in::<StarryNight>(b, p, Player::Search(Level::new(level).unwrap()));
+}
+
+#[divan::bench(args = LEVELS, sample_count = 5, sample_size = 1)]
+fn largest_starry_night_160_stars_40x40(b: divan::Bencher, level: u8) {
+    let p = position_of::<StarryNight>(&[("random-stars", "160"), ("grid", "40x40")], 2, 1);
+    choose_in::<StarryNight>(b, p, Player::Search(Level::new(level).unwrap()));
+}
+
+#[divan::bench(args = LEVELS, sample_count = 5, sample_size = 1)]
+fn largest_starry_sky_5_players(b: divan::Bencher, level: u8) {
+    choose::<StarrySky>(b, 5, 10, Player::Search(Level::new(level).unwrap()));
+}
+
+#[divan::bench(args = LEVELS, sample_count = 5, sample_size = 1)]
+fn largest_star_map_4_players(b: divan::Bencher, level: u8) {
+    choose::<StarMap>(b, 4, 8, Player::Search(Level::new(level).unwrap()));
+}
+
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn largest_starry_night_greedy(b: divan::Bencher) {
+    let p = position_of::<StarryNight>(&[("random-stars", "163"), ("grid", "100x100")], 2, 1);
+    choose_in::<StarryNight>(b, p, Player::Greedy);
 }
 
 #[divan::bench]

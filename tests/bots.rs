@@ -7,7 +7,7 @@ use crate::common;
 
 use common::{Table, validator};
 use serde_json::Value;
-use starry::bot::{self, Bot, BotRng, Player, Sight, World};
+use starry::bot::{self, Bot, BotRng, Level, Player, Sight, Work, World};
 use starry::games::star_map::StarMap;
 use starry::games::starry_night::StarryNight;
 use starry::games::starry_sky::StarrySky;
@@ -55,7 +55,7 @@ fn a_bot_s_input_is_the_same_whatever_another_seat_hides() {
         let sight = Sight::<StarrySky>::new(&w.state, 1, &w.owns[1], w.at);
         (
             bot::choose(Player::Greedy, &sight, &mut BotRng::seeded(3)),
-            StarrySky::search(&sight, 300, &mut BotRng::seeded(3)),
+            StarrySky::search(&sight, 300, &Work::unlimited(), &mut BotRng::seeded(3)),
         )
     };
     assert_eq!(seen(&a), seen(&b));
@@ -87,8 +87,8 @@ fn same_seed_same_choice<G: Bot>(seats: usize) {
             assert_eq!(a, b, "{} {player}", G::NAME);
             assert!(a.is_some(), "{} {player} finds a move", G::NAME);
         }
-        let a = G::search(&sight, 24, &mut BotRng::seeded(seed)).unwrap();
-        let b = G::search(&sight, 24, &mut BotRng::seeded(seed)).unwrap();
+        let a = G::search(&sight, 24, &Work::unlimited(), &mut BotRng::seeded(seed)).unwrap();
+        let b = G::search(&sight, 24, &Work::unlimited(), &mut BotRng::seeded(seed)).unwrap();
         assert_eq!(a, b, "{}", G::NAME);
         assert!(!a.why.is_empty() && !a.why.contains('\n'), "{}", a.why);
     }
@@ -254,4 +254,183 @@ fn the_arena_refuses_unknown_players_and_wrong_seat_counts() {
         assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
+}
+
+/// A game of `G` with the options `pairs` and `seats` seats, played at
+/// random for `moves` entries, at a seat's move.
+fn position_of<G: Game>(
+    pairs: &[(&str, &str)],
+    seats: usize,
+    moves: usize,
+    seed: u64,
+) -> (World<G>, usize) {
+    let pairs: Vec<(String, String)> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let options = G::options(&pairs, None).unwrap();
+    let mut rng = BotRng::seeded(seed);
+    let state = G::setup(&options, seats, &mut rng.draw()).unwrap();
+    let mut world = World::<G>::new(state, vec![Own::default(); seats], 1);
+    world
+        .rollout(&mut rng, moves, &mut bot::random_move::<G>)
+        .unwrap();
+    loop {
+        if let Turn::Move(seat) = G::turn(&world.state) {
+            return (world, seat);
+        }
+        world
+            .rollout(&mut rng, 1, &mut bot::random_move::<G>)
+            .unwrap();
+    }
+}
+
+/// The search at `level` in the position: its choice is legal, and the work
+/// it did stays within the level's units (a tenth over at most: the step
+/// that finds them spent finishes). Returns the work done.
+fn bounded_move<G: Bot>(world: &World<G>, seat: usize, level: u8, what: &str) -> u64 {
+    let level = Level::new(level).unwrap();
+    let budget = level.budget::<G>();
+    let work = Work::new(budget.work);
+    let sight = Sight::<G>::new(&world.state, seat, &world.owns[seat], world.at);
+    let choice = G::search(&sight, budget.games, &work, &mut BotRng::seeded(7))
+        .unwrap_or_else(|| panic!("{what}: no move"));
+    G::seal(&world.state, seat, &choice.intent, &world.owns[seat])
+        .unwrap_or_else(|e| panic!("{what}: `{}` is refused: {e}", choice.intent));
+    assert!(
+        work.spent() <= budget.work + budget.work / 10,
+        "{what}, level {level}: {} units of {}",
+        work.spent(),
+        budget.work
+    );
+    work.spent()
+}
+
+#[test]
+fn a_computer_move_on_the_largest_boards_is_bounded() {
+    // Starry Night's largest sky: 163 stars on the largest grid, where
+    // nearly every pair of stars can be joined (13,000 legal edges), and the
+    // sky of the report (160 stars on 40×40), at the start and in the
+    // middle of a game. At level 1, one such move used to run for minutes
+    // and take gigabytes: the one-ply look drew every edge on a copy of the
+    // map (a copy per legal edge, each holding the list of legal edges) and
+    // looked at every reply to each.
+    for (stars, grid, moves) in [
+        ("163", "100x100", 1),
+        ("160", "40x40", 1),
+        ("163", "100x100", 120),
+    ] {
+        let (world, seat) =
+            position_of::<StarryNight>(&[("random-stars", stars), ("grid", grid)], 2, moves, 3);
+        let what = format!("starry-night, {stars} stars on {grid} after {moves}");
+        let spent = bounded_move::<StarryNight>(&world, seat, 1, &what);
+        // At the start the bound is what stopped it: the search wanted more.
+        assert!(
+            moves > 1 || spent >= Level::new(1).unwrap().budget::<StarryNight>().work,
+            "{what}: {spent}"
+        );
+    }
+    // Starry Sky's most seats, Star Map's most seats, a few moves in.
+    let (world, seat) = position_of::<StarrySky>(&[], 5, 10, 3);
+    bounded_move::<StarrySky>(&world, seat, 1, "starry-sky, 5 seats");
+    let (world, seat) = position_of::<StarMap>(&[], 4, 8, 3);
+    bounded_move::<StarMap>(&world, seat, 1, "star-map, 4 seats");
+}
+
+#[test]
+fn ctrl_c_during_a_think_stops_it_and_writes_nothing() {
+    // A level-3 think on the largest sky, interrupted once it is under way.
+    let (t, who) = table_at_a_move(
+        "starry-night",
+        2,
+        &["--random-stars", "163", "--grid", "100x100"],
+    );
+    // Every file but the caches of verified logs (written when a log is
+    // read, whatever is done with it next), with its bytes.
+    let files = |dir: &std::path::Path| -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        let mut all: Vec<_> = walk(dir)
+            .into_iter()
+            .filter(|p| !p.components().any(|c| c.as_os_str() == "cache"))
+            .map(|p| {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                (p, bytes)
+            })
+            .collect();
+        all.sort();
+        all
+    };
+    let before = files(t.dir.path());
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("starry"))
+        .env("STARRY_HOME", &t.homes[who])
+        .args(["play", t.log_str(), "--bot", "3"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // Under way: a third of a second of processor time (the think takes
+    // seconds; reading the log and the sky takes milliseconds). A loaded
+    // machine only makes the wait longer.
+    let started = std::time::Instant::now();
+    loop {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the think ended before it could be interrupted"
+        );
+        if cpu_ticks(pid) >= 33 {
+            break;
+        }
+        assert!(started.elapsed().as_secs() < 120, "the think never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: a signal to our own child, which has not been waited for.
+    assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGINT) }, 0);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("interrupted (Ctrl-C)"), "{err}");
+    assert!(err.contains("nothing was written"), "{err}");
+    let after = files(t.dir.path());
+    let names = |all: &[(std::path::PathBuf, Vec<u8>)]| -> Vec<std::path::PathBuf> {
+        all.iter().map(|(p, _)| p.clone()).collect()
+    };
+    assert_eq!(names(&after), names(&before), "the same files");
+    for ((path, now), (_, was)) in after.iter().zip(&before) {
+        assert!(now == was, "{} changed", path.display());
+    }
+    assert!(
+        before.iter().any(|(p, _)| p == &t.log),
+        "the log is compared"
+    );
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The processor time a process has used, in clock ticks (user and system,
+/// from /proc).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command's name, which ends with the last `)`.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 11 and 12 here.
+    let tick = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    tick(11) + tick(12)
 }

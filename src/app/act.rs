@@ -1160,14 +1160,15 @@ fn build_entry<G: Bot>(
                 // The entry number is mixed in, so that one seed given to a
                 // robot for a whole game does not repeat the same stream.
                 let stream = seed ^ r.len().wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                let choice =
+                // Ctrl-C stops the think, and nothing is written.
+                let choice = crate::app::think::interruptible(|| {
                     bot::choose(Player::Search(level), &sight, &mut BotRng::seeded(stream))
-                        .ok_or_else(|| {
-                            Error::Other(
-                                "there is no legal move (the engine should have skipped you)"
-                                    .into(),
-                            )
-                        })?;
+                })?
+                .ok_or_else(|| {
+                    Error::Other(
+                        "there is no legal move (the engine should have skipped you)".into(),
+                    )
+                })?;
                 *note = Some(BotReport {
                     level: level.get(),
                     seed,

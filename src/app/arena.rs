@@ -112,7 +112,9 @@ fn play_game<G: Bot>(
                 let e = entrant_at(seat);
                 let started = Instant::now();
                 let sight = Sight::<G>::new(&world.state, seat, &world.owns[seat], world.at);
-                let choice = bot::choose(players[e], &sight, &mut streams[seat]);
+                let choice = super::think::interruptible(|| {
+                    bot::choose(players[e], &sight, &mut streams[seat])
+                })?;
                 played.thinking[e] += started.elapsed();
                 played.moves[e] += 1;
                 let Some(choice) = choice else {

@@ -22,6 +22,7 @@ pub mod robot;
 pub mod rules;
 pub mod setup;
 pub mod sync;
+pub mod think;
 pub mod written;
 
 use std::path::{Path, PathBuf};

@@ -1657,6 +1657,10 @@ pub fn run(args: RobotArgs, json: bool) -> Result<Output> {
     }
     let (out, _) = pass(&robot, &source, None)?;
     drop(lock);
+    // Ctrl-C stopped a computer's think: that mail waits for the next run.
+    if crate::bot::interrupted() {
+        return Err(super::think::interrupted_error());
+    }
     Ok(out)
 }
 
@@ -1667,6 +1671,9 @@ fn watch_loop(robot: &Robot, source: &Source, json: bool) -> Result<Output> {
     let mut backoff = std::time::Duration::from_secs(1);
     loop {
         let (out, kept) = pass(robot, source, session.take())?;
+        if crate::bot::interrupted() {
+            return Err(super::think::interrupted_error());
+        }
         let handled = out.json["mails"].as_array().is_some_and(|m| !m.is_empty());
         let stopped = out.json["stopped"].is_string();
         if handled || stopped {
@@ -1729,6 +1736,9 @@ fn pass(robot: &Robot, source: &Source, session: Option<Imap>) -> Result<(Output
                 Taken::New(mail) => report.mails.push(mail),
                 Taken::Before => report.handled_before += 1,
                 Taken::Deferred => report.deferred += 1,
+            }
+            if crate::bot::interrupted() {
+                break;
             }
         }
     }
@@ -1837,6 +1847,9 @@ fn imap_mails(
             if !waiting {
                 mark.last_uid = uid;
                 let _ = mark.save(&bookmark);
+            }
+            if crate::bot::interrupted() {
+                break;
             }
         }
         Ok(())

@@ -19,8 +19,10 @@
 
 pub mod search;
 
+use std::cell::Cell;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
@@ -97,6 +99,93 @@ impl Level {
     pub fn pick<T: Copy>(self, table: [T; 3]) -> T {
         table[usize::from(self.0 - 1)]
     }
+
+    /// This level's budget in `G`: its simulated games and its work units.
+    pub fn budget<G: Bot>(self) -> Budget {
+        Budget {
+            games: self.pick(G::BUDGET),
+            work: self.pick(WORK),
+        }
+    }
+}
+
+/// Work units a move may cost at levels 1, 2 and 3, in every game and every
+/// size of board. A unit is one elementary step of a search: a legal move
+/// looked at, or a simulated entry played (each game says what it charges,
+/// see [`Work`]). The caps are what bounds a move's time and memory on the
+/// largest boards (docs/bots.md, "Cost"); on ordinary boards the simulated
+/// games of [`Bot::BUDGET`] run out first.
+pub const WORK: [u64; 3] = [6_000_000, 16_000_000, 48_000_000];
+
+/// The work units of the greedy players' one-ply look (level 1's): on a
+/// large Starry Night sky even one ply looked at fully is quadratic in the
+/// legal edges.
+pub const GREEDY_WORK: u64 = WORK[0];
+
+/// What a search may spend: simulated games, and work units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    pub games: u64,
+    pub work: u64,
+}
+
+/// Set by the program's Ctrl-C handler ([`interrupt`]): every search then
+/// stops at its next check, and its caller writes nothing.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Asks every search in this process to stop (async-signal-safe: one
+/// atomic store).
+pub fn interrupt() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// Whether the think was interrupted; a caller that sees this after a
+/// search must throw its choice away.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// A search's meter of work units: charged as the search works, it says
+/// when the budget's units are spent (or the think was interrupted). It
+/// counts steps, not time, so a seed gives the same move on any machine.
+#[derive(Debug)]
+pub struct Work {
+    spent: Cell<u64>,
+    cap: u64,
+}
+
+impl Work {
+    pub fn new(cap: u64) -> Work {
+        Work {
+            spent: Cell::new(0),
+            cap,
+        }
+    }
+
+    /// A meter that only an interrupt stops (for tests that set the
+    /// number of simulated games).
+    pub fn unlimited() -> Work {
+        Work::new(u64::MAX)
+    }
+
+    pub fn cap(&self) -> u64 {
+        self.cap
+    }
+
+    /// Records `units` of work done.
+    pub fn charge(&self, units: u64) {
+        self.spent.set(self.spent.get().saturating_add(units));
+    }
+
+    pub fn spent(&self) -> u64 {
+        self.spent.get()
+    }
+
+    /// Whether the search must stop: its units are spent, or the think was
+    /// interrupted.
+    pub fn done(&self) -> bool {
+        self.spent.get() >= self.cap || interrupted()
+    }
 }
 
 impl fmt::Display for Level {
@@ -163,17 +252,21 @@ pub struct Choice<I> {
 
 /// A game's computer opponents.
 pub trait Bot: Game {
-    /// Simulated games per move at levels 1, 2 and 3.
+    /// Simulated games per move at levels 1, 2 and 3 (each level's work
+    /// units are [`WORK`]).
     const BUDGET: [u64; 3];
 
     /// The one-ply bot: the best move by what it does at once.
     fn greedy(sight: &Sight<'_, Self>, rng: &mut BotRng) -> Option<Choice<Self::Intent>>;
 
-    /// The search bot with `budget` simulated games ([`Bot::BUDGET`] per
-    /// level; tests use small ones).
+    /// The search bot with `games` simulated games, charging its work to
+    /// `work` ([`Level::budget`] gives both; tests use small ones). It stops
+    /// early, with the best it has, when `work` is spent or the think is
+    /// [`interrupted`].
     fn search(
         sight: &Sight<'_, Self>,
-        budget: u64,
+        games: u64,
+        work: &Work,
         rng: &mut BotRng,
     ) -> Option<Choice<Self::Intent>>;
 }
@@ -198,7 +291,10 @@ pub fn choose<G: Bot>(
             })
         }
         Player::Greedy => G::greedy(sight, rng),
-        Player::Search(level) => G::search(sight, level.pick(G::BUDGET), rng),
+        Player::Search(level) => {
+            let budget = level.budget::<G>();
+            G::search(sight, budget.games, &Work::new(budget.work), rng)
+        }
     }
 }
 
@@ -421,13 +517,15 @@ pub fn pick_best<T>(
 /// is sampled from what the seat can see (`determinize`), the candidate is
 /// played in it, and the game is played on by `policy` for at most
 /// `horizon` entries; `value` scores the result for the seat (in `[0, 1]`
-/// for a win rate). [`search::halving`] spreads `budget` simulations over
-/// the candidates.
+/// for a win rate). [`search::halving`] spreads `games` simulations over
+/// the candidates until `work` is spent: each simulated entry costs a unit,
+/// and `determinize` and `policy` charge what their own work costs.
 #[allow(clippy::too_many_arguments)]
 pub fn rollouts<G: Game>(
     sight: &Sight<'_, G>,
     candidates: Vec<G::Intent>,
-    budget: u64,
+    games: u64,
+    work: &Work,
     horizon: usize,
     rng: &mut BotRng,
     determinize: &mut dyn FnMut(&mut BotRng) -> World<G>,
@@ -438,16 +536,20 @@ pub fn rollouts<G: Game>(
         return None;
     }
     let seat = sight.seat();
-    let found = search::halving(candidates.len(), budget, |i| {
+    let found = search::halving(candidates.len(), games, work, |i| {
         let mut w = determinize(rng);
+        work.charge(1);
         if w.play(seat, &candidates[i], rng).is_err() {
-            return f64::NEG_INFINITY;
+            return Some(f64::NEG_INFINITY);
         }
-        match w.rollout(rng, horizon, policy) {
-            Ok(_) => value(&w.state, seat),
+        Some(match w.rollout(rng, horizon, policy) {
+            Ok(n) => {
+                work.charge(n as u64);
+                value(&w.state, seat)
+            }
             // A simulated game the rules refuse is worth nothing to pick.
             Err(_) => f64::NEG_INFINITY,
-        }
+        })
     });
     Some((candidates[found.best.index].clone(), found))
 }

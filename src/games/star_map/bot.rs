@@ -16,7 +16,7 @@
 
 use super::map::{Map, Placement};
 use super::{Intent, StarMap, State};
-use crate::bot::{self, BotRng, Choice, Sight, World};
+use crate::bot::{self, BotRng, Choice, Sight, Work, World};
 use crate::games::{Game, Nothing, Own, Seat};
 
 /// Candidates kept for the simulations, after the static ranking.
@@ -48,14 +48,12 @@ fn points_of_intent(state: &State, i: &Intent) -> i64 {
     }
 }
 
-/// The most `seat` could score with one disc now.
-fn best_points(state: &State, seat: Seat) -> i64 {
-    state
-        .placements(seat)
-        .iter()
-        .map(|p| points_of(state, p))
-        .max()
-        .unwrap_or(0)
+/// The most `seat` could score with one disc now (a unit of `work` per
+/// placement looked at).
+fn best_points(state: &State, seat: Seat, work: &Work) -> i64 {
+    let all = state.placements(seat);
+    work.charge(all.len() as u64 + 1);
+    all.iter().map(|p| points_of(state, p)).max().unwrap_or(0)
 }
 
 /// `me`'s side's score less the best other side's (teams with four).
@@ -74,9 +72,17 @@ fn margin(state: &State, me: Seat) -> i64 {
     mine - best_other
 }
 
-/// The rollout policy: usually the placement scoring the most now.
-fn rollout_move(state: &State, seat: Seat, own: &Own<Nothing>, rng: &mut BotRng) -> Option<Intent> {
+/// The rollout policy: usually the placement scoring the most now (a unit
+/// of `work` per placement looked at).
+fn rollout_move(
+    state: &State,
+    seat: Seat,
+    own: &Own<Nothing>,
+    rng: &mut BotRng,
+    work: &Work,
+) -> Option<Intent> {
     let mut all = StarMap::intents(state, seat, own);
+    work.charge(all.len() as u64 + 1);
     if all.is_empty() {
         return None;
     }
@@ -90,7 +96,7 @@ fn rollout_move(state: &State, seat: Seat, own: &Own<Nothing>, rng: &mut BotRng)
 
 /// A placement's static worth: its points now less what the next player
 /// could then score at once.
-fn static_worth(sight: &Sight<'_, StarMap>, intent: &Intent, rng: &mut BotRng) -> i64 {
+fn static_worth(sight: &Sight<'_, StarMap>, intent: &Intent, rng: &mut BotRng, work: &Work) -> i64 {
     let now = points_of_intent(sight.state(), intent);
     let mut w = World::open(sight, sight.state().seats());
     if w.play(sight.seat(), intent, rng).is_err() {
@@ -101,7 +107,7 @@ fn static_worth(sight: &Sight<'_, StarMap>, intent: &Intent, rng: &mut BotRng) -
             if w.state.team_of(next).is_none()
                 || w.state.team_of(next) != w.state.team_of(sight.seat()) =>
         {
-            best_points(&w.state, next)
+            best_points(&w.state, next, work)
         }
         _ => 0,
     };
@@ -125,7 +131,12 @@ impl bot::Bot for StarMap {
         })
     }
 
-    fn search(sight: &Sight<'_, Self>, budget: u64, rng: &mut BotRng) -> Option<Choice<Intent>> {
+    fn search(
+        sight: &Sight<'_, Self>,
+        games: u64,
+        work: &Work,
+        rng: &mut BotRng,
+    ) -> Option<Choice<Intent>> {
         let all = sight.intents();
         let n = all.len();
         if n <= 1 {
@@ -134,10 +145,20 @@ impl bot::Bot for StarMap {
                 intent,
             });
         }
-        let mut ranked: Vec<(i64, Intent)> = all
-            .into_iter()
-            .map(|i| (static_worth(sight, &i, rng), i))
-            .collect();
+        // The ranking looks at every reply to every placement: it stops at
+        // half the work units, and placements not looked at by then rank
+        // by their points now alone, below every one looked at.
+        let looking = work.cap() / 2;
+        let mut ranked: Vec<((bool, i64), Intent)> = Vec::with_capacity(n);
+        for i in all {
+            let worth = if ranked.is_empty() || (work.spent() < looking && !bot::interrupted()) {
+                (true, static_worth(sight, &i, rng, work))
+            } else {
+                work.charge(1);
+                (false, points_of_intent(sight.state(), &i))
+            };
+            ranked.push((worth, i));
+        }
         // Stable: equal worths keep the engine's order, so a seed decides.
         ranked.sort_by_key(|r| std::cmp::Reverse(r.0));
         ranked.truncate(KEEP);
@@ -148,11 +169,12 @@ impl bot::Bot for StarMap {
         let (intent, found) = bot::rollouts(
             sight,
             candidates,
-            budget,
+            games,
+            work,
             HORIZON * seats / 2,
             rng,
             &mut |_| World::open(sight, seats),
-            &mut rollout_move,
+            &mut |state, seat, own, rng| rollout_move(state, seat, own, rng, work),
             &|s, me| (margin(s, me) - start) as f64,
         )?;
         Some(Choice {
@@ -216,7 +238,7 @@ mod tests {
                 StarMap::greedy(&sight, rng).unwrap(),
             ];
             if w.at % 10 == 0 {
-                picks.push(StarMap::search(&sight, 4, rng).unwrap());
+                picks.push(StarMap::search(&sight, 4, &Work::unlimited(), rng).unwrap());
                 searched += 1;
             }
             for c in picks {

@@ -36,7 +36,7 @@
 use super::geometry::{Point, angle_cmp, direction, twice_area, winding};
 use super::map::{FaceId, Map, OUTSIDE, Star};
 use super::{Intent, Score, StarryNight, State, Takeback};
-use crate::bot::{self, BotRng, Choice, Sight, World};
+use crate::bot::{self, BotRng, Choice, Sight, Work, World};
 use crate::games::Seat;
 
 /// The share of a simulated game's moves drawn at random, so that the
@@ -105,8 +105,10 @@ fn walk_after(map: &Map, a: Star, b: Star) -> Vec<(Point, Point)> {
 
 /// What drawing `a–b` would capture: 1 sea (or its area in half squares
 /// with `area`), or 0. The same decision as [`Map::add`] makes, without
-/// copying the map: one edge captures at most one sea.
-fn gain(map: &Map, (a, b): (Star, Star), area: bool) -> i64 {
+/// copying the map: one edge captures at most one sea. It charges `work` a
+/// unit, and a unit per step of the boundaries it walks.
+fn gain(map: &Map, (a, b): (Star, Star), area: bool, work: &Work) -> i64 {
+    work.charge(1);
     let face: FaceId = map.face_between(a, b);
     let islands = map.island_roots(face);
     let (ra, rb) = (map.component_of(a), map.component_of(b));
@@ -126,6 +128,7 @@ fn gain(map: &Map, (a, b): (Star, Star), area: bool) -> i64 {
     let stars = map.stars();
     let one = walk_after(map, a, b);
     let two = walk_after(map, b, a);
+    work.charge((one.len() + two.len()) as u64);
     let holds = |walk: &[(Point, Point)], r: Star| winding(walk.iter().copied(), stars[r]) != 0;
     let captured = if islands.contains(&ra) {
         // The star's component is an island (or lies in the sky around
@@ -202,8 +205,17 @@ impl Sim {
         self.scores[self.mover] + gain >= self.scores[1 - self.mover]
     }
 
-    /// Draws `e` for the mover; returns what it captured.
-    fn draw(&mut self, e: (Star, Star)) -> i64 {
+    /// A copy to play on, charged to `work` by its size (the map's list of
+    /// legal edges is most of it).
+    fn fork(&self, work: &Work) -> Sim {
+        work.charge(self.map.legal_edges().len() as u64 + 1);
+        self.clone()
+    }
+
+    /// Draws `e` for the mover; returns what it captured. The map checks
+    /// every legal edge against the new one: a unit each.
+    fn draw(&mut self, e: (Star, Star), work: &Work) -> i64 {
+        work.charge(self.map.legal_edges().len() as u64 + 1);
         let fresh = self.fresh(e);
         let added = self.map.add(e.0, e.1, self.mover);
         let gain: i64 = added
@@ -238,11 +250,11 @@ impl Sim {
 
     /// What the mover can do to the other player right now: the most it
     /// can capture, and whether it can end the game with a win.
-    fn threat(&self) -> (i64, bool) {
+    fn threat(&self, work: &Work) -> (i64, bool) {
         let mut most = 0;
         let mut wins = false;
         for &e in self.map.legal_edges() {
-            let g = gain(&self.map, e, self.area);
+            let g = gain(&self.map, e, self.area, work);
             most = most.max(g);
             wins |= self.ends(e) && self.ending_wins(g);
         }
@@ -251,16 +263,16 @@ impl Sim {
 
     /// Whether, after the mover draws `e`, the other player can capture or
     /// end the game with a win.
-    fn hands_over(&self, e: (Star, Star)) -> bool {
-        let mut after = self.clone();
-        after.draw(e);
+    fn hands_over(&self, e: (Star, Star), work: &Work) -> bool {
+        let mut after = self.fork(work);
+        after.draw(e, work);
         if after.over {
             return false;
         }
         // The cheap question first: can the opponent end it and win?
         if after.isolated <= 2 {
             for &f in after.map.legal_edges() {
-                if after.ends(f) && after.ending_wins(gain(&after.map, f, after.area)) {
+                if after.ends(f) && after.ending_wins(gain(&after.map, f, after.area, work)) {
                     return true;
                 }
             }
@@ -269,22 +281,27 @@ impl Sim {
             .map
             .legal_edges()
             .iter()
-            .any(|&f| gain(&after.map, f, after.area) > 0)
+            .any(|&f| gain(&after.map, f, after.area, work) > 0)
     }
 
-    /// Plays the game out with [`Sim::policy`].
-    fn play_out(&mut self, rng: &mut BotRng) {
+    /// Plays the game out with [`Sim::policy`]; false when `work` ran out
+    /// (or the think was interrupted) before the end.
+    fn play_out(&mut self, rng: &mut BotRng, work: &Work) -> bool {
         while !self.over {
-            let e = self.policy(rng);
-            self.draw(e);
+            if work.done() {
+                return false;
+            }
+            let e = self.policy(rng, work);
+            self.draw(e, work);
         }
+        true
     }
 
     /// The simulated games' policy: end the game if that wins; now and then
     /// a random edge; else capture the most; else an edge that hands
     /// nothing over if a few random tries find one; else any edge that does
     /// not end the game with a loss.
-    fn policy(&self, rng: &mut BotRng) -> (Star, Star) {
+    fn policy(&self, rng: &mut BotRng, work: &Work) -> (Star, Star) {
         let edges = self.map.legal_edges();
         let n = edges.len();
         let can_end = self.isolated <= 2;
@@ -293,7 +310,7 @@ impl Sim {
         let mut captures: Vec<usize> = Vec::new();
         let mut top = 0;
         for (i, &e) in edges.iter().enumerate() {
-            let g = gain(&self.map, e, self.area);
+            let g = gain(&self.map, e, self.area, work);
             if can_end && self.ends(e) {
                 if self.ending_wins(g) {
                     if g > end_gain {
@@ -334,7 +351,7 @@ impl Sim {
             if losing_end(e) {
                 continue;
             }
-            if !self.hands_over(e) {
+            if !self.hands_over(e, work) {
                 return e;
             }
             fallback.get_or_insert(e);
@@ -410,14 +427,20 @@ fn after_intent(
 // ---------------------------------------------------------------------------
 // The greedy player.
 
-/// The greedy choice among edges, and why.
-fn greedy_edge(sim: &Sim, rng: &mut BotRng) -> Option<(Intent, String)> {
+/// The greedy choice among edges, and why. What an edge concedes is
+/// looked at in a random order until `work` is spent, and the choice is
+/// among the edges looked at (on a large sky the one-ply look at every edge
+/// is quadratic in the legal edges).
+fn greedy_edge(sim: &Sim, rng: &mut BotRng, work: &Work) -> Option<(Intent, String)> {
     let edges = sim.map.legal_edges();
     if edges.is_empty() {
         return None;
     }
     let area = sim.area;
-    let gains: Vec<i64> = edges.iter().map(|&e| gain(&sim.map, e, area)).collect();
+    let gains: Vec<i64> = edges
+        .iter()
+        .map(|&e| gain(&sim.map, e, area, work))
+        .collect();
     let best = argmax(&gains);
     let top = gains[best[0]];
     if top > 0 {
@@ -428,23 +451,33 @@ fn greedy_edge(sim: &Sim, rng: &mut BotRng) -> Option<(Intent, String)> {
         ));
     }
     // What each edge concedes: the most the opponent can capture after it.
-    let conceded: Vec<i64> = edges
-        .iter()
-        .map(|&e| {
-            let mut after = sim.clone();
-            after.draw(e);
-            -after
-                .map
-                .legal_edges()
-                .iter()
-                .map(|&f| gain(&after.map, f, area))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let mut order: Vec<usize> = (0..edges.len()).collect();
+    rng.shuffle(&mut order);
+    let mut looked: Vec<usize> = Vec::new();
+    let mut conceded: Vec<i64> = Vec::new();
+    for i in order {
+        if !looked.is_empty() && work.done() {
+            break;
+        }
+        let mut after = sim.fork(work);
+        after.draw(edges[i], work);
+        let most = after
+            .map
+            .legal_edges()
+            .iter()
+            .map(|&f| gain(&after.map, f, area, work))
+            .max()
+            .unwrap_or(0);
+        looked.push(i);
+        conceded.push(-most);
+    }
+    // Ties are drawn in the edges' own order, as when every edge is looked at.
+    let mut by_edge: Vec<(usize, i64)> = looked.into_iter().zip(conceded).collect();
+    by_edge.sort_unstable();
+    let conceded: Vec<i64> = by_edge.iter().map(|&(_, c)| c).collect();
     let best = argmax(&conceded);
     let least = -conceded[best[0]];
-    let e = edges[pick(&best, rng)];
+    let e = edges[by_edge[pick(&best, rng)].0];
     let why = if least == 0 {
         format!(
             "nothing to capture; one of {} edges that hand nothing over",
@@ -491,21 +524,26 @@ fn greedy_other(sight: &Sight<'_, StarryNight>, rng: &mut BotRng) -> Option<Choi
 // ---------------------------------------------------------------------------
 // The search.
 
-/// One candidate edge at the root, looked at one ply deep.
-struct Look {
-    edge: (Star, Star),
-    gain: i64,
-    after: Sim,
-}
+/// Candidates at most that share the simulated games: on a large sky the
+/// edges that hand nothing over number in the thousands, more than the
+/// budget could compare.
+const POOL: usize = 64;
 
-/// Spreads `budget` simulated games over the positions `after` (one per
-/// candidate) and returns the index of the best, its win rate and the
-/// number of games played.
-fn compare(after: &[Sim], me: Seat, budget: u64, rng: &mut BotRng) -> (usize, f64, u64) {
-    let found = bot::search::halving(after.len(), budget, |i| {
-        let mut sim = after[i].clone();
-        sim.play_out(rng);
-        sim.worth(me)
+/// Spreads `games` simulated games over `k` candidates, whose positions
+/// `start(i)` makes (one at a time, so that memory holds one copy of the
+/// map, not one per candidate), until `work` is spent; returns the index of
+/// the best, its win rate and the number of games played.
+fn compare(
+    k: usize,
+    start: &dyn Fn(usize) -> Sim,
+    me: Seat,
+    games: u64,
+    work: &Work,
+    rng: &mut BotRng,
+) -> (usize, f64, u64) {
+    let found = bot::search::halving(k, games, work, |i| {
+        let mut sim = start(i);
+        sim.play_out(rng, work).then(|| sim.worth(me))
     });
     let won = found.best.mean().clamp(0.0, 1.0);
     (found.best.index, won, found.simulations)
@@ -520,85 +558,111 @@ fn simulated(won: f64, games: u64, compared: usize, what: &str) -> String {
 }
 
 /// The search's edge, and why.
-fn search_edge(sim: &Sim, budget: u64, rng: &mut BotRng) -> Option<(Intent, String)> {
+///
+/// What one ply decides is settled first: what each edge captures, and
+/// whether it ends the game (both without drawing it). What the opponent
+/// could do after an edge needs the edge drawn and every reply looked at:
+/// that look is made in a random order and stops when half of `work` is
+/// spent, so that a large sky (thousands of legal edges) costs a bounded
+/// amount, not the square of its edges.
+fn search_edge(sim: &Sim, games: u64, work: &Work, rng: &mut BotRng) -> Option<(Intent, String)> {
     let me = sim.mover;
-    let options: Vec<Look> = sim
-        .map
-        .legal_edges()
-        .iter()
-        .map(|&edge| {
-            let mut after = sim.clone();
-            let gain = after.draw(edge);
-            Look { edge, gain, after }
-        })
-        .collect();
-    if options.is_empty() {
+    let edges = sim.map.legal_edges();
+    if edges.is_empty() {
         return None;
     }
+    let gains: Vec<i64> = edges
+        .iter()
+        .map(|&e| gain(&sim.map, e, sim.area, work))
+        .collect();
+    let ends_winning = |i: usize| sim.ends(edges[i]) && sim.ending_wins(gains[i]);
+    let won_by = |i: usize| {
+        let (mine, theirs) = (sim.scores[me] + gains[i], sim.scores[1 - me]);
+        (
+            edge_intent(edges[i]),
+            format!("ends the game and wins, {mine} to {theirs}"),
+        )
+    };
     // An edge that ends the game with a win needs no simulation: take the
     // one that captures the most.
-    let wins: Vec<usize> = (0..options.len())
-        .filter(|&i| options[i].after.over && options[i].after.winner() == me)
-        .collect();
+    let wins: Vec<usize> = (0..edges.len()).filter(|&i| ends_winning(i)).collect();
     if !wins.is_empty() {
-        let gains: Vec<i64> = wins.iter().map(|&i| options[i].gain).collect();
-        let best: Vec<usize> = argmax(&gains).into_iter().map(|k| wins[k]).collect();
-        let o = &options[pick(&best, rng)];
-        let [mine, theirs] = [o.after.scores[me], o.after.scores[1 - me]];
-        return Some((
-            edge_intent(o.edge),
-            format!("ends the game and wins, {mine} to {theirs}"),
-        ));
+        let best: Vec<i64> = wins.iter().map(|&i| gains[i]).collect();
+        let best: Vec<usize> = argmax(&best).into_iter().map(|k| wins[k]).collect();
+        return Some(won_by(pick(&best, rng)));
     }
     // What the opponent could do after each edge. Edges that end the game
     // lose (the winning ones were taken above); edges that hand over a sea
     // or a winning end are kept only when nothing better exists.
+    let mut order: Vec<usize> = (0..edges.len()).filter(|&i| !sim.ends(edges[i])).collect();
+    rng.shuffle(&mut order);
+    let looking = work.cap() / 2;
     let mut safe = Vec::new();
     let mut captures = Vec::new();
     let mut going_on = Vec::new();
-    for (i, o) in options.iter().enumerate() {
-        if o.after.over {
+    for i in order {
+        if gains[i] > 0 {
+            captures.push(i);
+            going_on.push(i);
+            continue;
+        }
+        if !going_on.is_empty() && (work.spent() >= looking || bot::interrupted()) {
+            continue;
+        }
+        let mut after = sim.fork(work);
+        after.draw(edges[i], work);
+        if after.over {
+            // No edge is left to draw after it: the game ends.
+            if after.winner() == me {
+                return Some(won_by(i));
+            }
             continue;
         }
         going_on.push(i);
-        let (most, ends) = o.after.threat();
-        if o.gain > 0 {
-            captures.push(i);
-        } else if most == 0 && !ends {
+        let (most, ends) = after.threat(work);
+        if most == 0 && !ends {
             safe.push(i);
         }
     }
+    // Captures first, the largest first; then edges that hand nothing over.
+    captures.sort_by_key(|&i| (std::cmp::Reverse(gains[i]), i));
     let mut pool: Vec<usize> = captures.iter().chain(&safe).copied().collect();
+    pool.truncate(POOL);
     pool.sort_unstable();
     let pruned = if pool.is_empty() { going_on } else { pool };
-    let pool = if pruned.is_empty() {
-        (0..options.len()).collect()
+    let mut pool = if pruned.is_empty() {
+        (0..edges.len()).collect()
     } else {
         pruned
     };
+    pool.truncate(POOL);
     if pool.len() == 1 {
-        let o = &options[pool[0]];
-        let why = if o.gain > 0 {
+        let i = pool[0];
+        let why = if gains[i] > 0 {
             format!(
                 "captures {} {}, the only edge worth drawing",
-                o.gain,
-                unit(sim.area, o.gain)
+                gains[i],
+                unit(sim.area, gains[i])
             )
         } else if safe.len() == 1 {
             "the only edge that hands nothing over".to_string()
         } else {
             "the only edge left that does not lose at once".to_string()
         };
-        return Some((edge_intent(o.edge), why));
+        return Some((edge_intent(edges[i]), why));
     }
-    let after: Vec<Sim> = pool.iter().map(|&i| options[i].after.clone()).collect();
-    let (best, won, games) = compare(&after, me, budget, rng);
-    let o = &options[pool[best]];
+    let start = |k: usize| {
+        let mut after = sim.fork(work);
+        after.draw(edges[pool[k]], work);
+        after
+    };
+    let (best, won, games) = compare(pool.len(), &start, me, games, work, rng);
+    let i = pool[best];
     let mut why = simulated(won, games, pool.len(), "edges");
-    if o.gain > 0 {
-        why = format!("captures {} {}; {why}", o.gain, unit(sim.area, o.gain));
+    if gains[i] > 0 {
+        why = format!("captures {} {}; {why}", gains[i], unit(sim.area, gains[i]));
     }
-    Some((edge_intent(o.edge), why))
+    Some((edge_intent(edges[i]), why))
 }
 
 /// The search's choice of first player or takeback answer: each is played
@@ -606,7 +670,8 @@ fn search_edge(sim: &Sim, budget: u64, rng: &mut BotRng) -> Option<(Intent, Stri
 fn search_other(
     sight: &Sight<'_, StarryNight>,
     all: Vec<Intent>,
-    budget: u64,
+    games: u64,
+    work: &Work,
     rng: &mut BotRng,
 ) -> Option<Choice<Intent>> {
     let me = sight.seat();
@@ -621,7 +686,8 @@ fn search_other(
     if kept.is_empty() {
         return None;
     }
-    let (best, won, games) = compare(&after, me, budget, rng);
+    let start = |i: usize| after[i].fork(work);
+    let (best, won, games) = compare(kept.len(), &start, me, games, work, rng);
     Some(Choice {
         intent: kept[best].clone(),
         why: simulated(won, games, kept.len(), "answers"),
@@ -643,10 +709,16 @@ impl bot::Bot for StarryNight {
             return greedy_other(sight, rng);
         }
         let sim = Sim::of(state)?;
-        greedy_edge(&sim, rng).map(|(intent, why)| Choice { intent, why })
+        let work = Work::new(bot::GREEDY_WORK);
+        greedy_edge(&sim, rng, &work).map(|(intent, why)| Choice { intent, why })
     }
 
-    fn search(sight: &Sight<'_, Self>, budget: u64, rng: &mut BotRng) -> Option<Choice<Intent>> {
+    fn search(
+        sight: &Sight<'_, Self>,
+        games: u64,
+        work: &Work,
+        rng: &mut BotRng,
+    ) -> Option<Choice<Intent>> {
         let all = candidates(sight);
         match all.len() {
             0 => return None,
@@ -660,17 +732,17 @@ impl bot::Bot for StarryNight {
         }
         let state = sight.state();
         if !drawing(state) {
-            return search_other(sight, all, budget, rng);
+            return search_other(sight, all, games, work, rng);
         }
         let sim = Sim::of(state)?;
-        search_edge(&sim, budget, rng).map(|(intent, why)| Choice { intent, why })
+        search_edge(&sim, games, work, rng).map(|(intent, why)| Choice { intent, why })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bot::{Bot, Player, choose};
+    use crate::bot::{Bot, Player, Work, choose};
     use crate::games::{Game, Own, Turn};
 
     /// A game on the sky `stars` (points `x,y`), seat 0 moving first, after
@@ -712,7 +784,8 @@ mod tests {
         for seed in 0..4 {
             let g = StarryNight::greedy(&sight, &mut BotRng::seeded(seed)).unwrap();
             out.push((format!("greedy ({})", g.why), g.intent));
-            let s = StarryNight::search(&sight, 16, &mut BotRng::seeded(seed)).unwrap();
+            let s = StarryNight::search(&sight, 16, &Work::unlimited(), &mut BotRng::seeded(seed))
+                .unwrap();
             out.push((format!("search ({})", s.why), s.intent));
         }
         out
@@ -838,12 +911,16 @@ mod tests {
         // the opponent close it; other edges hand nothing over.
         let w = position(SQUARE, false, &["A-B", "C-F", "B-E"]);
         let sim = Sim::of(&w.state).unwrap();
+        let unbounded = Work::new(u64::MAX);
         for bad in ["E-D", "A-D"] {
             let e = edge_of(&StarryNight::parse_intent(&w.state, bad).unwrap());
-            assert!(sim.hands_over(e), "{bad} hands a sea over");
+            assert!(sim.hands_over(e, &unbounded), "{bad} hands a sea over");
         }
         for (who, choice) in choices(&w) {
-            assert!(!sim.hands_over(edge_of(&choice)), "{who} chose {choice}");
+            assert!(
+                !sim.hands_over(edge_of(&choice), &unbounded),
+                "{who} chose {choice}"
+            );
         }
     }
 
@@ -855,7 +932,13 @@ mod tests {
         assert_eq!(w.state.isolated(), vec![6]);
         let sim = Sim::of(&w.state).unwrap();
         for seed in 0..4 {
-            let c = StarryNight::search(&sight(&w), 16, &mut BotRng::seeded(seed)).unwrap();
+            let c = StarryNight::search(
+                &sight(&w),
+                16,
+                &Work::unlimited(),
+                &mut BotRng::seeded(seed),
+            )
+            .unwrap();
             assert!(sim.ends(edge_of(&c.intent)), "{c:?}");
             assert!(c.why.starts_with("ends the game and wins"), "{}", c.why);
         }
@@ -883,6 +966,7 @@ mod tests {
         // position of random games, in both scorings.
         let mut checked = 0;
         let mut captures = 0;
+        let unbounded = Work::new(u64::MAX);
         for seed in 0..60u64 {
             let area = seed % 2 == 1;
             let (mut w, mut rng) = random_game(seed, area);
@@ -896,7 +980,11 @@ mod tests {
                             .iter()
                             .map(|&f| if area { m.twice_area(f) } else { 1 })
                             .sum();
-                        assert_eq!(gain(&sim.map, e, area), real, "seed {seed}, {e:?}");
+                        assert_eq!(
+                            gain(&sim.map, e, area, &unbounded),
+                            real,
+                            "seed {seed}, {e:?}"
+                        );
                         checked += 1;
                         captures += usize::from(real > 0);
                     }
@@ -926,7 +1014,9 @@ mod tests {
                 }
                 for p in players {
                     let c = match p {
-                        Player::Search(_) => StarryNight::search(&sight, 8, &mut rng),
+                        Player::Search(_) => {
+                            StarryNight::search(&sight, 8, &Work::unlimited(), &mut rng)
+                        }
                         p => choose(p, &sight, &mut rng),
                     }
                     .unwrap_or_else(|| panic!("{p} finds no move"));
@@ -963,7 +1053,8 @@ mod tests {
             // Accepting gives the sea back: both decline.
             let g = StarryNight::greedy(&s, &mut BotRng::seeded(seed)).unwrap();
             assert_eq!(g.intent, Intent::Takeback(Takeback::Decline), "{}", g.why);
-            let c = StarryNight::search(&s, 64, &mut BotRng::seeded(seed)).unwrap();
+            let c =
+                StarryNight::search(&s, 64, &Work::unlimited(), &mut BotRng::seeded(seed)).unwrap();
             assert_eq!(c.intent, Intent::Takeback(Takeback::Decline), "{}", c.why);
         }
     }
@@ -984,7 +1075,9 @@ mod tests {
         ] {
             let run = |seed| {
                 match player {
-                    Player::Search(_) => StarryNight::search(&s, 16, &mut BotRng::seeded(seed)),
+                    Player::Search(_) => {
+                        StarryNight::search(&s, 16, &Work::unlimited(), &mut BotRng::seeded(seed))
+                    }
                     p => choose(p, &s, &mut BotRng::seeded(seed)),
                 }
                 .unwrap()

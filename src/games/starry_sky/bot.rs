@@ -14,7 +14,7 @@
 
 use super::token::{Token, Tokens};
 use super::{StarrySky, State};
-use crate::bot::{self, BotRng, Choice, Sight, World};
+use crate::bot::{self, BotRng, Choice, Sight, Work, World};
 use crate::games::{HiddenRef, Own, Seat};
 
 /// Entries a simulated game may run before it is cut short (a board is
@@ -54,7 +54,8 @@ impl bot::Bot for StarrySky {
 
     fn search(
         sight: &Sight<'_, Self>,
-        budget: u64,
+        games: u64,
+        work: &Work,
         rng: &mut BotRng,
     ) -> Option<Choice<super::Intent>> {
         let me = sight.seat();
@@ -64,12 +65,16 @@ impl bot::Bot for StarrySky {
         if candidates.is_empty() {
             return None;
         }
-        let found = bot::search::halving(candidates.len(), budget, |i| {
+        // A unit per simulated entry, and the guessed world's copy of the
+        // state (its boards and tokens) at a unit per seat.
+        let per_world = state.seats() as u64;
+        let found = bot::search::halving(candidates.len(), games, work, |i| {
             let mut w = sample_world(sight, rng);
+            work.charge(per_world + 1);
             let board = &candidates[i].star.board;
             let scored = w.state.history().len();
             if w.play(me, &candidates[i], rng).is_err() {
-                return f64::NEG_INFINITY;
+                return Some(f64::NEG_INFINITY);
             }
             let mut policy = random_move;
             for _ in 0..HORIZON {
@@ -79,13 +84,14 @@ impl bot::Bot for StarrySky {
                 if done {
                     break;
                 }
+                work.charge(1);
                 match w.step(rng, &mut policy) {
                     Ok(true) => {}
                     Ok(false) => break,
-                    Err(_) => return f64::NEG_INFINITY,
+                    Err(_) => return Some(f64::NEG_INFINITY),
                 }
             }
-            gain(&before, &w.state, me)
+            Some(gain(&before, &w.state, me))
         });
         let best = candidates[found.best.index].clone();
         Some(Choice {
@@ -236,7 +242,7 @@ mod tests {
                 legal(world, seat, &c.intent);
             }
             if world.at % 7 == 0 {
-                let c = StarrySky::search(&sight, 6, rng).expect("a move");
+                let c = StarrySky::search(&sight, 6, &Work::unlimited(), rng).expect("a move");
                 legal(world, seat, &c.intent);
                 searched += 1;
             }
@@ -300,8 +306,10 @@ mod tests {
                 let b = choose(player, &sight, &mut BotRng::seeded(5)).unwrap();
                 assert_eq!(a, b);
             }
-            let a = StarrySky::search(&sight, 12, &mut BotRng::seeded(5)).unwrap();
-            let b = StarrySky::search(&sight, 12, &mut BotRng::seeded(5)).unwrap();
+            let a =
+                StarrySky::search(&sight, 12, &Work::unlimited(), &mut BotRng::seeded(5)).unwrap();
+            let b =
+                StarrySky::search(&sight, 12, &Work::unlimited(), &mut BotRng::seeded(5)).unwrap();
             assert_eq!(a, b);
             checked += 1;
         });
