@@ -185,8 +185,12 @@ impl Browser {
         let before = self.loaded();
         self.call("Page.navigate", json!({ "url": url }));
         self.wait_load(before);
-        // An address with a token (or `--open`'s file leading to one) is a
-        // page that goes on by itself: wait for the page it goes on to.
+    }
+
+    /// Opens an address with a token (or `--open`'s file leading to one):
+    /// a page that goes on by itself; waits for the page it goes on to.
+    fn enter(&mut self, url: &str) {
+        self.goto(url);
         let start = Instant::now();
         while self.eval(
             "location.protocol === 'file:' || location.search.includes('token=') \
@@ -458,7 +462,7 @@ fn whole_games_by_clicks_the_history_stepper_and_a_face_down_token() {
     let p = &ps.p[0];
     let s = Served::start(p, &[]);
     let mut b = Browser::start(&chromium);
-    b.goto(&s.url);
+    b.enter(&s.url);
     assert!(
         b.exists("h1"),
         "the printed address did not let the browser in"
@@ -561,7 +565,9 @@ fn a_page_from_another_origin_cannot_make_a_move() {
     let csrf = s.csrf();
 
     let mut b = Browser::start(&chromium);
-    b.goto(&s.url); // logged in: the cookie is set in this browser
+    // Logged in: the cookie is set in this browser (the printed address
+    // was used by `csrf()` above: a fresh one).
+    b.enter(&s.fresh_link());
     // The attacker's page, served from another origin (a file here; the
     // same for any site), knows even the CSRF token.
     let dir = tempfile::tempdir().unwrap();
@@ -623,7 +629,7 @@ fn twelve_tabs_each_load_and_take_a_click() {
     let (id, _log) = new_game(&s, p, "starry-night", "computer:1");
     let given = recorded_argv(&argv);
     let mut b = Browser::start(&chromium);
-    b.goto(&given[0]);
+    b.enter(&given[0]);
     let game = format!("http://{}/game/{id}", s.host());
     b.goto(&game);
     assert!(

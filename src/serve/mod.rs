@@ -213,8 +213,12 @@ async fn serve(a: &ServeArgs, home: PathBuf, identity: Identity) -> Result<Outpu
             }
         }
     };
+    // Without the socket (a home path too long for one, say) the server
+    // still serves; only `--link` cannot reach it.
     #[cfg(unix)]
-    let _socket = links::listen(&private, port, fresh.clone())?;
+    let _socket = links::listen(&private, port, fresh.clone())
+        .map_err(|e| eprintln!("warning: {e}; `starry serve --link` cannot reach this server"))
+        .ok();
     let url = fresh(links::Ask::Link)?;
     if let Some(ip) = a.listen.filter(|ip| !ip.is_loopback()) {
         eprintln!(
