@@ -10,6 +10,11 @@
 //!   followed): the entry signed, written and audited, and the page drawn.
 //!   The other player's answer, by the CLI, is made between samples and not
 //!   counted. No computer plays.
+//! - `home_page_under_flood`: GET the list of games (as `home_page`, its
+//!   control, does) while a stranger without a token keeps 2,000 idle
+//!   connections open, opening 2,000 new ones a second, and 200 more that
+//!   send their header a line a second (slowloris): the player's latency
+//!   under the flood (issue 31: within 1 s).
 //! - Before the table: the server's resident memory (VmRSS, and its peak
 //!   VmHWM) with 100 games in the games directory, after the list of games
 //!   and every game's page have been asked for once.
@@ -31,6 +36,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_starry");
 fn main() {
     memory();
     divan::main();
+    FLOODING.store(false, std::sync::atomic::Ordering::Release);
     // The servers the benchmarks keep in statics, which are never dropped.
     for pid in STARTED.lock().unwrap().iter() {
         let _ = Command::new("kill").arg(pid.to_string()).status();
@@ -82,13 +88,29 @@ impl Server {
             .unwrap()
             .parse()
             .unwrap();
-        let token = url.split("token=").nth(1).unwrap();
+        let token = url.split("token=").nth(1).unwrap().to_string();
         STARTED.lock().unwrap().push(child.id());
-        Server {
+        let mut s = Server {
             child,
             port,
-            cookie: format!("starry_{port}={token}"),
-        }
+            cookie: String::new(),
+        };
+        // The address lets in once: its session cookie.
+        let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(
+            c,
+            "GET /?token={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut raw = String::new();
+        c.read_to_string(&mut raw).unwrap();
+        s.cookie = raw
+            .lines()
+            .find_map(|l| l.strip_prefix("set-cookie: "))
+            .and_then(|v| v.split(';').next())
+            .expect("the address lets in")
+            .to_string();
+        s
     }
 
     /// One request on a fresh connection: (status, Location, body).
@@ -351,4 +373,96 @@ fn move_round_trip(b: Bencher) {
         assert!(!page.contains("notice error"), "the move was refused");
         page.len()
     });
+}
+
+/// The flood runs while this is true.
+static FLOODING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// A home with 20 games, served.
+fn flood_home(name: &str) -> Server {
+    let dir = bench_dir(name);
+    let seed = starry::crypto::sha256(b"starry serve flood");
+    let players = generate::identities(&dir.join("identities"), generate::NAMES.len()).unwrap();
+    let plans = generate::plans(20, seed);
+    let (_, made) = generate::archive(&dir.join("archive"), &players, &plans).unwrap();
+    let home = players[0].0.clone();
+    for m in &made {
+        file_game(&home, &fs::read(&m.path).unwrap());
+    }
+    Server::start(&home)
+}
+
+/// A stranger's flood against `port`, until the benchmarks end: 2,000
+/// idle connections kept open (renewed at 2,000 a second, as the server
+/// closes the oldest), and 200 that send a header line a second.
+fn flood(port: u16) {
+    use std::collections::VecDeque;
+    use std::sync::atomic::Ordering;
+    std::thread::spawn(move || {
+        let mut idle = VecDeque::new();
+        let mut slow: Vec<TcpStream> = Vec::new();
+        let mut last_line = std::time::Instant::now();
+        let mut line = 0u64;
+        while FLOODING.load(Ordering::Acquire) {
+            for _ in 0..200 {
+                if let Ok(c) = TcpStream::connect(("127.0.0.1", port)) {
+                    idle.push_back(c);
+                }
+                if idle.len() > 2_000 {
+                    idle.pop_front();
+                }
+            }
+            slow.retain_mut(|c| c.write_all(b"").is_ok());
+            while slow.len() < 200 {
+                let Ok(mut c) = TcpStream::connect(("127.0.0.1", port)) else {
+                    break;
+                };
+                let _ = write!(c, "GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n");
+                slow.push(c);
+            }
+            if last_line.elapsed() >= std::time::Duration::from_secs(1) {
+                line += 1;
+                slow.retain_mut(|c| write!(c, "X-Slow-{line}: a\r\n").is_ok());
+                last_line = std::time::Instant::now();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    });
+}
+
+#[divan::bench(sample_count = 50, sample_size = 1)]
+fn home_page(b: Bencher) {
+    static SERVER: OnceLock<Server> = OnceLock::new();
+    let s = SERVER.get_or_init(|| flood_home("serve-home"));
+    b.bench(|| {
+        let (status, _, page) = s.request("GET", "/", "");
+        assert_eq!(status, 200);
+        page.len()
+    });
+}
+
+#[divan::bench(sample_count = 50, sample_size = 1)]
+fn home_page_under_flood(b: Bencher) {
+    static SERVER: OnceLock<Server> = OnceLock::new();
+    let s = SERVER.get_or_init(|| {
+        let s = flood_home("serve-flood");
+        flood(s.port);
+        // The flood at full strength: the server's connections at their cap.
+        std::thread::sleep(std::time::Duration::from_secs(3));
+        s
+    });
+    b.bench(|| {
+        let (status, _, page) = s.request("GET", "/", "");
+        assert_eq!(status, 200);
+        page.len()
+    });
+    let fds = fs::read_dir(format!("/proc/{}/fd", s.child.id()))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    let (rss, hwm) = s.memory();
+    eprintln!(
+        "under the flood: the server holds {fds} file descriptors, VmRSS {:.1} MB, peak VmHWM {:.1} MB",
+        rss as f64 / 1024.0,
+        hwm as f64 / 1024.0
+    );
 }

@@ -134,17 +134,29 @@ fn refusals_without_the_token_from_a_foreign_host_or_site_or_without_csrf() {
     );
     assert_eq!(r.status, 403, "{r:?}");
 
-    // The printed address: a cookie, and the token leaves the address.
+    // The printed address: a session cookie (not the token), and a page
+    // that goes on to the address without the token.
     let r = s.send(
         "GET",
         &format!("/?token={}", s.token),
         std::slice::from_ref(&host),
         "",
     );
-    assert_eq!(r.status, 303, "{r:?}");
-    assert_eq!(r.location(), "/");
-    let c = r.header("set-cookie").unwrap();
-    for part in [&s.cookie()[..], "HttpOnly", "SameSite=Strict", "Path=/"] {
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(
+        r.body
+            .contains("http-equiv=\"refresh\" content=\"0;url=/\""),
+        "{}",
+        r.body
+    );
+    let c = r.header("set-cookie").unwrap().to_string();
+    assert!(!c.contains(&s.token), "the cookie is the token: {c}");
+    for part in [
+        &format!("starry_{}=", s.port)[..],
+        "HttpOnly",
+        "SameSite=Strict",
+        "Path=/",
+    ] {
         assert!(c.contains(part), "{c}");
     }
     let csp = s
@@ -158,7 +170,7 @@ fn refusals_without_the_token_from_a_foreign_host_or_site_or_without_csrf() {
 
     // The request log names requests, never the token.
     let log = s.stderr();
-    assert!(log.contains("GET / 303"), "{log}");
+    assert!(log.contains("GET / 200"), "{log}");
     assert!(!log.contains(&s.token), "the token is in the log: {log}");
 
     // A foreign Host (DNS rebinding), even with the token or the cookie.
@@ -636,7 +648,7 @@ fn the_cli_and_the_server_writing_one_game_at_once() {
 }
 
 #[test]
-fn live_events_say_when_the_log_changes() {
+fn live_refresh_says_when_the_log_changes() {
     let ps = Players::new(1);
     let p = &ps.p[0];
     let s = Served::start(p, &[]);
@@ -644,37 +656,31 @@ fn live_events_say_when_the_log_changes() {
     let page = s.page(&format!("/game/{id}"));
     let live = attr_after(&page, "data-live=\"").unwrap();
     assert!(live.starts_with(&format!("/events/{id}?since=")), "{live}");
-    let mut conn = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
-    conn.set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    use std::io::{Read, Write};
-    write!(
-        conn,
-        "GET {live} HTTP/1.1\r\nHost: {}\r\nCookie: {}\r\n\r\n",
-        s.host(),
-        s.cookie()
-    )
-    .unwrap();
-    std::thread::sleep(Duration::from_millis(800));
+    // Unchanged: an empty answer at once, nothing held open.
+    let r = s.get(&live);
+    assert_eq!(r.status, 204, "{r:?}");
     let m = moves(p, &log)["moves"][0]["move"]
         .as_str()
         .unwrap()
         .to_string();
     let out = p.run(&["play", log.to_str().unwrap(), &m]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let mut got = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&got).contains("event: changed") {
-        let n = conn.read(&mut buf).expect("an event within 30 s");
-        assert!(n > 0, "the stream ended: {}", String::from_utf8_lossy(&got));
-        got.extend_from_slice(&buf[..n]);
-    }
-    let head = String::from_utf8_lossy(&got).to_string();
-    assert!(head.contains("text/event-stream"), "{head}");
+    let r = s.get(&live);
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(r.body.contains("changed"), "{r:?}");
+    // The list of games, likewise.
+    let home = s.page("/");
+    let live = attr_after(&home, "data-live=\"").unwrap();
+    assert_eq!(s.get(&live).status, 204);
+    std::fs::write(p.home.join("games").join("x.jsonl"), b"").unwrap();
+    assert_eq!(s.get(&live).status, 200);
+    // Without the cookie: refused, like every page.
+    let r = s.send("GET", &live, &[("Host", s.host())], "");
+    assert_eq!(r.status, 403, "{r:?}");
 
-    // Ctrl-C stops it at once, even with a subscription open.
-    let live = attr_after(&s.page(&format!("/game/{id}")), "data-live=\"").unwrap();
+    // Ctrl-C stops it at once, even with a kept-alive connection open.
     let mut again = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    use std::io::Write;
     write!(
         again,
         "GET {live} HTTP/1.1\r\nHost: {}\r\nCookie: {}\r\n\r\n",
@@ -814,4 +820,306 @@ fn entries_are_mailed_as_with_mail_and_sync_says_what_is_missing() {
     let home = s.page(r.location());
     assert!(home.contains("notice error"), "{home}");
     assert!(home.contains("no IMAP server is set"), "{home}");
+}
+
+/// Issue 31, item 12: an address lets one browser in, once; `--link` makes
+/// fresh ones, through a socket only this user can reach.
+#[test]
+fn an_address_lets_in_once_and_link_makes_fresh_ones() {
+    use std::os::unix::fs::PermissionsExt;
+    let ps = Players::new(1);
+    let p = &ps.p[0];
+    let s = Served::start(p, &[]);
+    let first = s.let_in(&s.token).expect("the printed address lets in");
+    assert!(!first.contains(&s.token), "the cookie is the token");
+    let ok = |cookie: &str| {
+        s.send(
+            "GET",
+            "/",
+            &[("Host", s.host()), ("Cookie", cookie.to_string())],
+            "",
+        )
+        .status
+    };
+    assert_eq!(ok(&first), 200);
+    // Used: refused, and the cookie it gave still works.
+    let again = s.send(
+        "GET",
+        &format!("/?token={}", s.token),
+        &[("Host", s.host())],
+        "",
+    );
+    assert_eq!(
+        again.status, 403,
+        "the printed address let in twice: {again:?}"
+    );
+    assert!(again.body.contains("starry serve --link"), "{}", again.body);
+    assert!(again.header("set-cookie").is_none());
+    // The token as a cookie lets nothing in either.
+    assert_eq!(ok(&format!("starry_{}={}", s.port, s.token)), 403);
+
+    // A fresh address from the running server, once.
+    let url = s.fresh_link();
+    assert!(
+        url.starts_with(&format!("http://127.0.0.1:{}/?token=", s.port)),
+        "{url}"
+    );
+    let token = url.split("token=").nth(1).unwrap();
+    assert_ne!(token, s.token);
+    let second = s.let_in(token).expect("a fresh address lets in");
+    assert_ne!(second, first, "two browsers share a session");
+    assert_eq!(ok(&second), 200);
+    assert_eq!(ok(&first), 200);
+    assert!(s.let_in(token).is_none(), "a fresh address let in twice");
+    // Two more differ.
+    assert_ne!(s.fresh_link(), s.fresh_link());
+
+    // What --link talks to is private to this user.
+    let dir = p.home.join("serve");
+    let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
+    assert_eq!(mode & 0o077, 0, "{} has mode {mode:o}", dir.display());
+    assert!(dir.join(format!("{}.sock", s.port)).exists());
+
+    // No server on that port: a clear refusal, nothing made.
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_starry"));
+    c.env("STARRY_HOME", &p.home);
+    for (k, v) in &p.env {
+        c.env(k, v);
+    }
+    let out = c.args(["serve", "--link", "--port", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        stderr(&out).contains("no `starry serve` is running"),
+        "{}",
+        stderr(&out)
+    );
+    // Without --port, the only one running is asked.
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_starry"));
+    c.env("STARRY_HOME", &p.home);
+    for (k, v) in &p.env {
+        c.env(k, v);
+    }
+    let out = c.args(["serve", "--link"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains(&format!("http://127.0.0.1:{}/?token=", s.port)));
+
+    // Stopped: its socket is gone.
+    let socket = dir.join(format!("{}.sock", s.port));
+    let (status, _) = s.interrupt();
+    assert!(status.success());
+    assert!(!socket.exists(), "{} outlives the server", socket.display());
+}
+
+/// Issue 31, item 12: `--open` puts no secret on the browser's command
+/// line (which every user of the machine can read with `ps`): what the
+/// browser is given, tried by a stranger as an address, a token or a
+/// cookie, lets nothing in. The file it names is readable by this user
+/// only, lets in once, and is gone once used.
+#[test]
+fn open_puts_no_secret_on_the_browser_command_line() {
+    use std::os::unix::fs::PermissionsExt;
+    let ps = Players::new(1);
+    let p = &ps.p[0];
+    let (script, argv) = recording_browser(ps.dir.path());
+    let s = Served::start_env(p, &["--open"], &[("BROWSER", script.to_str().unwrap())]);
+    let args = recorded_argv(&argv);
+    assert_eq!(args.len(), 1, "{args:?}");
+    let arg = &args[0];
+    assert!(!arg.contains(&s.token), "{arg}");
+    // Every word of it, and every 64-hex-digit run in it, as a stranger
+    // would try it.
+    let mut tries: Vec<String> = arg
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .map(str::to_string)
+        .collect();
+    tries.push(arg.clone());
+    for t in &tries {
+        let r = s.send(
+            "GET",
+            &format!("/?token={}", form(&[("x", t)]).trim_start_matches("x=")),
+            &[("Host", s.host())],
+            "",
+        );
+        assert_eq!(r.status, 403, "{t} let in: {r:?}");
+        let r = s.send(
+            "GET",
+            "/",
+            &[
+                ("Host", s.host()),
+                ("Cookie", format!("starry_{}={t}", s.port)),
+            ],
+            "",
+        );
+        assert_eq!(r.status, 403, "{t} as a cookie let in: {r:?}");
+    }
+    // The file: this user's only, in a private directory, one address.
+    let file = file_of(arg);
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o077, 0, "{} has mode {mode:o}", file.display());
+    let dir_mode = std::fs::metadata(file.parent().unwrap())
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(dir_mode & 0o077, 0, "mode {dir_mode:o}");
+    let page = std::fs::read_to_string(&file).unwrap();
+    let to = attr_after(&page, "href=\"").expect("an address in the file");
+    let token = to.split("token=").nth(1).unwrap();
+    assert_ne!(token, s.token, "the file holds the printed address");
+    assert!(
+        s.let_in(token).is_some(),
+        "the file's address does not let in"
+    );
+    assert!(s.let_in(token).is_none(), "the file's address let in twice");
+    assert!(!file.exists(), "the file outlives its use");
+
+    // `--link --open`: the same, for one more browser.
+    std::fs::remove_file(&argv).unwrap();
+    let out = s.link_command(&["--open"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let args = recorded_argv(&argv);
+    let file = file_of(&args[0]);
+    assert!(!args[0].contains("token"), "{args:?}");
+    let page = std::fs::read_to_string(&file).unwrap();
+    let to = attr_after(&page, "href=\"").unwrap();
+    assert!(s.let_in(to.split("token=").nth(1).unwrap()).is_some());
+}
+
+/// Reads until the server closes the connection (or `limit` passes):
+/// whether it closed.
+fn closed_within(c: &mut TcpStream, limit: Duration) -> bool {
+    use std::io::Read;
+    let start = std::time::Instant::now();
+    c.set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let mut buf = [0u8; 4096];
+    while start.elapsed() < limit {
+        match c.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return true,
+        }
+    }
+    false
+}
+
+fn open_fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|d| d.count())
+        .unwrap_or(0)
+}
+
+fn resident_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Issue 31, item 14: 2,000 idle connections and 200 that send their
+/// header a line at a time (slowloris), from a stranger without a token:
+/// the player's own requests still answer, the server holds a bounded
+/// number of connections, closes the slow and idle ones, and returns to
+/// its own few file descriptors and bounded memory afterwards.
+#[test]
+fn a_flood_of_idle_and_slow_connections_leaves_the_player_served() {
+    use std::io::{Read, Write};
+    let ps = Players::new(1);
+    let p = &ps.p[0];
+    let s = Served::start(p, &[]);
+    let cookie = s.cookie();
+    let pid = s.pid();
+    assert_eq!(s.get("/").status, 200);
+    let fds_before = open_fds(pid);
+    let rss_before = resident_kb(pid);
+
+    // A kept-alive connection of the player's, idle after its request:
+    // closed by the server in time.
+    let mut kept = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    write!(
+        kept,
+        "GET /assets/app.js HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\n\r\n",
+        s.host()
+    )
+    .unwrap();
+
+    let mut idle = Vec::new();
+    let mut slow = Vec::new();
+    let mut answered = Vec::new();
+    for i in 0..2_000 {
+        let c = TcpStream::connect(("127.0.0.1", s.port)).expect("the flood connects");
+        idle.push(c);
+        if i % 10 == 0 {
+            let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+            write!(c, "GET / HTTP/1.1\r\nHost: {}\r\n", s.host()).unwrap();
+            slow.push(c);
+        }
+        if i % 500 == 250 {
+            // The player, in the middle of the flood.
+            let started = std::time::Instant::now();
+            let r = s.get("/");
+            assert_eq!(r.status, 200, "{r:?}");
+            answered.push(started.elapsed());
+        }
+    }
+    // The slow ones go on typing, a line a second.
+    for round in 0..3 {
+        for c in &mut slow {
+            let _ = write!(c, "X-Slow-{round}: a\r\n");
+        }
+        let started = std::time::Instant::now();
+        let r = s.get("/");
+        assert_eq!(r.status, 200, "{r:?}");
+        answered.push(started.elapsed());
+        let fds = open_fds(pid);
+        assert!(
+            fds <= fds_before + 256 + 32,
+            "the server holds {fds} file descriptors under the flood (before: {fds_before})"
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    eprintln!("the player's requests under the flood: {answered:?}");
+    assert!(
+        answered.iter().all(|t| *t < Duration::from_secs(30)),
+        "{answered:?}"
+    );
+
+    // The header never finished: the server closes it.
+    for c in slow.iter_mut().rev().take(5) {
+        assert!(
+            closed_within(c, Duration::from_secs(60)),
+            "a slow header was kept open"
+        );
+    }
+    let mut head = [0u8; 12];
+    kept.read_exact(&mut head).unwrap();
+    assert!(
+        closed_within(&mut kept, Duration::from_secs(60)),
+        "an idle kept-alive connection was kept open"
+    );
+
+    // The flood's connections still open on this side; the server's are
+    // closed, its memory bounded.
+    let start = std::time::Instant::now();
+    while open_fds(pid) > fds_before + 4 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the server still holds {} file descriptors (before: {fds_before})",
+            open_fds(pid)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let rss = resident_kb(pid);
+    assert!(
+        rss < rss_before + 64 * 1024,
+        "resident {rss} kB, before {rss_before} kB"
+    );
+    assert_eq!(s.get("/").status, 200);
+    drop(idle);
 }

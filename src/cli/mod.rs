@@ -488,12 +488,18 @@ pub struct SyncArgs {
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
-    /// The port to listen on; 0 takes any free one.
-    #[arg(long, default_value_t = 7357)]
-    pub port: u16,
-    /// Open the page in the default browser.
+    /// The port to listen on (default 7357); 0 takes any free one. With --link: the running
+    /// server to ask (needed only when several run for this home).
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Open the page in the default browser (through a file only you can read: no secret is
+    /// put on the browser's command line).
     #[arg(long)]
     pub open: bool,
+    /// Ask the `starry serve` already running for this home for a fresh address that lets one
+    /// more browser in (each address works once, for 10 minutes); with --open, open it.
+    #[arg(long, conflicts_with = "listen")]
+    pub link: bool,
     /// Listen on this address instead of loopback (e.g. 192.168.1.5). Anyone who can reach it and
     /// learns the printed address can play your seats: it prints a warning.
     #[arg(long, value_name = "ADDR")]

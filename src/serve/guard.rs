@@ -1,6 +1,6 @@
 //! Who may talk to the server, checked before any page: the `Host` it was
-//! addressed by, the secret token (in the printed address once, then in a
-//! cookie), and for a change, the `Origin` it comes from. The CSRF token of
+//! addressed by, a one-time token (in an address, once) or a session
+//! cookie (links.rs), and for a change, the `Origin` it comes from. The CSRF token of
 //! each form is checked by the action itself ([`csrf_refusal`]).
 
 use std::sync::Arc;
@@ -35,11 +35,15 @@ pub fn csrf_refusal(s: &Server, given: &str) -> Option<Response> {
     })
 }
 
-/// A refusal: a short page saying why, and nothing else.
+/// A refusal: a short page saying why, and nothing else. Its connection
+/// is closed: whoever was refused holds nothing open (conns.rs).
 pub fn refuse(status: StatusCode, why: &str) -> Response {
     (
         status,
-        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+            (header::CONNECTION, "close"),
+        ],
         format!("starry serve: {why}\n"),
     )
         .into_response()
@@ -108,18 +112,24 @@ async fn check(s: Arc<Server>, req: Request, next: Next) -> Response {
              and its port); this request named another host",
         );
     }
-    let cookie_ok =
-        cookie_value(req.headers(), &s.cookie).is_some_and(|c| same_secret(c, &s.token));
+    let cookie_ok = cookie_value(req.headers(), &s.cookie).is_some_and(|c| s.keys.session_ok(c));
+    if cookie_ok && let Some(t) = req.extensions().get::<super::conns::Trusted>() {
+        t.0.store(true, std::sync::atomic::Ordering::Release);
+    }
     let (token, rest) = split_token(req.uri().query());
     if let Some(t) = token {
-        if !(cookie_ok || same_secret(&t, &s.token)) || req.method() != Method::GET {
+        // Used up whether or not this browser is in already: an address
+        // lets in once.
+        let fresh = s.keys.take_link(&t);
+        if !(cookie_ok || fresh) || req.method() != Method::GET {
             return refuse(
                 StatusCode::FORBIDDEN,
-                "the token in this address is not this server's: open the address `starry \
-                 serve` printed when it started (a new start makes a new token)",
+                "this address has been used already, is older than 10 minutes, or is not this \
+                 server's: each address lets one browser in, once. For a new one, run `starry \
+                 serve --link` (or `starry serve --link --open`)",
             );
         }
-        // Once in a cookie, the token leaves the address bar and history.
+        // Once in a cookie, the token leaves the address bar.
         let mut to = req.uri().path().to_string();
         if !rest.is_empty() {
             to.push('?');
@@ -129,21 +139,44 @@ async fn check(s: Arc<Server>, req: Request, next: Next) -> Response {
                     .finish(),
             );
         }
-        let cookie = format!(
-            "{}={}; HttpOnly; SameSite=Strict; Path=/",
-            s.cookie, s.token
-        );
-        let mut r = (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response();
-        if let Ok(v) = HeaderValue::from_str(&cookie) {
-            r.headers_mut().insert(header::SET_COOKIE, v);
+        if to.starts_with("//") {
+            to = "/".into();
+        }
+        // A page that goes on by itself, not a redirect: a browser sent
+        // here by `--open`'s file comes from another site (file:), and
+        // would not send a SameSite=Strict cookie along a redirect; the
+        // page's own step onward comes from this server.
+        let page = maud::html! {
+            (maud::DOCTYPE)
+            html lang="en" {
+                head {
+                    meta charset="utf-8";
+                    meta http-equiv="refresh" content=(format!("0;url={to}"));
+                    title { "starry serve" }
+                }
+                body { p { a href=(to) { "Go on to your games" } } }
+            }
+        };
+        let mut r = axum::response::Html(page.into_string()).into_response();
+        if !cookie_ok {
+            let session = match s.keys.new_session() {
+                Ok(v) => v,
+                Err(e) => {
+                    return refuse(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string());
+                }
+            };
+            let cookie = format!("{}={session}; HttpOnly; SameSite=Strict; Path=/", s.cookie);
+            if let Ok(v) = HeaderValue::from_str(&cookie) {
+                r.headers_mut().insert(header::SET_COOKIE, v);
+            }
         }
         return with_policy(r);
     }
     if !cookie_ok {
         return refuse(
             StatusCode::FORBIDDEN,
-            "this page needs the address `starry serve` printed when it started, with its \
-             ?token=…; open that address once and this browser is let in",
+            "this page needs an address with a ?token=… from `starry serve` (printed when it \
+             started, or made by `starry serve --link`); open it once and this browser is let in",
         );
     }
     if req.method() != Method::GET && req.method() != Method::HEAD {

@@ -1,28 +1,22 @@
-//! Live refresh: a page subscribes to server-sent events that say when
+//! Live refresh: a page asks, every two seconds while it is shown, whether
 //! what it shows changed on disk — an entry written by the CLI, by `sync`,
 //! by a computer seat or by another tab. The page carries the stamp of
-//! what it showed, so a change between drawing it and subscribing is not
-//! missed. The files are looked at, not watched: a stat every half second
-//! is nothing, and works on every file system.
+//! what it showed, so a change between drawing it and asking is not
+//! missed. Each question is a short request, answered at once: nothing is
+//! held open, so a dozen tabs share the browser's six connections per host
+//! (a held subscription per tab froze the seventh), and the server keeps
+//! nothing per page. The files are looked at, not watched: a stat is
+//! nothing, and works on every file system.
 
-use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::UNIX_EPOCH;
 
 use axum::extract::{Path as UrlPath, RawQuery, State};
-use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures_util::stream::{self, Stream};
 
 use super::Server;
-
-/// How often a subscribed file is looked at.
-const EVERY: Duration = Duration::from_millis(400);
-
-/// How long one subscription lasts; the browser then subscribes again (a
-/// forgotten tab holds nothing forever).
-const AT_MOST: Duration = Duration::from_secs(15 * 60);
 
 /// A file's size and modification time, as one word.
 pub fn file_stamp(path: &Path) -> String {
@@ -60,32 +54,19 @@ fn since(query: Option<&str>) -> String {
         .unwrap_or_default()
 }
 
-/// One `changed` event once `stamp()` differs from `seen`, then the end.
-fn changes(
-    seen: String,
-    stamp: impl Fn() -> String + Send + Sync + 'static,
-) -> impl Stream<Item = Result<Event, Infallible>> {
-    let stamp = Arc::new(stamp);
-    let start = tokio::time::Instant::now();
-    stream::unfold(Some(seen), move |seen| {
-        let stamp = stamp.clone();
-        async move {
-            let seen = seen?;
-            loop {
-                let s = stamp.clone();
-                let now = tokio::task::spawn_blocking(move || s())
-                    .await
-                    .unwrap_or_default();
-                if now != seen {
-                    return Some((Ok(Event::default().event("changed").data(now)), None));
-                }
-                if start.elapsed() > AT_MOST {
-                    return None;
-                }
-                tokio::time::sleep(EVERY).await;
-            }
-        }
-    })
+/// `204 No Content` while `stamp()` is still `seen`; `200 changed` once
+/// it differs.
+async fn changed(seen: String, stamp: impl FnOnce() -> String + Send + 'static) -> Response {
+    let now = tokio::task::spawn_blocking(stamp).await.unwrap_or_default();
+    if now == seen {
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        (
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            "changed\n",
+        )
+            .into_response()
+    }
 }
 
 pub async fn game_events(
@@ -96,14 +77,10 @@ pub async fn game_events(
     let Some(path) = super::game::log_path(&s.home, &id) else {
         return super::pages::not_found().await;
     };
-    Sse::new(changes(since(q.as_deref()), move || file_stamp(&path)))
-        .keep_alive(KeepAlive::default())
-        .into_response()
+    changed(since(q.as_deref()), move || file_stamp(&path)).await
 }
 
 pub async fn home_events(State(s): State<Arc<Server>>, RawQuery(q): RawQuery) -> Response {
     let dir = crate::app::games_dir(&s.home);
-    Sse::new(changes(since(q.as_deref()), move || dir_stamp(&dir)))
-        .keep_alive(KeepAlive::default())
-        .into_response()
+    changed(since(q.as_deref()), move || dir_stamp(&dir)).await
 }

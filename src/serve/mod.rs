@@ -6,15 +6,18 @@
 //! the browser only chooses among the moves they list.
 //!
 //! Security model (docs/serve.md): loopback only unless `--listen`; a
-//! secret token in the printed address, exchanged on first use for an
-//! HttpOnly, SameSite=Strict cookie; `Host` checked against DNS
+//! one-time token in the printed address, exchanged on first use for an
+//! HttpOnly, SameSite=Strict session cookie (links.rs); connections capped
+//! and timed (conns.rs); `Host` checked against DNS
 //! rebinding; every change a POST with a matching `Origin` and a CSRF
 //! token; a strict Content-Security-Policy with no inline script. Only
 //! games in the games directory are reachable, by id: nothing in a request
 //! names a file.
 
+mod conns;
 mod game;
 mod guard;
+mod links;
 mod live;
 mod pages;
 
@@ -40,10 +43,10 @@ pub struct Server {
     home: PathBuf,
     /// The player: every page is their view, every entry theirs.
     identity: Identity,
-    /// The secret in the printed address (hex).
-    token: String,
-    /// The name of the cookie holding `token`: one per port, so that two
-    /// servers on one machine do not log each other out.
+    /// The one-time addresses and the browsers let in.
+    keys: links::Keys,
+    /// The name of the session cookie: one per port, so that two servers
+    /// on one machine do not log each other out.
     cookie: String,
     /// The token every form carries (hex).
     csrf: String,
@@ -113,9 +116,16 @@ fn addresses(a: &ServeArgs) -> Vec<IpAddr> {
     }
 }
 
-/// `starry serve`: runs until interrupted.
+/// The port when none is given.
+const PORT: u16 = 7357;
+
+/// `starry serve`: runs until interrupted. With `--link`: asks the running
+/// server for a fresh address.
 pub fn run(a: &ServeArgs) -> Result<Output> {
     let home = identity::home_dir()?;
+    if a.link {
+        return link(a, &home);
+    }
     let identity = Identity::load(&home).map_err(|e| {
         Error::Usage(format!(
             "{e}. The browser plays as you: create your identity first (`starry id new --name \
@@ -136,7 +146,7 @@ async fn serve(a: &ServeArgs, home: PathBuf, identity: Identity) -> Result<Outpu
     // Bind first: the port (when 0) and the families that exist decide the
     // allowed hosts.
     let mut listeners = Vec::new();
-    let mut port = a.port;
+    let mut port = a.port.unwrap_or(PORT);
     for ip in addresses(a) {
         match tokio::net::TcpListener::bind(SocketAddr::new(ip, port)).await {
             Ok(l) => {
@@ -173,19 +183,43 @@ async fn serve(a: &ServeArgs, home: PathBuf, identity: Identity) -> Result<Outpu
         hosts.push(format!("{shown_ip}:{port}"));
     }
     let origins = hosts.iter().map(|h| format!("http://{h}")).collect();
-    let token = secret_hex()?;
+    let private = links::private_dir(&home)?;
     let server = Arc::new(Server {
         home,
         identity,
         cookie: format!("starry_{port}"),
-        token: token.clone(),
+        keys: links::Keys::new(),
         csrf: secret_hex()?,
         hosts,
         origins,
         notices: Mutex::new(VecDeque::new()),
         next_notice: Mutex::new(0),
     });
-    let url = format!("http://{shown_ip}:{port}/?token={token}");
+    let base = format!("http://{shown_ip}:{port}");
+    let fresh = {
+        let (server, base, private) = (server.clone(), base.clone(), private.clone());
+        move |what: links::Ask| -> Result<String> {
+            match what {
+                links::Ask::Link => Ok(format!("{base}/?token={}", server.keys.link(None)?)),
+                links::Ask::Open => {
+                    // The file's name is known before the token, so that
+                    // the token can remove it when used.
+                    let token = secret_hex()?;
+                    let url = format!("{base}/?token={token}");
+                    let file = links::write_launcher(&private, port, &url)?;
+                    server.keys.adopt(token, Some(file.clone()));
+                    Ok(file.display().to_string())
+                }
+            }
+        }
+    };
+    // Without the socket (a home path too long for one, say) the server
+    // still serves; only `--link` cannot reach it.
+    #[cfg(unix)]
+    let _socket = links::listen(&private, port, fresh.clone())
+        .map_err(|e| eprintln!("warning: {e}; `starry serve --link` cannot reach this server"))
+        .ok();
+    let url = fresh(links::Ask::Link)?;
     if let Some(ip) = a.listen.filter(|ip| !ip.is_loopback()) {
         eprintln!(
             "warning: listening on {ip}, not only on this machine: whoever can reach it and \
@@ -194,38 +228,78 @@ async fn serve(a: &ServeArgs, home: PathBuf, identity: Identity) -> Result<Outpu
         );
     }
     println!("starry serve: open {url}");
-    if a.open
-        && let Err(e) = webbrowser::open(&url)
-    {
-        eprintln!("warning: could not start a browser ({e}); open the address above yourself");
+    if a.open {
+        // The browser's command line, which every user of the machine can
+        // read, gets the path of a private file, not the address.
+        match fresh(links::Ask::Open) {
+            Ok(file) => open_browser(&file),
+            Err(e) => eprintln!("warning: could not prepare the browser's start ({e})"),
+        }
     }
+    let keys = server.clone();
     let app = router(server);
+    let conns = Arc::new(conns::Conns::default());
     let (stop, stopping) = tokio::sync::watch::channel(false);
     let mut tasks = Vec::new();
     for l in listeners {
-        let app = app.clone();
-        let mut stopping = stopping.clone();
-        tasks.push(tokio::spawn(async move {
-            axum::serve(l, app)
-                .with_graceful_shutdown(async move {
-                    let _ = stopping.wait_for(|s| *s).await;
-                })
-                .await
-        }));
+        tasks.push(tokio::spawn(conns::accept(
+            l,
+            app.clone(),
+            conns.clone(),
+            stopping.clone(),
+        )));
     }
     let _ = tokio::signal::ctrl_c().await;
     let _ = stop.send(true);
-    // A request under way (a write takes milliseconds) finishes; a page's
-    // live-refresh subscription is cut.
-    let _ = tokio::time::timeout(
-        std::time::Duration::from_secs(3),
-        futures_util::future::join_all(tasks),
-    )
+    keys.keys.forget_all();
+    // A request under way (a write takes milliseconds) finishes.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(3), async {
+        futures_util::future::join_all(tasks).await;
+        while conns.count() > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
     .await;
     Ok(Output::new(
         "starry serve: stopped.".into(),
         &serde_json::json!({ "stopped": true }),
     ))
+}
+
+/// Starts the default browser on `target` (a file's path or an address).
+fn open_browser(target: &str) {
+    if let Err(e) = webbrowser::open(target) {
+        eprintln!("warning: could not start a browser ({e}); open the address above yourself");
+    }
+}
+
+/// `starry serve --link [--open]`.
+fn link(a: &ServeArgs, home: &std::path::Path) -> Result<Output> {
+    #[cfg(unix)]
+    {
+        if a.open {
+            let file = links::ask(home, a.port, links::Ask::Open)?;
+            open_browser(&file);
+            return Ok(Output::new(
+                "starry serve: opened a browser, through a file only you can read.".into(),
+                &serde_json::json!({ "opened": file }),
+            ));
+        }
+        let url = links::ask(home, a.port, links::Ask::Link)?;
+        Ok(Output::new(
+            format!("starry serve: open {url}\n(it lets one browser in, once, within 10 minutes)"),
+            &serde_json::json!({ "link": url }),
+        ))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, home);
+        Err(Error::Usage(
+            "`starry serve --link` needs a Unix socket, which this system lacks: restart \
+             `starry serve` for a new address"
+                .into(),
+        ))
+    }
 }
 
 fn router(server: Arc<Server>) -> Router {

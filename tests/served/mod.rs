@@ -16,11 +16,17 @@ use crate::players::Player;
 pub struct Served {
     child: Child,
     pub port: u16,
+    /// The one-time token of the address it printed.
     pub token: String,
     /// The address it printed.
     pub url: String,
     /// What it wrote to standard error.
     stderr: std::path::PathBuf,
+    /// The home it serves, and the environment it was started with.
+    home: std::path::PathBuf,
+    env: Vec<(String, String)>,
+    /// The session cookie of this test's client, once let in.
+    session: std::sync::OnceLock<String>,
 }
 
 /// An answer.
@@ -49,6 +55,11 @@ impl Reply {
 impl Served {
     /// `starry serve --port 0 EXTRA…` as `p`, in `p`'s home.
     pub fn start(p: &Player, extra: &[&str]) -> Served {
+        Served::start_env(p, extra, &[])
+    }
+
+    /// The same, with more environment variables.
+    pub fn start_env(p: &Player, extra: &[&str], env: &[(&str, &str)]) -> Served {
         let stderr = p.home.join("serve.stderr");
         let mut c = Command::new(env!("CARGO_BIN_EXE_starry"));
         for v in starry::mail::transport::ENV_VARS {
@@ -56,6 +67,9 @@ impl Served {
         }
         c.env("STARRY_HOME", &p.home);
         for (k, v) in &p.env {
+            c.env(k, v);
+        }
+        for (k, v) in env {
             c.env(k, v);
         }
         let mut child = c
@@ -92,7 +106,69 @@ impl Served {
             token,
             url,
             stderr,
+            home: p.home.clone(),
+            env: p
+                .env
+                .iter()
+                .cloned()
+                .chain(env.iter().map(|(k, v)| (k.to_string(), v.to_string())))
+                .collect(),
+            session: std::sync::OnceLock::new(),
         }
+    }
+
+    /// `starry serve --link EXTRA… --port PORT` as the player who started
+    /// it: its output.
+    pub fn link_command(&self, extra: &[&str]) -> std::process::Output {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_starry"));
+        for v in starry::mail::transport::ENV_VARS {
+            c.env_remove(v);
+        }
+        c.env("STARRY_HOME", &self.home);
+        for (k, v) in &self.env {
+            c.env(k, v);
+        }
+        c.args(["serve", "--link", "--port", &self.port.to_string()])
+            .args(extra)
+            .output()
+            .expect("starry serve --link runs")
+    }
+
+    /// A fresh one-time address from `starry serve --link`.
+    pub fn fresh_link(&self) -> String {
+        let out = self.link_command(&[]);
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            out.status.success(),
+            "starry serve --link: {text} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text.split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no address from --link: {text}"))
+            .to_string()
+    }
+
+    /// Lets a client in with the one-time `token`: its session cookie
+    /// (`name=value`), or none when refused.
+    pub fn let_in(&self, token: &str) -> Option<String> {
+        let r = self.send(
+            "GET",
+            &format!("/?token={token}"),
+            &[("Host", self.host())],
+            "",
+        );
+        // 303: as the server answered before issue 31.
+        if r.status != 200 && r.status != 303 {
+            return None;
+        }
+        let c = r.header("set-cookie")?;
+        Some(c.split(';').next()?.trim().to_string())
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     pub fn stderr(&self) -> String {
@@ -107,8 +183,18 @@ impl Served {
         format!("http://{}", self.host())
     }
 
+    /// The session cookie of this test's client: the printed address is
+    /// used for it, or a fresh one from `--link` once a test used that.
     pub fn cookie(&self) -> String {
-        format!("starry_{}={}", self.port, self.token)
+        self.session
+            .get_or_init(|| {
+                self.let_in(&self.token).unwrap_or_else(|| {
+                    let url = self.fresh_link();
+                    let token = url.split("token=").nth(1).expect("a token");
+                    self.let_in(token).expect("a fresh address lets in")
+                })
+            })
+            .clone()
     }
 
     /// A request as given (method, path, headers, body), on a fresh
@@ -320,4 +406,57 @@ pub fn entries_of(p: &Player, log: &Path) -> u64 {
     p.json(&["view", log.to_str().unwrap(), "--json"])["at"]
         .as_u64()
         .unwrap()
+}
+
+/// A `BROWSER` for `starry serve --open`: a script that writes its
+/// arguments, one a line, to the returned file, and starts nothing.
+pub fn recording_browser(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("record-browser");
+    let argv = dir.join("browser-argv");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nprintf '%s\\n' \"$@\" >> '{}'\n", argv.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (script, argv)
+}
+
+/// What the recording browser was given, once it was started.
+pub fn recorded_argv(argv: &Path) -> Vec<String> {
+    let start = std::time::Instant::now();
+    loop {
+        if let Ok(t) = std::fs::read_to_string(argv)
+            && t.ends_with('\n')
+        {
+            return t.lines().map(str::to_string).collect();
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the browser was never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The file a `file://` address (or a plain path) names.
+pub fn file_of(arg: &str) -> std::path::PathBuf {
+    let path = arg.strip_prefix("file://").unwrap_or(arg);
+    let mut out = Vec::new();
+    let b = path.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let Ok(v) = u8::from_str_radix(&path[i + 1..i + 3], 16)
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    std::path::PathBuf::from(String::from_utf8(out).unwrap())
 }

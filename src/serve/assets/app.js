@@ -2,22 +2,43 @@
 // this script; it only saves a reload and a reach for the mouse.
 (function () {
   "use strict";
-  var source = null;
   var live = document.body.dataset.live;
-  if (live && window.EventSource) {
-    source = new EventSource(live);
-    // The game (or the list of games) changed on disk: show it as it is.
-    source.addEventListener("changed", function () {
-      source.close();
-      window.location.reload();
-    });
+  // Set once the page is being left: no more questions.
+  var leaving = false;
+  var asking = false;
+  // Did the game (or the list of games) change on disk? A short question
+  // every two seconds while the page is shown, none while it is hidden:
+  // nothing is held open, so any number of tabs share the browser's six
+  // connections to this server (docs/serve.md, "Live refresh").
+  function ask() {
+    if (leaving || asking || document.hidden) {
+      return;
+    }
+    asking = true;
+    window.fetch(live, { credentials: "same-origin", cache: "no-store" }).then(
+      function (r) {
+        asking = false;
+        if (r.status === 200 && !leaving) {
+          leaving = true;
+          window.location.reload();
+        } else if (r.status !== 204) {
+          // Logged out, or the server is gone: stop asking.
+          leaving = true;
+        }
+      },
+      function () {
+        asking = false;
+      }
+    );
+  }
+  if (live && window.fetch) {
+    window.setInterval(ask, 2000);
+    document.addEventListener("visibilitychange", ask);
   }
   // A form sent changes the log itself: its answer is the next page, not a
   // reload of this one.
   document.addEventListener("submit", function () {
-    if (source) {
-      source.close();
-    }
+    leaving = true;
   });
   document.addEventListener("keydown", function (e) {
     var t = e.target;
