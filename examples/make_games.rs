@@ -1133,9 +1133,8 @@ fn operator_vectors(v: &mut Vectors, tmp: &Path) {
         None,
         "Ben's claim against Anna, on time, ends the game: it needs no claim of the computer seat Anna operates",
     );
-    v.endings.push(
-        json!({"file": "operator-claim-without-the-computer.jsonl", "ending": "abandoned"}),
-    );
+    v.endings
+        .push(json!({"file": "operator-claim-without-the-computer.jsonl", "ending": "abandoned"}));
     v.add(
         "operator-computer-claims-against-its-operator",
         &append_at(&bytes, &ps, 2, Kind::Abandon, against_anna, &at(due)),
@@ -1174,29 +1173,81 @@ fn operator_vectors(v: &mut Vectors, tmp: &Path) {
         "Anna claims that the computer seat she operates stopped answering",
     );
     // The shape of `operator`.
-    let pin_ben = |b: &mut Body| b.data["seats"][1]["key"] = json!(hex::encode(ps[1].1.public_key()));
+    let pin_ben =
+        |b: &mut Body| b.data["seats"][1]["key"] = json!(hex::encode(ps[1].1.public_key()));
     type Edit<'a> = Box<dyn Fn(&mut Body) + 'a>;
     let cases: Vec<(&str, Edit, &str, &str)> = vec![
-        ("operator-of-seat-0", Box::new(|b: &mut Body| b.data["seats"][0]["operator"] = json!(1)), "malformed", "seat 0, the creator who signs the genesis, with an operator"),
-        ("operator-itself", Box::new(|b: &mut Body| b.data["seats"][2]["operator"] = json!(2)), "malformed", "a seat that names itself its operator"),
-        ("operator-not-a-seat", Box::new(|b: &mut Body| b.data["seats"][2]["operator"] = json!(3)), "malformed", "an operator that is no seat (seat 3 of 3)"),
-        ("operator-is-a-computer", Box::new(move |b: &mut Body| {
-            pin_ben(b);
-            b.data["seats"][1]["operator"] = json!(2);
-        }), "malformed", "Ben's seat, pinned, operated by the computer seat, itself operated: an operator is a person"),
-        ("operator-without-key", Box::new(|b: &mut Body| {
-            b.data["seats"][2].as_object_mut().unwrap().remove("key");
-        }), "malformed", "an operated seat without a pinned key"),
-        ("operator-not-a-number", Box::new(|b: &mut Body| b.data["seats"][2]["operator"] = json!("0")), "malformed", "an operator written as a string"),
-        ("operator-negative", Box::new(|b: &mut Body| b.data["seats"][2]["operator"] = json!(-1)), "malformed", "an operator of -1"),
-        ("operator-in-protocol-2", Box::new(|b: &mut Body| {
-            b.data["protocol"] = json!(2);
-            b.data.as_object_mut().unwrap().remove("deadline");
-        }), "malformed", "a genesis of protocol 2 that names an operator (operators came with version 3)"),
-        ("operator-null", Box::new(|b: &mut Body| b.data["seats"][1]["operator"] = Value::Null), "non-canonical", "a null for a person's absent operator (S3)"),
+        (
+            "operator-of-seat-0",
+            Box::new(|b: &mut Body| b.data["seats"][0]["operator"] = json!(1)),
+            "malformed",
+            "seat 0, the creator who signs the genesis, with an operator",
+        ),
+        (
+            "operator-itself",
+            Box::new(|b: &mut Body| b.data["seats"][2]["operator"] = json!(2)),
+            "malformed",
+            "a seat that names itself its operator",
+        ),
+        (
+            "operator-not-a-seat",
+            Box::new(|b: &mut Body| b.data["seats"][2]["operator"] = json!(3)),
+            "malformed",
+            "an operator that is no seat (seat 3 of 3)",
+        ),
+        (
+            "operator-is-a-computer",
+            Box::new(move |b: &mut Body| {
+                pin_ben(b);
+                b.data["seats"][1]["operator"] = json!(2);
+            }),
+            "malformed",
+            "Ben's seat, pinned, operated by the computer seat, itself operated: an operator is a person",
+        ),
+        (
+            "operator-without-key",
+            Box::new(|b: &mut Body| {
+                b.data["seats"][2].as_object_mut().unwrap().remove("key");
+            }),
+            "malformed",
+            "an operated seat without a pinned key",
+        ),
+        (
+            "operator-not-a-number",
+            Box::new(|b: &mut Body| b.data["seats"][2]["operator"] = json!("0")),
+            "malformed",
+            "an operator written as a string",
+        ),
+        (
+            "operator-negative",
+            Box::new(|b: &mut Body| b.data["seats"][2]["operator"] = json!(-1)),
+            "malformed",
+            "an operator of -1",
+        ),
+        (
+            "operator-in-protocol-2",
+            Box::new(|b: &mut Body| {
+                b.data["protocol"] = json!(2);
+                b.data.as_object_mut().unwrap().remove("deadline");
+            }),
+            "malformed",
+            "a genesis of protocol 2 that names an operator (operators came with version 3)",
+        ),
+        (
+            "operator-null",
+            Box::new(|b: &mut Body| b.data["seats"][1]["operator"] = Value::Null),
+            "non-canonical",
+            "a null for a person's absent operator (S3)",
+        ),
     ];
     for (name, edit, expect, what) in cases {
-        v.add(name, &edited_genesis(&lines, &ps, edit), expect, Some(0), what);
+        v.add(
+            name,
+            &edited_genesis(&lines, &ps, edit),
+            expect,
+            Some(0),
+            what,
+        );
     }
 }
 
@@ -1208,7 +1259,12 @@ fn due_vectors(v: &mut Vectors, tmp: &Path) {
     let ps = players(3);
     let path = tmp.join("due.jsonl");
     make(&path, 3, &[], |r| r.len() >= 12 && !r.is_over());
-    let late = auto_at(&file::read(&path).unwrap(), &ps, "9999-12-31T00:00:00Z", tmp);
+    let late = auto_at(
+        &file::read(&path).unwrap(),
+        &ps,
+        "9999-12-31T00:00:00Z",
+        tmp,
+    );
     let r = Replay::<StarrySky>::from_bytes(&late).unwrap();
     let (_, Some(s)) = r.expected() else {
         unreachable!()
@@ -1224,14 +1280,28 @@ fn due_vectors(v: &mut Vectors, tmp: &Path) {
     );
     v.add(
         "due-capped-claim-on-time",
-        &append_at(&late, &ps, other, Kind::Abandon, claim.clone(), "9999-12-31T23:59:59Z"),
+        &append_at(
+            &late,
+            &ps,
+            other,
+            Kind::Abandon,
+            claim.clone(),
+            "9999-12-31T23:59:59Z",
+        ),
         "ok",
         None,
         "a claim dated 9999-12-31T23:59:59Z, the capped deadline",
     );
     v.add(
         "due-capped-claim-one-second-early",
-        &append_at(&late, &ps, other, Kind::Abandon, claim, "9999-12-31T23:59:58Z"),
+        &append_at(
+            &late,
+            &ps,
+            other,
+            Kind::Abandon,
+            claim,
+            "9999-12-31T23:59:58Z",
+        ),
         "out-of-turn",
         Some(r.len()),
         "a claim one second before the capped deadline",

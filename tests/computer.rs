@@ -496,10 +496,12 @@ fn a_claim_against_the_creator_needs_no_claim_of_her_own_computer() {
     assert!(s["seats"][2].get("operator").is_none(), "{s}");
     let out = ben.run(&["status", log_str]);
     let text = stdout(&out);
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        text.contains("can see its face-down tokens and signs its moves"),
+        one_line.contains("Anna can see its face-down tokens and signs its moves"),
         "{text}"
     );
+    assert!(text.contains("a computer on Anna's machine"), "{text}");
     for p in [ben, ben, anna] {
         let s = anna.json(&["status", log_str, "--json"]);
         let action = s["action"].as_str().unwrap().to_string();
@@ -509,7 +511,10 @@ fn a_claim_against_the_creator_needs_no_claim_of_her_own_computer() {
     // Anna moves, her computer answers, Ben moves: the game waits for Anna.
     for p in [anna, ben] {
         let v = p.json(&["moves", log_str, "--json"]);
-        let pick = v["moves"][0]["move"].as_str().unwrap().to_string();
+        let pick = v["moves"][0]["move"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}: {v}", p.name))
+            .to_string();
         let out = p.run(&["play", log_str, &pick]);
         assert!(out.status.success(), "{}", seen(&out));
     }
