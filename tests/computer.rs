@@ -262,6 +262,19 @@ fn by_mail<G: Game>() {
     let id = created["status"]["game_id"].as_str().unwrap()[..16].to_string();
     let computer_email = "anna+computer2@example.org";
     assert_eq!(created["status"]["seats"][2]["email"], computer_email);
+    // Ben's invitation says whose machine plays the computer seat, and
+    // what that person can do with it (issue 31).
+    let invitation = anna.outbox();
+    assert_eq!(invitation.len(), 1, "{invitation:?}");
+    let text = mail_text(&std::fs::read(&invitation[0]).unwrap());
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        one_line.contains(
+            "Computer (seat 2) is a computer that Anna's machine plays: Anna can see its \
+             face-down tokens and signs its moves"
+        ),
+        "{text}"
+    );
     let mut done = std::collections::HashSet::new();
     let mut to_computer = 0;
     let mut computer_moves = 0;
