@@ -606,6 +606,8 @@ fn vectors() {
     notify_vectors(&mut v, tmp.path());
     noncharacter_vectors(&mut v, tmp.path());
     protocol3_vectors(&mut v, tmp.path());
+    operator_vectors(&mut v, tmp.path());
+    due_vectors(&mut v, tmp.path());
 
     let manifest = serde_json::to_string_pretty(&json!({
         "about": "Protocol test vectors made by `cargo run --example make_games -- vectors` from the example identities; tests/vectors.rs audits each with the real binary.",
@@ -696,10 +698,19 @@ fn notify_vectors(v: &mut Vectors, tmp: &Path) {
             "malformed",
             "a join whose notify is neither turn nor absent",
         ),
+        (
+            "join-notify-null",
+            "",
+            "non-canonical",
+            "a join with \"notify\":null: a null for an absent optional field (S3), as for a seat's key",
+        ),
     ] {
         let mut line = parse(&lines[2]);
         assert_eq!(line.body.kind, Kind::Join);
-        line.body.data["notify"] = Value::String(value.into());
+        line.body.data["notify"] = match value {
+            "" => Value::Null,
+            v => Value::String(v.into()),
+        };
         let mut l = lines[..2].to_vec();
         l.push(resign_body(&ps[1].1, line.body));
         let at = (expect != "ok").then_some(2);
@@ -1057,6 +1068,243 @@ fn protocol3_vectors(v: &mut Vectors, tmp: &Path) {
         "out-of-turn",
         Some(3),
         "seat 1 writes a second join with its own key where seat 2 must join",
+    );
+}
+
+/// Computer seats' operators (protocol section 3.4): a game of Anna, Ben
+/// and a computer seat (Cleo's example identity, pinned) that Anna's
+/// machine plays. A claim against Anna needs Ben's alone; the computer
+/// claiming against its operator, or Anna against her computer, is out of
+/// turn; and the malformed ways to name an operator.
+fn operator_vectors(v: &mut Vectors, tmp: &Path) {
+    let ps = players(3);
+    let path = tmp.join("operator.jsonl");
+    let _ = fs::remove_file(&path);
+    for (home, _) in &ps {
+        let _ = fs::remove_dir_all(home.join("joined"));
+        let _ = fs::remove_dir_all(home.join("written"));
+    }
+    let mut seats: Vec<SeatInfo> = ps.iter().map(|(_, id)| SeatInfo::of(id)).collect();
+    seats[2].key = Some(HexHash(ps[2].1.public_key()));
+    seats[2].operator = Some(0);
+    let mut time = clock();
+    let mut fresh = Draw::new(os_random());
+    act::create::<StarrySky>(
+        &ps[0].0,
+        &ps[0].1,
+        seats,
+        &[],
+        None,
+        &path,
+        time(),
+        &mut fresh,
+    )
+    .expect("create");
+    // Played until the game waits for Anna, some moves in.
+    let base_r = autoplay::<StarrySky>(
+        &path,
+        &ps,
+        &mut fresh,
+        &mut time,
+        |r| r.len() >= 12 && r.expected() == (Action::Move, Some(0)),
+        |_| {},
+    )
+    .expect("autoplay");
+    for (home, _) in &ps {
+        let _ = fs::remove_dir_all(home.join("joined"));
+        let _ = fs::remove_dir_all(home.join("written"));
+    }
+    let bytes = file::read(&path).unwrap();
+    let lines = lines_of(&bytes);
+    let n = base_r.len();
+    let due = secs(&base_r.entries.last().unwrap().time) + 14 * 86_400;
+    v.add(
+        "operator-ok-in-progress",
+        &bytes,
+        "ok",
+        None,
+        "a game of Anna, Ben and a computer seat (seat 2, pinned) whose genesis names Anna (seat 0) its operator, waiting for Anna",
+    );
+    let against_anna = json!({"awaited": n, "silent": 0});
+    v.add(
+        "operator-claim-without-the-computer",
+        &append_at(&bytes, &ps, 1, Kind::Abandon, against_anna.clone(), &at(due)),
+        "ok",
+        None,
+        "Ben's claim against Anna, on time, ends the game: it needs no claim of the computer seat Anna operates",
+    );
+    v.endings
+        .push(json!({"file": "operator-claim-without-the-computer.jsonl", "ending": "abandoned"}));
+    v.add(
+        "operator-computer-claims-against-its-operator",
+        &append_at(&bytes, &ps, 2, Kind::Abandon, against_anna, &at(due)),
+        "out-of-turn",
+        Some(n),
+        "the computer seat claims that Anna, its operator, stopped answering",
+    );
+    // Anna moves, Ben moves: the game waits for the computer.
+    let mut waits = bytes.clone();
+    let mut last = base_r.entries.last().unwrap().time.clone();
+    loop {
+        let r = Replay::<StarrySky>::from_bytes(&waits).unwrap();
+        if r.expected().1 == Some(2) {
+            break;
+        }
+        last = at(secs(&last) + 60);
+        waits = auto_at(&waits, &ps, &last, tmp);
+    }
+    let m = Replay::<StarrySky>::from_bytes(&waits).unwrap().len();
+    let against_computer = json!({"awaited": m, "silent": 2});
+    let due2 = secs(&last) + 14 * 86_400;
+    v.add(
+        "operator-claim-against-the-computer",
+        &append_at(&waits, &ps, 1, Kind::Abandon, against_computer.clone(), &at(due2)),
+        "ok",
+        None,
+        "Ben's claim against the computer seat ends the game: Anna, whose machine plays it, is on its side and is not needed",
+    );
+    v.endings
+        .push(json!({"file": "operator-claim-against-the-computer.jsonl", "ending": "abandoned"}));
+    v.add(
+        "operator-claims-against-own-computer",
+        &append_at(&waits, &ps, 0, Kind::Abandon, against_computer, &at(due2)),
+        "out-of-turn",
+        Some(m),
+        "Anna claims that the computer seat she operates stopped answering",
+    );
+    // The shape of `operator`.
+    let pin_ben =
+        |b: &mut Body| b.data["seats"][1]["key"] = json!(hex::encode(ps[1].1.public_key()));
+    type Edit<'a> = Box<dyn Fn(&mut Body) + 'a>;
+    let cases: Vec<(&str, Edit, &str, &str)> = vec![
+        (
+            "operator-of-seat-0",
+            Box::new(|b: &mut Body| b.data["seats"][0]["operator"] = json!(1)),
+            "malformed",
+            "seat 0, the creator who signs the genesis, with an operator",
+        ),
+        (
+            "operator-itself",
+            Box::new(|b: &mut Body| b.data["seats"][2]["operator"] = json!(2)),
+            "malformed",
+            "a seat that names itself its operator",
+        ),
+        (
+            "operator-not-a-seat",
+            Box::new(|b: &mut Body| b.data["seats"][2]["operator"] = json!(3)),
+            "malformed",
+            "an operator that is no seat (seat 3 of 3)",
+        ),
+        (
+            "operator-is-a-computer",
+            Box::new(move |b: &mut Body| {
+                pin_ben(b);
+                b.data["seats"][1]["operator"] = json!(2);
+            }),
+            "malformed",
+            "Ben's seat, pinned, operated by the computer seat, itself operated: an operator is a person",
+        ),
+        (
+            "operator-without-key",
+            Box::new(|b: &mut Body| {
+                b.data["seats"][2].as_object_mut().unwrap().remove("key");
+            }),
+            "malformed",
+            "an operated seat without a pinned key",
+        ),
+        (
+            "operator-not-a-number",
+            Box::new(|b: &mut Body| b.data["seats"][2]["operator"] = json!("0")),
+            "malformed",
+            "an operator written as a string",
+        ),
+        (
+            "operator-negative",
+            Box::new(|b: &mut Body| b.data["seats"][2]["operator"] = json!(-1)),
+            "malformed",
+            "an operator of -1",
+        ),
+        (
+            "operator-in-protocol-2",
+            Box::new(|b: &mut Body| {
+                b.data["protocol"] = json!(2);
+                b.data.as_object_mut().unwrap().remove("deadline");
+            }),
+            "malformed",
+            "a genesis of protocol 2 that names an operator (operators came with version 3)",
+        ),
+        (
+            "operator-null",
+            Box::new(|b: &mut Body| b.data["seats"][1]["operator"] = Value::Null),
+            "non-canonical",
+            "a null for a person's absent operator (S3)",
+        ),
+    ];
+    for (name, edit, expect, what) in cases {
+        v.add(
+            name,
+            &edited_genesis(&lines, &ps, edit),
+            expect,
+            Some(0),
+            what,
+        );
+    }
+}
+
+/// The clock's due time capped at 9999-12-31T23:59:59Z, the last time a
+/// log can hold (protocol section 7): the entry that starts the awaited
+/// seat's clock is dated 9999-12-31T00:00:00Z, so the deadline of 14 days
+/// would fall in year 10000, which no claim could be dated.
+fn due_vectors(v: &mut Vectors, tmp: &Path) {
+    let ps = players(3);
+    let path = tmp.join("due.jsonl");
+    make(&path, 3, &[], |r| r.len() >= 12 && !r.is_over());
+    let late = auto_at(
+        &file::read(&path).unwrap(),
+        &ps,
+        "9999-12-31T00:00:00Z",
+        tmp,
+    );
+    let r = Replay::<StarrySky>::from_bytes(&late).unwrap();
+    let (_, Some(s)) = r.expected() else {
+        unreachable!()
+    };
+    let other = (0..3).find(|&c| c != s).unwrap();
+    let claim = json!({"awaited": r.len(), "silent": s});
+    v.add(
+        "due-past-year-9999",
+        &late,
+        "ok",
+        None,
+        "the entry that starts the awaited seat's clock is dated 9999-12-31T00:00:00Z: its deadline of 14 days is capped at 9999-12-31T23:59:59Z",
+    );
+    v.add(
+        "due-capped-claim-on-time",
+        &append_at(
+            &late,
+            &ps,
+            other,
+            Kind::Abandon,
+            claim.clone(),
+            "9999-12-31T23:59:59Z",
+        ),
+        "ok",
+        None,
+        "a claim dated 9999-12-31T23:59:59Z, the capped deadline",
+    );
+    v.add(
+        "due-capped-claim-one-second-early",
+        &append_at(
+            &late,
+            &ps,
+            other,
+            Kind::Abandon,
+            claim,
+            "9999-12-31T23:59:58Z",
+        ),
+        "out-of-turn",
+        Some(r.len()),
+        "a claim one second before the capped deadline",
     );
 }
 
@@ -2816,6 +3064,8 @@ fn run() {
             Some("star-map") => vectors_only("star-map-", map_vectors),
             Some("join-notify") => vectors_only("join-notify-", notify_vectors),
             Some("name-noncharacter") => vectors_only("name-noncharacter-", noncharacter_vectors),
+            Some("operator") => vectors_only("operator-", operator_vectors),
+            Some("due") => vectors_only("due-", due_vectors),
             Some("v3") => {
                 vectors_only("v3-", protocol3_vectors);
                 protocol4_vector();
@@ -2823,7 +3073,7 @@ fn run() {
             Some(other) => {
                 eprintln!(
                     "no vectors for `{other}`: give nothing (all), starry-night, star-map, \
-                     join-notify, name-noncharacter or v3"
+                     join-notify, name-noncharacter, v3, operator or due"
                 );
                 std::process::exit(2);
             }
@@ -2831,7 +3081,7 @@ fn run() {
         _ => {
             eprintln!(
                 "usage: cargo run --example make_games -- games [starry-sky|starry-night|star-map] | \
-                 vectors [starry-night|star-map|join-notify|name-noncharacter|v3]"
+                 vectors [starry-night|star-map|join-notify|name-noncharacter|v3|operator|due]"
             );
             std::process::exit(2);
         }

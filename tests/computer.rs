@@ -262,6 +262,19 @@ fn by_mail<G: Game>() {
     let id = created["status"]["game_id"].as_str().unwrap()[..16].to_string();
     let computer_email = "anna+computer2@example.org";
     assert_eq!(created["status"]["seats"][2]["email"], computer_email);
+    // Ben's invitation says whose machine plays the computer seat, and
+    // what that person can do with it (issue 31).
+    let invitation = anna.outbox();
+    assert_eq!(invitation.len(), 1, "{invitation:?}");
+    let text = mail_text(&std::fs::read(&invitation[0]).unwrap());
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        one_line.contains(
+            "Computer (seat 2) is a computer that Anna's machine plays: Anna can see its \
+             face-down tokens and signs its moves"
+        ),
+        "{text}"
+    );
     let mut done = std::collections::HashSet::new();
     let mut to_computer = 0;
     let mut computer_moves = 0;
@@ -465,4 +478,67 @@ fn the_computer_joins_its_persons_claim_that_a_player_stopped_answering() {
     let audit = anna.json(&["audit", log_str, "--json"]);
     assert_eq!(audit["valid"], true, "{audit}");
     assert_eq!(audit["files"][0]["ending"]["how"], "abandoned", "{audit}");
+}
+
+/// Issue 31: a claim against a person needs no claim of the computer
+/// seats that person's machine plays (they are her own, and never claim
+/// against her). The genesis names the operator, status shows it, and
+/// another player's claim alone ends the game.
+#[test]
+fn a_claim_against_the_creator_needs_no_claim_of_her_own_computer() {
+    let table = Players::new(2);
+    let (anna, ben) = (&table.p[0], &table.p[1]);
+    let log = table.dir.path().join("game.jsonl");
+    let log_str = log.to_str().unwrap();
+    let players = format!("{}, computer:1, {}", anna.email, ben.email);
+    let out = anna.run(&[
+        "new",
+        "star-map",
+        "--players",
+        &players,
+        "--out",
+        log_str,
+        "--deadline",
+        "2s",
+    ]);
+    assert!(out.status.success(), "{}", seen(&out));
+    // Everyone can see who runs the computer seat.
+    let s = ben.json(&["status", log_str, "--json"]);
+    assert_eq!(s["seats"][1]["operator"], 0, "{s}");
+    assert!(s["seats"][0].get("operator").is_none(), "{s}");
+    assert!(s["seats"][2].get("operator").is_none(), "{s}");
+    let out = ben.run(&["status", log_str]);
+    let text = stdout(&out);
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        one_line.contains("Anna can see its face-down tokens and signs its moves"),
+        "{text}"
+    );
+    assert!(text.contains("a computer on Anna's machine"), "{text}");
+    for p in [ben, ben, anna] {
+        let s = anna.json(&["status", log_str, "--json"]);
+        let action = s["action"].as_str().unwrap().to_string();
+        let out = p.run(&[&action, log_str]);
+        assert!(out.status.success(), "{}: {}", p.name, seen(&out));
+    }
+    // Anna moves, her computer answers, Ben moves: the game waits for Anna.
+    for p in [anna, ben] {
+        let v = p.json(&["moves", log_str, "--json"]);
+        let pick = v["moves"][0]["move"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}: {v}", p.name))
+            .to_string();
+        let out = p.run(&["play", log_str, &pick]);
+        assert!(out.status.success(), "{}", seen(&out));
+    }
+    let s = ben.json(&["status", log_str, "--json"]);
+    assert_eq!(s["to_act_seat"], 0, "{s}");
+    std::thread::sleep(std::time::Duration::from_millis(3100));
+    // Ben's claim alone ends it: the computer is Anna's own side.
+    let v = ben.json(&["abandon", log_str, "--yes", "--json"]);
+    assert_eq!(v["status"]["over"], true, "{v}");
+    let audit = ben.json(&["audit", log_str, "--json"]);
+    assert_eq!(audit["valid"], true, "{audit}");
+    assert_eq!(audit["files"][0]["ending"]["how"], "abandoned", "{audit}");
+    assert_eq!(audit["files"][0]["ending"]["seat"], 0, "{audit}");
 }

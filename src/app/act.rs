@@ -99,7 +99,12 @@ fn parse_seat(text: &str) -> Result<SeatInfo> {
         name
     };
     crate::text::check_name(&name).map_err(|e| Error::Usage(format!("--players: {e}")))?;
-    Ok(SeatInfo { email, key, name })
+    Ok(SeatInfo {
+        email,
+        key,
+        name,
+        operator: None,
+    })
 }
 
 pub(crate) fn parse_variants(variants: &[String]) -> Result<Vec<(String, String)>> {
@@ -262,6 +267,9 @@ fn new_with_computers<G: Bot>(
                     email: c.id.email.clone(),
                     key: Some(HexHash(c.id.public_key())),
                     name: c.id.name.clone(),
+                    // The creator, seat 0, runs it: the genesis says so
+                    // to everyone (docs/protocol.md section 3.4).
+                    operator: Some(0),
                 });
                 made.push(c);
             }
@@ -1076,6 +1084,14 @@ fn build_entry<G: Bot>(
                     "the game is waiting for you to {}; you cannot declare yourself gone (to give up, \
                      `starry resign`)",
                     action.as_str()
+                )));
+            }
+            if r.one_machine(seat, silent) {
+                return Err(Error::Usage(format!(
+                    "{} is played on the same machine as your seat ({}'s): you cannot claim \
+                     that your own side stopped answering; nothing was written",
+                    r.name(silent),
+                    r.name(r.operator_of(silent))
                 )));
             }
             if r.claims.as_ref().is_some_and(|c| c.by.contains(&seat)) {

@@ -111,7 +111,10 @@ pub struct ClockReport {
     pub since: u64,
     /// The game's deadline in seconds.
     pub deadline: u64,
-    /// When it passes (`YYYY-MM-DDTHH:MM:SSZ`).
+    /// When it passes (`YYYY-MM-DDTHH:MM:SSZ`, as a log's times: never
+    /// after 9999-12-31T23:59:59Z, where the deadline stops,
+    /// docs/protocol.md section 7).
+    #[schemars(pattern(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"))]
     pub due: String,
     /// Seconds left at the time of the report; negative once it has passed.
     pub seconds_left: i64,
@@ -133,6 +136,27 @@ pub fn report<G: Game>(r: &Replay<G>, now: &str) -> Option<ClockReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 31: a turn that began on the last day a log can hold had its
+    /// deadline written `+10000-…`, a form no log time and no schema has.
+    #[test]
+    fn the_due_time_stops_at_the_last_time_a_log_can_hold() {
+        use crate::games::starry_sky::StarrySky;
+        let log = include_bytes!("../../tests/vectors/due-past-year-9999.jsonl");
+        let r = Replay::<StarrySky>::from_bytes(log).expect("the vector is valid");
+        let c = report(&r, "9999-12-31T12:00:00Z").expect("a clock");
+        assert_eq!(c.due, "9999-12-31T23:59:59Z");
+        assert_eq!(c.seconds_left, 12 * 3_600 - 1);
+        assert_eq!(
+            time_seconds(&c.due),
+            Some(crate::log::replay::LAST_TIME),
+            "the due time is a log time"
+        );
+        let left = time_left(&r, "9999-12-31T12:00:00Z").unwrap();
+        assert!(left.contains("9999-12-31 23:59 UTC"), "{left}");
+        assert!(check_claim_due(&r, "9999-12-31T23:59:58Z").is_err());
+        assert!(check_claim_due(&r, "9999-12-31T23:59:59Z").is_ok());
+    }
 
     #[test]
     fn spans_read_in_two_adjacent_units() {

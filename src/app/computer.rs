@@ -239,7 +239,10 @@ fn due<G: Game>(home: &Path, r: &Replay<G>) -> Option<(Seat, Do)> {
     // of this machine: its computer seats join it, since the claim settles
     // only when every other seat has made it (it is valid only after the
     // deadline, which the person's claim has passed already). Never a claim
-    // someone else made alone: a computer does not judge its own host gone.
+    // someone else made alone: a computer does not judge its own host gone;
+    // and never one against its operator or a seat its operator's machine
+    // plays (a protocol 3 genesis names the operator; such a claim is out
+    // of turn, docs/protocol.md section 7).
     if let Some(c) = r
         .claims
         .as_ref()
@@ -252,7 +255,7 @@ fn due<G: Game>(home: &Path, r: &Replay<G>) -> Option<(Seat, Do)> {
             && let Some(s) = ours
                 .iter()
                 .copied()
-                .find(|s| !c.by.contains(s) && *s != c.silent)
+                .find(|&s| !c.by.contains(&s) && !r.one_machine(s, c.silent))
         {
             return Some((s, Do::Abandon));
         }

@@ -835,9 +835,29 @@ fn about_starry<G: Game>(r: &Replay<G>) -> String {
         "{} invites you to a game of {title} by e-mail. starry is the program that plays it: \
          every move is an entry in a log, signed by its player and chained to the entries \
          before it by their hashes, and every player's program checks every entry itself, so \
-         there is nothing and nobody to trust — no server, and not the other players either.\n",
-        r.name(0)
+         there is nothing and nobody to trust — no server, and not the other players either.\n{}",
+        r.name(0),
+        computers_text(r)
     )
+}
+
+/// What an invited player must know of the computer seats (the genesis
+/// names each one's operator, docs/protocol.md section 3.4): their
+/// operator sees what they hold face down and signs their moves, so a
+/// computer is no independent player.
+fn computers_text<G: Game>(r: &Replay<G>) -> String {
+    (0..r.seat_count())
+        .filter(|&s| r.operator_of(s) != s)
+        .map(|s| {
+            let op = r.name(r.operator_of(s));
+            format!(
+                "{} (seat {s}) is a computer that {op}'s machine plays: {op} can see its \
+                 face-down tokens and signs its moves, so it plays on {op}'s side, not as a \
+                 player of its own.\n",
+                r.name(s)
+            )
+        })
+        .collect()
 }
 
 /// Writes step `n` of "What to do now": its text as a paragraph, then the

@@ -746,7 +746,6 @@ pub fn own_view<G: Game>(
 pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
     let (action, who) = r.expected();
     let seat_info = |s: Seat| &r.genesis.seats[s];
-    let n = r.seat_count();
     let now = crate::log::replay::now();
     StatusReport {
         game: r.genesis.game.clone(),
@@ -775,6 +774,7 @@ pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
                     key: key.map(hex::encode),
                     fingerprint: key.map(|k| crate::log::replay::fingerprint(&k)),
                     pinned: i == 0 || s.key.is_some(),
+                    operator: s.operator,
                 }
             })
             .collect(),
@@ -785,7 +785,7 @@ pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
             silent: c.silent as u32,
             awaited: c.awaited,
             by: c.by.iter().map(|&s| s as u32).collect(),
-            missing: (n - 1 - c.by.len()) as u32,
+            missing: r.claimants(c.silent).len().saturating_sub(c.by.len()) as u32,
         }),
         ending: r.ending().map(EndingReport::from),
         standings: standings_of(r),
@@ -824,12 +824,26 @@ pub fn ending_text(s: &StatusReport) -> String {
         Some(EndingReport::Resigned { seat }) => {
             format!("The game is over: {} resigned.", name(seat))
         }
-        Some(EndingReport::Abandoned { seat, awaited }) => format!(
-            "The game is over: abandoned while waiting for {} at entry {awaited}; every other \
-             player claimed that {} stopped answering.",
-            name(seat),
-            name(seat)
-        ),
+        Some(EndingReport::Abandoned { seat, awaited }) => {
+            // A claim needs no seat played on the silent seat's machine.
+            let machine = |x: u32| {
+                s.seats
+                    .get(x as usize)
+                    .and_then(|y| y.operator)
+                    .unwrap_or(x)
+            };
+            let shared = s
+                .seats
+                .iter()
+                .any(|x| x.seat != seat && machine(x.seat) == machine(seat));
+            format!(
+                "The game is over: abandoned while waiting for {} at entry {awaited}; every other \
+                 player{} claimed that {} stopped answering.",
+                name(seat),
+                if shared { " on another machine" } else { "" },
+                name(seat)
+            )
+        }
         Some(EndingReport::Stalled) => {
             "The game is over: it stalled — nobody could move any more.".to_string()
         }
@@ -885,7 +899,34 @@ pub fn status_text(s: &StatusReport) -> String {
             ));
         }
     }
+    out.push_str(&operators_text(s));
     wrap_lines(&out)
+}
+
+/// Which seats are computers played on whose machine, as the genesis
+/// names them (docs/protocol.md section 3.4): that person can see their
+/// face-down tokens and signs their moves. Empty when every seat is a
+/// person.
+pub fn operators_text(s: &StatusReport) -> String {
+    let name = |seat: u32| {
+        s.seats
+            .get(seat as usize)
+            .map_or_else(|| format!("seat {seat}"), |x| inline(&x.name).into_owned())
+    };
+    s.seats
+        .iter()
+        .filter_map(|x| {
+            let op = x.operator?;
+            Some(format!(
+                "{} (seat {}) is a computer played on the machine of {} (seat {op}): {} can see \
+                 its face-down tokens and signs its moves.\n",
+                name(x.seat),
+                x.seat,
+                name(op),
+                name(op)
+            ))
+        })
+        .collect()
 }
 
 /// Wraps every line longer than 80 columns (long names make them so),
@@ -921,8 +962,18 @@ pub fn seats_text(s: &StatusReport) -> String {
             (Some(f), false, true) => format!("pinned to key {f}, not joined yet"),
             _ => "not joined yet (any key may take the seat)".into(),
         };
+        let computer = x
+            .operator
+            .map(|op| {
+                let person = s
+                    .seats
+                    .get(op as usize)
+                    .map_or_else(|| format!("seat {op}"), |p| inline(&p.name).into_owned());
+                format!(" — a computer on {person}'s machine")
+            })
+            .unwrap_or_default();
         out.push_str(&format!(
-            "  seat {}: {} <{}> — {key}\n",
+            "  seat {}: {} <{}> — {key}{computer}\n",
             x.seat,
             inline(&x.name),
             inline(&x.email)

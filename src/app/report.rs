@@ -40,6 +40,12 @@ pub struct SeatReport {
     pub fingerprint: Option<String>,
     /// Whether the genesis pins the seat to a key (seat 0 always is).
     pub pinned: bool,
+    /// A computer seat: the seat, 0-based, of the person whose machine
+    /// plays it, as the genesis names it (docs/protocol.md section 3.4).
+    /// That person can see its face-down tokens and signs its moves.
+    /// Absent for a person.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operator: Option<u32>,
 }
 
 /// Claims in progress that the awaited player has stopped answering.

@@ -155,6 +155,11 @@ pub struct SeatInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<HexHash>,
     pub name: String,
+    /// A computer seat's operator: the seat of the person whose machine
+    /// runs it, who can see its face-down tokens and signs its moves
+    /// (protocol 3, docs/protocol.md section 3.4). Absent for a person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operator: Option<u32>,
 }
 
 impl SeatInfo {
@@ -164,6 +169,7 @@ impl SeatInfo {
             email: id.email.clone(),
             key: None,
             name: id.name.clone(),
+            operator: None,
         }
     }
 }
@@ -205,8 +211,19 @@ pub struct Join {
     /// Which mails the player wants from the others' programs; absent
     /// means `all` (and `all` is always written by leaving it out, so that
     /// a join has one encoding).
-    #[serde(default, skip_serializing_if = "Notify::is_all")]
+    #[serde(
+        default,
+        skip_serializing_if = "Notify::is_all",
+        deserialize_with = "notify_or_null"
+    )]
     pub notify: Notify,
+}
+
+/// A join's `notify`, where a `null` reads as absent at S2 so that S3
+/// refuses it as non-canonical (12), as it does a null `key` or
+/// `deadline` (docs/protocol.md section 8, S2).
+fn notify_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Notify, D::Error> {
+    Ok(Option::<Notify>::deserialize(d)?.unwrap_or_default())
 }
 
 /// Which mails a player wants while the others play (`starry join --notify`).

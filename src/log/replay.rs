@@ -324,6 +324,7 @@ pub fn parse_line_as(n: u64, bytes: &[u8], check: Check) -> Result<Parsed, LogFa
             let g: Genesis = shaped(n, "the genesis data", d)?;
             check_seats(n, &g.seats)?;
             check_deadline(n, &g)?;
+            check_operators(n, &g)?;
             Data::Genesis(g)
         }
         Kind::Join => Data::Join(shaped(n, "the join data", d)?),
@@ -451,6 +452,52 @@ fn check_deadline(n: u64, g: &Genesis) -> Result<(), LogFault> {
         )),
         _ => Ok(()),
     }
+}
+
+/// S2 for the computer seats' operators (protocol 3, docs/protocol.md
+/// section 3.4): an operated seat is pinned, its operator is another seat
+/// that is a person (has no operator itself), and seat 0, who signs the
+/// genesis, is a person.
+fn check_operators(n: u64, g: &Genesis) -> Result<(), LogFault> {
+    let bad = |detail: String| Err(fault(n, Fault::Malformed, detail));
+    for (i, s) in g.seats.iter().enumerate() {
+        let Some(op) = s.operator else { continue };
+        if g.protocol < 3 {
+            return bad(
+                "a genesis of protocol version 2 has no `operator` (operators came with \
+                 version 3)"
+                    .into(),
+            );
+        }
+        if i == 0 {
+            return bad(
+                "seat 0 has an operator; seat 0 is the creator, a person, who signs the genesis"
+                    .into(),
+            );
+        }
+        if op as usize == i {
+            return bad(format!("seat {i} names itself as its operator"));
+        }
+        let Some(person) = g.seats.get(op as usize) else {
+            return bad(format!(
+                "seat {i}'s operator is seat {op}; the game has seats 0 to {}",
+                g.seats.len() - 1
+            ));
+        };
+        if person.operator.is_some() {
+            return bad(format!(
+                "seat {i}'s operator, seat {op}, is a computer seat itself; an operator is a \
+                 person"
+            ));
+        }
+        if s.key.is_none() {
+            return bad(format!(
+                "seat {i} has an operator but no pinned key; a computer seat is pinned to the \
+                 key its operator's machine made for it"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Parses a game object (an action, the options) into the game's type: one
@@ -984,6 +1031,32 @@ impl<G: Game> Replay<G> {
             .collect()
     }
 
+    /// The person whose machine plays `seat`: its operator for a computer
+    /// seat (docs/protocol.md section 3.4), else the seat itself.
+    pub fn operator_of(&self, seat: Seat) -> Seat {
+        self.genesis
+            .seats
+            .get(seat)
+            .and_then(|s| s.operator)
+            .map_or(seat, |o| o as Seat)
+    }
+
+    /// Whether one person's machine plays both seats: a person and the
+    /// computer seats they operate are one side of every abandonment
+    /// claim (section 7): none claims against another, and a claim
+    /// against one needs none of the others'.
+    pub fn one_machine(&self, a: Seat, b: Seat) -> bool {
+        self.operator_of(a) == self.operator_of(b)
+    }
+
+    /// The seats whose claims end the game while it waits for `silent`:
+    /// every seat not played by `silent`'s machine.
+    pub fn claimants(&self, silent: Seat) -> Vec<Seat> {
+        (0..self.seat_count())
+            .filter(|&s| !self.one_machine(s, silent))
+            .collect()
+    }
+
     /// Who must write the next entry and what it must be.
     pub fn expected(&self) -> (Action, Option<Seat>) {
         match &self.phase {
@@ -1361,6 +1434,18 @@ impl<G: Game> Replay<G> {
                         action.as_str()
                     ));
                 }
+                if let Some(silent) = who
+                    && self.one_machine(author, silent)
+                {
+                    return refuse(format!(
+                        "{} and {} are played on one machine, that of {} (the genesis names \
+                         the operator of each computer seat): one side of the game, and no \
+                         seat claims that its own side stopped answering",
+                        self.seat_label(author),
+                        self.seat_label(silent),
+                        self.name(self.operator_of(silent)),
+                    ));
+                }
                 if self.claims.as_ref().is_some_and(|c| c.by.contains(&author)) {
                     return refuse("this seat has claimed the abandonment already".into());
                 }
@@ -1424,7 +1509,9 @@ impl<G: Game> Replay<G> {
             seat: who?,
             since,
             deadline,
-            due: start + deadline as i64,
+            // No time after the last one a log can hold: a claim must be
+            // able to reach the deadline (docs/protocol.md section 7).
+            due: (start + deadline as i64).min(LAST_TIME),
         })
     }
 
@@ -1647,7 +1734,9 @@ impl<G: Game> Replay<G> {
                     by: BTreeSet::new(),
                 });
                 claims.by.insert(author);
-                let complete = claims.by.len() + 1 == self.seat_count();
+                // Claimants are never of the silent seat's machine (S9),
+                // so counting them is enough.
+                let complete = claims.by.len() == self.claimants(silent).len();
                 if complete {
                     if let Some(state) = &mut self.state {
                         G::withdraw(state, silent, crate::games::Withdrawal::Abandoned);
@@ -2048,6 +2137,10 @@ fn check_time(n: u64, t: &str) -> Result<(), LogFault> {
         ))
     }
 }
+
+/// 9999-12-31T23:59:59Z, the last time a log can hold, in Unix seconds: a
+/// deadline falls no later (docs/protocol.md section 7).
+pub const LAST_TIME: i64 = 253_402_300_799;
 
 /// A valid log time as Unix seconds (None for an invalid one).
 pub fn time_seconds(t: &str) -> Option<i64> {

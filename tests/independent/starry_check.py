@@ -443,14 +443,17 @@ def check_shape(line):
             need_int(d["deadline"], MAX_DEADLINE, "deadline", lo=1)
         emails = set()
         for i, seat in enumerate(check_list(d["seats"], "seats")):
-            need_keys(seat, ("email", "name"), ("key",), what=f"seat {i}")
+            need_keys(seat, ("email", "name"), ("key", "operator"), what=f"seat {i}")
             if present(seat, "key"):
                 need_hash(seat["key"], f"seat {i} key")
+            if present(seat, "operator"):
+                need_int(seat["operator"], U32, f"seat {i} operator")
             check_name(seat["name"])
             check_email(seat["email"])
             if seat["email"].lower() in emails:
                 raise Malformed(f"e-mail address {seat['email']!r} appears twice")
             emails.add(seat["email"].lower())
+        check_operators(d)
     elif kind == "join":
         need_keys(d, ("key", "nonce", "tip"), ("notify",), what="data")
         for k in ("key", "nonce", "tip"):
@@ -480,6 +483,29 @@ def check_shape(line):
     elif kind == "countersign":
         need_keys(d, ("final",), what="data")
         need_hash(d["final"], "final")
+
+
+def check_operators(d):
+    """protocol.md 3.4: a computer seat's operator (protocol 3 on) is
+    another seat, a person (no operator itself), seat 0 has none, and an
+    operated seat is pinned."""
+    seats = d["seats"]
+    for i, seat in enumerate(seats):
+        if not present(seat, "operator") or isinstance(seat["operator"], Float):
+            continue
+        op = seat["operator"]
+        if is_int(d["protocol"]) and d["protocol"] < 3:
+            raise Malformed("a protocol 2 genesis has no operator")
+        if i == 0:
+            raise Malformed("seat 0 has an operator")
+        if op == i:
+            raise Malformed(f"seat {i} is its own operator")
+        if op >= len(seats):
+            raise Malformed(f"seat {i}'s operator {op} is not a seat")
+        if present(seats[op], "operator"):
+            raise Malformed(f"seat {i}'s operator {op} is a computer seat itself")
+        if not present(seat, "key"):
+            raise Malformed(f"seat {i} has an operator but no pinned key")
 
 
 def decode_sig(s):
@@ -2025,6 +2051,8 @@ class Replay:
         self.deadline = d["deadline"] if present(d, "deadline") else None
         self.n = len(seats)
         self.pins = pins
+        # the person whose machine plays each seat (protocol.md 3.4, 7)
+        self.machine = [s["operator"] if present(s, "operator") else i for i, s in enumerate(seats)]
         self.creator_key = d["creator_key"]
         self.keys = [None] * self.n
         self.links = [None] * self.n
@@ -2081,7 +2109,8 @@ class Replay:
         if kind == "abandon" and self.protocol >= 3 and self.deadline is not None:
             # the clock started with the last entry that is no claim
             start = next(e for e in reversed(self.entries) if e[1]["kind"] != "abandon")
-            due = seconds(start[1]["time"]) + self.deadline
+            # no later than the last time a log can hold (protocol.md 7)
+            due = min(seconds(start[1]["time"]) + self.deadline, seconds("9999-12-31T23:59:59Z"))
             if seconds(body["time"]) < due:
                 raise Fault("out-of-turn", k, f"a claim {due - seconds(body['time'])} s before the deadline passes")
         # S10
@@ -2121,6 +2150,8 @@ class Replay:
         if kind == "abandon":
             if author == awaited:
                 raise Fault("out-of-turn", k, "the awaited seat cannot claim it abandoned the game")
+            if self.machine[author] == self.machine[awaited]:
+                raise Fault("out-of-turn", k, f"seats {author} and {awaited} are played on one machine")
             if self.round and author in self.round[2]:
                 raise Fault("out-of-turn", k, f"seat {author} claimed already in this round")
             return
@@ -2225,7 +2256,9 @@ class Replay:
         if self.round is None:
             self.round = (awaited, k, set())
         self.round[2].add(author)
-        if len(self.round[2]) == self.n - 1:
+        # claimants are never of the awaited seat's machine (S9)
+        needed = sum(1 for s in range(self.n) if self.machine[s] != self.machine[awaited])
+        if len(self.round[2]) == needed:
             self.ended, self.final_id, self.last_seat = "abandoned", eid, awaited
 
     def on_countersign(self, k, author, d, eid, link):
