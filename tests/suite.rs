@@ -46,6 +46,8 @@ mod hostile_players;
 mod hostile_text;
 #[path = "independent.rs"]
 mod independent;
+#[path = "late_answer.rs"]
+mod late_answer;
 #[path = "join_recovery.rs"]
 mod join_recovery;
 #[path = "mail_correspondence.rs"]

@@ -201,7 +201,31 @@ pub fn run(cli: Cli) -> Result<Output> {
             }
             then(a.after, || act::act_file(&path, act::Do::Abandon, false))
         }
-        Command::Countersign(a) => act_then(&a.file, a.after, act::Do::Countersign, false),
+        Command::Countersign(a) => {
+            let path = log_path(&a.file)?;
+            // A countersignature of claims against oneself gives up the
+            // late answer that still wins (protocol §7): asked first, and
+            // the only path that writes one.
+            let what = match act::concede_question(&path)? {
+                None => act::Do::Countersign,
+                Some(question) => {
+                    if !a.yes {
+                        confirm(
+                            &path,
+                            &a.file,
+                            "countersign",
+                            &question,
+                            "countersigning the claims that you stopped answering gives up your \
+                             answer, which still wins against them",
+                            "not countersigned: nothing was written; your move still wins \
+                             against the claims (`starry play`)",
+                        )?;
+                    }
+                    act::Do::Concede
+                }
+            };
+            then(a.after, || act::act_file(&path, what, false))
+        }
         Command::Mail(crate::cli::MailArgs {
             action: Some(crate::cli::MailAction::Setup(s)),
             ..
@@ -756,7 +780,13 @@ pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
         to_act_name: who.map(|s| seat_info(s).name.clone()),
         to_act_seat: who.map(|s| s as u32),
         action,
-        waiting_since: r.entries.last().map(|e| e.time.clone()).unwrap_or_default(),
+        // Claims do not restart the clock (protocol §7): the wait counts
+        // from the same entry as the clock does.
+        waiting_since: if r.is_over() {
+            r.entries.last().map(|e| e.time.clone()).unwrap_or_default()
+        } else {
+            clock::turn_began(r).unwrap_or_default().to_string()
+        },
         pending_events: r.state.as_ref().map_or(0, |s| G::pending(s).len() as u32),
         seats: r
             .genesis

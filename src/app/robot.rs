@@ -1093,6 +1093,12 @@ impl Robot {
             Action::Join => {
                 (!joined && who == Some(me)).then_some(Do::Join(LogNotify::from(Notify::Turn)))
             }
+            // Claims that ended the game waiting for the robot: it answers
+            // (its move wins against them, protocol §7); it never
+            // countersigns its own abandonment.
+            Action::Over if super::clock::late_answer_at(&r, me).is_some() => {
+                Some(Do::Bot(self.level, self.seed))
+            }
             Action::Over => (joined && !r.countersigned.contains(&me)).then_some(Do::Countersign),
             _ => (joined && who == Some(me)).then_some(Do::Bot(self.level, self.seed)),
         })
