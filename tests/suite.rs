@@ -104,5 +104,7 @@ mod star_map_referee;
 mod starry_night_cli;
 #[path = "starry_night_mail.rs"]
 mod starry_night_mail;
+#[path = "time_controls.rs"]
+mod time_controls;
 #[path = "vectors.rs"]
 mod vectors;

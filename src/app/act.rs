@@ -28,8 +28,13 @@ use crate::with_game;
 /// What the player wants to do.
 #[derive(Clone, Debug)]
 pub enum Do {
-    /// Join, wanting these mails from the others' programs.
+    /// Join, wanting these mails from the others' programs; never a
+    /// protocol 2 game (see [`Do::JoinProtocol2`]).
     Join(Notify),
+    /// Join even a game whose genesis says protocol 2: it has no time
+    /// controls (no deadline; any countersignature settles an abandonment),
+    /// so only when the player asked for it (`join --allow-protocol-2`).
+    JoinProtocol2(Notify),
     Ready,
     Move(String),
     Reveal,
@@ -874,6 +879,18 @@ pub fn act_with<G: Bot>(
             &after.names(),
         ));
     }
+    if kind == Kind::Join && replay.genesis.protocol < 3 {
+        let w = format!(
+            "this game is protocol {}: it has no time controls. Any other player may claim at \
+             once that you stopped answering, and any countersignature settles the claim, so \
+             that your answer may come too late (docs/protocol.md, §7)",
+            replay.genesis.protocol
+        );
+        warning = Some(match warning {
+            Some(prev) => format!("{prev}\nwarning: {w}"),
+            None => w,
+        });
+    }
     let mut out = Output::new(text, &report);
     if let Some((k, _)) = dropped {
         out.json["answers_claims_from"] = k.into();
@@ -997,7 +1014,21 @@ fn build_entry<G: Bot>(
         )
     };
 
-    if let Do::Join(notify) = what {
+    if let Do::Join(_) = what
+        && r.genesis.protocol < 3
+    {
+        return Err(Error::Usage(format!(
+            "this game's genesis says protocol {}, which has no time controls: no deadline \
+             (another player may claim at once that you stopped answering) and a claim settled \
+             by any countersignature, the claimant's own included, so that your answer would \
+             come too late. starry starts every game with protocol {PROTOCOL_VERSION}; a \
+             creator who wrote this one had to choose the old version. Ask them to start the \
+             game again, or, if you trust the other players, join with --allow-protocol-2. \
+             Nothing was written",
+            r.genesis.protocol
+        )));
+    }
+    if let Do::Join(notify) | Do::JoinProtocol2(notify) = what {
         let seat = r.seat_of_email(&id.email).ok_or_else(|| {
             Error::Usage(format!(
                 "you ({}) have no seat in this game; the seats are {}",
@@ -1287,7 +1318,9 @@ fn build_entry<G: Bot>(
             // in a commit message or a mail, and a face-down token must not).
             Ok((line(Kind::Move, to_value(&data)), String::new()))
         }
-        Do::Join(_) | Do::Auto | Do::Bot(..) => unreachable!("handled above"),
+        Do::Join(_) | Do::JoinProtocol2(_) | Do::Auto | Do::Bot(..) => {
+            unreachable!("handled above")
+        }
     }
 }
 

@@ -125,7 +125,16 @@ pub fn run(cli: Cli) -> Result<Output> {
             let after = a.after;
             then(after, || act::new_game(&a))
         }
-        Command::Join(a) => act_then(&a.file, a.after, act::Do::Join(a.notify.into()), false),
+        Command::Join(a) => act_then(
+            &a.file,
+            a.after,
+            if a.allow_protocol_2 {
+                act::Do::JoinProtocol2(a.notify.into())
+            } else {
+                act::Do::Join(a.notify.into())
+            },
+            false,
+        ),
         Command::Ready(a) => act_then(&a.file, a.after, act::Do::Ready, false),
         Command::Play(a) => {
             let what = match (a.auto, a.r#move) {

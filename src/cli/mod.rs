@@ -359,6 +359,11 @@ pub struct JoinArgs {
     /// of every other move) or `turn` (only your turns). Recorded in your join entry.
     #[arg(long, value_enum, default_value_t = Notify::All)]
     pub notify: Notify,
+    /// Join even a game whose genesis says protocol 2 (refused without this): such a game has
+    /// no time controls — a claim that you stopped answering may come at once, and any
+    /// countersignature settles it.
+    #[arg(long = "allow-protocol-2")]
+    pub allow_protocol_2: bool,
     #[command(flatten)]
     pub after: AfterArgs,
 }
