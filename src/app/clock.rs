@@ -63,6 +63,36 @@ pub fn turn_began<G: Game>(r: &Replay<G>) -> Option<&str> {
         .map(|e| e.time.as_str())
 }
 
+/// The floor a player sets under deadlines by default: a game whose
+/// deadline is shorter lets another player claim that they stopped
+/// answering while they sleep (`starry robot` refuses such a game; `join`
+/// warns).
+pub const DEFAULT_MIN_DEADLINE: u64 = 86_400;
+
+/// Why the time controls of a game with this genesis fall short of the
+/// floor `min` (seconds): a deadline shorter than it, none at all, or no
+/// time controls (protocol 2). None when they do not.
+pub fn short_deadline(genesis: &crate::log::entry::Genesis, min: u64) -> Option<String> {
+    let floor = span_text(min);
+    match genesis.deadline {
+        _ if genesis.protocol < 3 => Some(format!(
+            "the game is protocol {}, which has no time controls: another player may claim at \
+             once that you stopped answering",
+            genesis.protocol
+        )),
+        None if min > 0 => Some(format!(
+            "the game has no deadline: another player may claim at any time that you stopped \
+             answering (the floor is {floor})"
+        )),
+        Some(d) if d < min => Some(format!(
+            "the game's deadline is {}, shorter than the floor of {floor}: another player may \
+             claim that you stopped answering after only that long",
+            span_text(d)
+        )),
+        _ => None,
+    }
+}
+
 /// Refuses a log holding an entry dated more than [`CLOCK_SLACK`] after
 /// `now`: nothing is written, and the message says which clock to check.
 pub fn refuse_ahead<G: Game>(r: &Replay<G>, path: &Path, now: &str) -> Result<()> {

@@ -777,6 +777,12 @@ pub struct RobotArgs {
     /// robot.toml, else 3).
     #[arg(long = "invitations-per-day", value_name = "N")]
     pub invitations_per_day: Option<u32>,
+    /// Join only games whose deadline is at least this long, e.g. 1d or 36h; `none` for no
+    /// floor (default: min_deadline in robot.toml, else 1d). A game with a shorter deadline,
+    /// none, or protocol 2 (no time controls) is refused: the others could claim that the
+    /// robot stopped answering before it had a chance to.
+    #[arg(long = "min-deadline", value_name = "DURATION")]
+    pub min_deadline: Option<Deadline>,
 }
 
 #[derive(Args, Debug)]
