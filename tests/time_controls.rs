@@ -153,3 +153,19 @@ fn a_claim_dated_in_the_future_does_not_keep_the_move_from_the_silent_player() {
     let out = t.starry(Some(1), &["play", ben_copy.to_str().unwrap(), "--auto"]);
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+#[test]
+fn join_warns_of_a_deadline_under_the_players_floor() {
+    let t = Table::new(2);
+    t.create_game("starry-night", &["--random-stars", "8", "--deadline", "1h"]);
+    let out = t.starry(Some(1), &["join", t.log_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = flat(&stderr(&out));
+    assert!(said.contains("shorter than the floor of 1 day"), "{said}");
+    // With a floor the deadline meets, nothing is said.
+    let t = Table::new(2);
+    t.create_game("starry-night", &["--random-stars", "8", "--deadline", "1h"]);
+    let out = t.starry(Some(1), &["join", t.log_str(), "--min-deadline", "1h"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("floor"), "{}", stderr(&out));
+}

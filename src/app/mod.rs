@@ -125,16 +125,37 @@ pub fn run(cli: Cli) -> Result<Output> {
             let after = a.after;
             then(after, || act::new_game(&a))
         }
-        Command::Join(a) => act_then(
-            &a.file,
-            a.after,
-            if a.allow_protocol_2 {
+        Command::Join(a) => {
+            let path = log_path(&a.file)?;
+            let what = if a.allow_protocol_2 {
                 act::Do::JoinProtocol2(a.notify.into())
             } else {
                 act::Do::Join(a.notify.into())
-            },
-            false,
-        ),
+            };
+            let floor = a
+                .min_deadline
+                .map_or(clock::DEFAULT_MIN_DEADLINE, |d| d.seconds().unwrap_or(0));
+            then(a.after, || {
+                let mut out = act::act_file(&path, what, false)?;
+                // Time controls under the player's floor: said, since a
+                // claim that they stopped answering may come that soon.
+                let short = crate::log::file::read(&path).ok().and_then(|b| {
+                    let (g, _) = crate::log::replay::read_genesis(&b).ok()?;
+                    (g.protocol >= 3).then(|| clock::short_deadline(&g, floor))?
+                });
+                if let Some(why) = short {
+                    let w = format!(
+                        "{why}. Joined all the same; to be warned only under another floor, \
+                         give --min-deadline (e.g. 1h, or none)"
+                    );
+                    out.warning = Some(match out.warning.take() {
+                        Some(prev) => format!("{prev}\nwarning: {w}"),
+                        None => w,
+                    });
+                }
+                Ok(out)
+            })
+        }
         Command::Ready(a) => act_then(&a.file, a.after, act::Do::Ready, false),
         Command::Play(a) => {
             let what = match (a.auto, a.r#move) {

@@ -364,6 +364,11 @@ pub struct JoinArgs {
     /// countersignature settles it.
     #[arg(long = "allow-protocol-2")]
     pub allow_protocol_2: bool,
+    /// Warn when the game's deadline is shorter than this (default 1d), or when it has none:
+    /// another player may then claim that you stopped answering that soon. E.g. 1h; `none`
+    /// for no floor.
+    #[arg(long = "min-deadline", value_name = "DURATION")]
+    pub min_deadline: Option<Deadline>,
     #[command(flatten)]
     pub after: AfterArgs,
 }

@@ -380,6 +380,16 @@ fn body<G: Game>(
             }
             (shown(&crate::app::status_text(&status).replace('\n', " ")))
         }
+        @if let (true, Action::Join, Some(why)) = (
+            mine_to_act,
+            action,
+            crate::app::clock::short_deadline(&r.genesis, crate::app::clock::DEFAULT_MIN_DEADLINE),
+        ) {
+            p.notice.error role="alert" {
+                "Before you join: " (why) ". starry's robot refuses such games; join only if \
+                 you trust the other players."
+            }
+        }
         @if let Some(k) = late {
             p.notice role="status" {
                 "The others claimed that you had stopped answering, and the game ended with you \
