@@ -153,23 +153,13 @@ fn a_late_answer_to_a_back_dated_claim_wins_and_both_copies_converge() {
     // Audited together, the fork resolves by rule: Ben's copy wins.
     let audit = t.json(
         None,
-        &[
-            "audit",
-            t.log_str(),
-            ben_file.to_str().unwrap(),
-            "--json",
-        ],
+        &["audit", t.log_str(), ben_file.to_str().unwrap(), "--json"],
     );
     assert_eq!(audit["valid"], true, "{audit}");
     // Anna takes Ben's copy in: hers follows it, the claim lapsed.
     let out = t.starry(
         Some(0),
-        &[
-            "ingest",
-            ben_file.to_str().unwrap(),
-            "--into",
-            t.log_str(),
-        ],
+        &["ingest", ben_file.to_str().unwrap(), "--into", t.log_str()],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(lines(&t.log), ben_copy);
@@ -195,7 +185,10 @@ fn play_auto_answers_and_a_copy_cut_back_by_hand_is_not_refused() {
     let cut = t.dir.path().join("cut.jsonl");
     let all = lines(&t.log);
     std::fs::write(&cut, all[..claim as usize].join("\n") + "\n").unwrap();
-    let out = t.starry(Some(1), &["play", cut.to_str().unwrap(), "--auto", "--json"]);
+    let out = t.starry(
+        Some(1),
+        &["play", cut.to_str().unwrap(), "--auto", "--json"],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["kind"], "move", "{report}");

@@ -46,10 +46,10 @@ mod hostile_players;
 mod hostile_text;
 #[path = "independent.rs"]
 mod independent;
-#[path = "late_answer.rs"]
-mod late_answer;
 #[path = "join_recovery.rs"]
 mod join_recovery;
+#[path = "late_answer.rs"]
+mod late_answer;
 #[path = "mail_correspondence.rs"]
 mod mail_correspondence;
 #[path = "mail_failures.rs"]

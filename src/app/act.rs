@@ -769,7 +769,12 @@ pub fn act_with<G: Bot>(
         }
         None => (replay, events, locked.bytes.clone()),
     };
-    let dropped = late.map(|k| (k, locked.bytes.iter().filter(|&&b| b == b'\n').count() as u64));
+    let dropped = late.map(|k| {
+        (
+            k,
+            locked.bytes.iter().filter(|&&b| b == b'\n').count() as u64,
+        )
+    });
     let entry = replay.len();
     // A copy behind another of this player's signs nothing (written.rs);
     // only a join begun earlier may be written again, unchanged.

@@ -10,9 +10,9 @@ use std::path::Path;
 
 use crate::error::{CLOCK_SLACK, Error, Result};
 use crate::games::{Game, Seat};
-use crate::log::{Kind, Replay};
 use crate::log::entry::DEFAULT_DEADLINE;
 use crate::log::replay::{Clock, span_text, time_seconds, time_text};
+use crate::log::{Kind, Replay};
 
 /// The clock of the awaited seat, and in a protocol 2 game (which has no
 /// deadline in its log) the clock starry keeps for itself before it writes
@@ -45,9 +45,8 @@ pub fn late_answer_at<G: Game>(r: &Replay<G>, me: Seat) -> Option<u64> {
     // claimants' countersignatures (a round ends with the silent seat's
     // entry); checked all the same, since the answer drops all of them.
     let only_claims = r.entries.get(awaited as usize..).is_some_and(|tail| {
-        tail.iter().all(|e| {
-            e.author != me && matches!(e.kind, Kind::Abandon | Kind::Countersign)
-        })
+        tail.iter()
+            .all(|e| e.author != me && matches!(e.kind, Kind::Abandon | Kind::Countersign))
     });
     (seat == me && !settled && only_claims).then_some(awaited)
 }

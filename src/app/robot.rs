@@ -405,12 +405,7 @@ impl Settings {
             (Some(d), _) => d,
             (None, Some(text)) => text
                 .parse::<crate::cli::Deadline>()
-                .map_err(|why| {
-                    Error::Usage(format!(
-                        "min_deadline in {}: {why}",
-                        path.display()
-                    ))
-                })?
+                .map_err(|why| Error::Usage(format!("min_deadline in {}: {why}", path.display())))?
                 .seconds()
                 .unwrap_or(0),
             (None, None) => super::clock::DEFAULT_MIN_DEADLINE,

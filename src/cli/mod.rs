@@ -100,7 +100,8 @@ pub enum Command {
                             starry abandon 1a2b3c4d --yes --mail")]
     Abandon(ResignArgs),
     /// Sign the final entry of a finished game, confirming the result.
-    #[command(after_help = "A game that ended because the others claimed that you stopped \
+    #[command(
+        after_help = "A game that ended because the others claimed that you stopped \
                             answering is not over for you: your move, however late, still wins \
                             against the claims (`starry play`) until you countersign. Countersigning \
                             such a result asks first (--yes in a script), saying what it gives up; \
@@ -108,7 +109,8 @@ pub enum Command {
                             it.\n\n\
                             Examples:\n  \
                             starry countersign game.jsonl\n  \
-                            starry countersign 1a2b3c4d --mail")]
+                            starry countersign 1a2b3c4d --mail"
+    )]
     Countersign(ResignArgs),
     /// Mail the log to whoever must act next (or `--retry` what could not be sent; `mail setup`
     /// writes the mail settings).
