@@ -87,7 +87,7 @@ fn back_dated_claim(t: &Table) -> u64 {
         std::fs::write(&t.log, b).unwrap();
     }
     // The claim, at once: valid, since the log says 15 days have passed.
-    let out = t.starry(Some(0), &["abandon", t.log_str(), "--yes"]);
+    let out = t.starry(Some(0), &["abandon", t.log_str(), "--yes", "--mail"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let s = t.status();
     assert_eq!(s["ending"]["how"], "abandoned", "{s}");
@@ -107,6 +107,17 @@ fn a_late_answer_to_a_back_dated_claim_wins_and_both_copies_converge() {
     let t = Table::new(2);
     let claim = back_dated_claim(&t);
     let anna_copy = lines(&t.log);
+    // Anna's mail to Ben says that his move still wins, not "countersign".
+    let mails: Vec<String> = std::fs::read_dir(t.homes[0].join("outbox"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .filter(|m| m.contains("To: Ben") || m.contains("To: ben@"))
+        .collect();
+    assert!(!mails.is_empty());
+    let mail = mails.last().unwrap().replace("=\r\n", "").replace("=\n", "");
+    let mail = flat(&mail);
+    assert!(mail.contains("still wins"), "{mail}");
+    assert!(mail.contains("starry play"), "{mail}");
     // Ben takes in Anna's mail: his games directory's copy is "over".
     let out = t.starry(Some(1), &["ingest", t.log_str()]);
     assert!(out.status.success(), "{}", stderr(&out));
