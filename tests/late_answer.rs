@@ -114,7 +114,11 @@ fn a_late_answer_to_a_back_dated_claim_wins_and_both_copies_converge() {
         .filter(|m| m.contains("To: Ben") || m.contains("To: ben@"))
         .collect();
     assert!(!mails.is_empty());
-    let mail = mails.last().unwrap().replace("=\r\n", "").replace("=\n", "");
+    let mail = mails
+        .last()
+        .unwrap()
+        .replace("=\r\n", "")
+        .replace("=\n", "");
     let mail = flat(&mail);
     assert!(mail.contains("still wins"), "{mail}");
     assert!(mail.contains("starry play"), "{mail}");
