@@ -169,3 +169,33 @@ fn join_warns_of_a_deadline_under_the_players_floor() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("floor"), "{}", stderr(&out));
 }
+
+/// `status` says "waiting since" the time the clock counts from — the last
+/// entry that is no claim — not the time of a claim.
+#[test]
+fn waiting_since_is_the_start_of_the_clock_not_a_claim() {
+    let t = Table::new(3);
+    t.create_game("starry-sky", &["--deadline", "1s"]);
+    let s = t.play_until(|s| s["action"] == "move");
+    let who = t.seat_of(s["to_act"].as_str().unwrap());
+    let other = (0..3).find(|&x| x != who).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let out = t.starry(Some(other), &["abandon", t.log_str(), "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = t.status();
+    assert_eq!(s["over"], false, "{s}");
+    let text = std::fs::read_to_string(&t.log).unwrap();
+    let entries: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let since = s["clock"]["since"].as_u64().unwrap() as usize;
+    let start = entries[since]["body"]["time"].as_str().unwrap();
+    let claim = entries.last().unwrap()["body"]["time"].as_str().unwrap();
+    assert_ne!(start, claim);
+    assert_eq!(s["waiting_since"], start, "{s}");
+    let out = flat(&String::from_utf8_lossy(
+        &t.starry(None, &["status", t.log_str()]).stdout,
+    ));
+    assert!(out.contains(&format!("(since {start})")), "{out}");
+}
