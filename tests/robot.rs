@@ -700,3 +700,167 @@ fn countersignatures_written_at_once_with_the_robot_converge() {
         "both sides lost once in 24 games ({robot_lost} robot, {robot_won} human)"
     );
 }
+
+/// The newest `.eml` in `dir`.
+fn newest_eml(dir: &Path) -> PathBuf {
+    let mut v: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            (std::fs::metadata(&p).unwrap().modified().unwrap(), p)
+        })
+        .filter(|(_, p)| p.extension().is_some_and(|x| x == "eml"))
+        .collect();
+    v.sort();
+    v.pop().unwrap().1
+}
+
+/// Issue 31, item 2: a game whose deadline is under the robot's floor (1
+/// day unless set) is refused, saying why; with the floor lowered it is
+/// joined.
+#[test]
+fn the_robot_refuses_a_deadline_under_its_floor() {
+    let dir = tempfile::tempdir().unwrap();
+    let human = Person::new(dir.path(), "Anna", &[]);
+    let robot = Person::new(dir.path(), "Robo", &[]);
+    allow_example_org(&robot);
+    let players = format!("{},{}", human.email, robot.email);
+    for deadline in ["1s", "23h", "none"] {
+        let out = human.run(&[
+            "new",
+            "starry-night",
+            "--random-stars",
+            "8",
+            "--players",
+            &players,
+            "--deadline",
+            deadline,
+            "--mail",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let outbox = human.home.join("outbox");
+    let source = ["robot", "--outbox", outbox.to_str().unwrap(), "--json"];
+    let report = robot.json(&source);
+    let mails = report["mails"].as_array().unwrap();
+    assert_eq!(mails.len(), 3, "{report}");
+    for m in mails {
+        assert_eq!(m["outcome"], "refused", "{report}");
+        assert_eq!(m["reason"], "short-deadline", "{report}");
+        let why = m["detail"].as_str().unwrap();
+        assert!(why.contains("min_deadline"), "{why}");
+    }
+    assert!(robot.games().is_empty());
+    // A floor of one second: the 1s game is joined (the others are
+    // remembered as refused).
+    let dir2 = tempfile::tempdir().unwrap();
+    let human = Person::new(dir2.path(), "Anna", &[]);
+    let robot = Person::new(dir2.path(), "Robo", &[]);
+    allow_example_org(&robot);
+    let out = human.run(&[
+        "new",
+        "starry-night",
+        "--random-stars",
+        "8",
+        "--players",
+        &players,
+        "--deadline",
+        "1s",
+        "--mail",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let outbox = human.home.join("outbox");
+    let report = robot.json(&[
+        "robot",
+        "--outbox",
+        outbox.to_str().unwrap(),
+        "--min-deadline",
+        "1s",
+        "--json",
+    ]);
+    assert_eq!(report["mails"][0]["outcome"], "played", "{report}");
+}
+
+/// Issue 31, item 2: Anna starts a game with the robot with a deadline of
+/// one second, plays without mailing, waits and mails a claim that the
+/// robot stopped answering. The robot answers — its move wins against the
+/// claim — and never countersigns its own abandonment.
+#[test]
+fn the_robot_answers_a_claim_against_it_instead_of_countersigning() {
+    let dir = tempfile::tempdir().unwrap();
+    let human = Person::new(dir.path(), "Anna", &[]);
+    let robot = Person::new(dir.path(), "Robo", &[]);
+    allow_example_org(&robot);
+    let players = format!("{},{}", human.email, robot.email);
+    let out = human.run(&[
+        "new",
+        "starry-night",
+        "--random-stars",
+        "8",
+        "--players",
+        &players,
+        "--deadline",
+        "1s",
+        "--mail",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let outbox = human.home.join("outbox");
+    let robot_outbox = robot.home.join("outbox");
+    let source = [
+        "robot",
+        "--outbox",
+        outbox.to_str().unwrap(),
+        "--min-deadline",
+        "1s",
+        "--level",
+        "1",
+        "--json",
+    ];
+    let mut claimed = false;
+    for _ in 0..20 {
+        let report = robot.json(&source);
+        for m in report["mails"].as_array().unwrap() {
+            for e in m["entries"].as_array().unwrap() {
+                assert!(
+                    !e.as_str().unwrap().contains("countersign"),
+                    "the robot countersigned: {report}"
+                );
+            }
+        }
+        if claimed {
+            let m = report["mails"].as_array().unwrap().last().unwrap().clone();
+            assert_eq!(m["outcome"], "played", "{report}");
+            break;
+        }
+        // Anna takes the robot's last mail in.
+        let mail = newest_eml(&robot_outbox);
+        let out = human.run(&["ingest", mail.to_str().unwrap(), "--json"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let game = s["status"]["game_id"].as_str().unwrap()[..16].to_string();
+        if s["status"]["to_act_seat"] != 0 {
+            continue;
+        }
+        if s["status"]["action"] == "move" {
+            // Her move, not mailed; then the claim, mailed.
+            let out = human.run(&["play", &game, "--auto"]);
+            assert!(out.status.success(), "{}", stderr(&out));
+            std::thread::sleep(std::time::Duration::from_millis(2100));
+            let out = human.run(&["abandon", &game, "--yes", "--mail"]);
+            assert!(out.status.success(), "{}", stderr(&out));
+            claimed = true;
+        } else {
+            let out = human.run(&["play", &game, "--auto", "--mail"]);
+            assert!(out.status.success(), "{}", stderr(&out));
+        }
+    }
+    assert!(claimed);
+    // The robot's copy: its move in place of the claim, the game going on.
+    let log = std::fs::read(&robot.games()[0]).unwrap();
+    let last: Value =
+        serde_json::from_slice(log.split(|&b| b == b'\n').rev().nth(1).unwrap()).unwrap();
+    assert_eq!(last["body"]["kind"], "move", "{last}");
+    assert_eq!(last["body"]["author"], 1, "{last}");
+    let out = human.run(&["audit", robot.games()[0].to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}

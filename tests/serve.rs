@@ -1122,4 +1122,61 @@ fn a_flood_of_idle_and_slow_connections_leaves_the_player_served() {
     );
     assert_eq!(s.get("/").status, 200);
     drop(idle);
+
+/// Issue 31, item 1: claims that ended the game with the browser's player
+/// placed last. The page says that their move still wins, offers it (and no
+/// countersignature), and the move is written in the claims' place.
+#[test]
+fn the_page_offers_the_late_answer_to_claims_that_ended_the_game() {
+    let ps = Players::new(2);
+    let (anna, ben) = (&ps.p[0], &ps.p[1]);
+    let s = Served::start(anna, &[]);
+    let out = ben.run(&[
+        "new",
+        "starry-night",
+        "--players",
+        &format!("Ben <{}>, Anna <{}>", ben.email, anna.email),
+        "--deadline",
+        "2s",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = j["status"]["game_id"].as_str().unwrap().to_string();
+    std::fs::create_dir_all(anna.home.join("games")).unwrap();
+    let log = anna.copy_of(&id);
+    std::fs::copy(j["file"].as_str().unwrap(), &log).unwrap();
+    let l = log.to_str().unwrap();
+    for what in ["join", "ready"] {
+        let r = act(&s, &id, entries_of(anna, &log), what, false);
+        assert!(!s.page(r.location()).contains("notice error"));
+    }
+    // Ben plays until the game waits for Anna's move.
+    loop {
+        let st = anna.json(&["status", l, "--json"]);
+        if st["to_act_seat"] == 1 && st["action"] == "move" {
+            break;
+        }
+        let out = ben.run(&["play", l, "--auto"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    std::thread::sleep(Duration::from_millis(3100));
+    let out = ben.run(&["abandon", l, "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let claim = entries_of(anna, &log) - 1;
+    let page = s.page(&format!("/game/{id}"));
+    let flat = page.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("still wins"), "{page}");
+    assert!(!page.contains("Countersign the result"), "{page}");
+    let m = anna.json(&["moves", l, "--json"])["moves"][0]["move"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = play(&s, &id, claim + 1, &m);
+    assert!(!s.page(r.location()).contains("notice error"));
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(text.lines().count() as u64, claim + 1);
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["body"]["kind"], "move", "{last}");
+    assert_eq!(last["body"]["author"], 1, "{last}");
 }

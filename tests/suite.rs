@@ -48,6 +48,8 @@ mod hostile_text;
 mod independent;
 #[path = "join_recovery.rs"]
 mod join_recovery;
+#[path = "late_answer.rs"]
+mod late_answer;
 #[path = "mail_correspondence.rs"]
 mod mail_correspondence;
 #[path = "mail_failures.rs"]
@@ -102,5 +104,7 @@ mod star_map_referee;
 mod starry_night_cli;
 #[path = "starry_night_mail.rs"]
 mod starry_night_mail;
+#[path = "time_controls.rs"]
+mod time_controls;
 #[path = "vectors.rs"]
 mod vectors;

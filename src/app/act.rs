@@ -28,13 +28,26 @@ use crate::with_game;
 /// What the player wants to do.
 #[derive(Clone, Debug)]
 pub enum Do {
-    /// Join, wanting these mails from the others' programs.
+    /// Join, wanting these mails from the others' programs; never a
+    /// protocol 2 game (see [`Do::JoinProtocol2`]).
     Join(Notify),
+    /// Join even a game whose genesis says protocol 2: it has no time
+    /// controls (no deadline; any countersignature settles an abandonment),
+    /// so only when the player asked for it (`join --allow-protocol-2`).
+    JoinProtocol2(Notify),
     Ready,
     Move(String),
     Reveal,
     Resign,
+    /// Countersign the result; never one that would settle claims against
+    /// this very player (see [`Do::Concede`]).
     Countersign,
+    /// Countersign even a result that placed this player last because
+    /// the others claimed they stopped answering: it gives up the late
+    /// answer that would still win (docs/protocol.md, §7). Only by hand,
+    /// after the player confirmed it (`starry countersign`); no automatic
+    /// path writes it.
+    Concede,
     /// Claim that the seat the game waits for has stopped answering.
     Abandon,
     /// Whatever they must do next; a uniformly random legal move.
@@ -748,8 +761,30 @@ pub fn act_with<G: Bot>(
         path: path.into(),
         fault: f,
     };
-    let (replay, mut events) = super::cache::tell::<G>(&locked.bytes).map_err(log_err)?;
+    let (replay, events) = super::cache::tell::<G>(&locked.bytes).map_err(log_err)?;
     super::clock::refuse_ahead(&replay, path, &time)?;
+    // An answer to claims that ended the game with this player placed last
+    // goes where the first claim stands, in place of the claims: that fork
+    // it wins (docs/protocol.md, §7, a lapsed claim).
+    let late = replay
+        .seat_of_key(&id.public_key())
+        .and_then(|me| super::clock::late_answer_at(&replay, me))
+        .filter(|_| answers_claims(&what));
+    let (replay, mut events, base) = match late {
+        Some(k) => {
+            let lines = crate::log::replay::split_lines(&locked.bytes).map_err(log_err)?;
+            let (prefix, _) = crate::log::replay::split_at_entry(&locked.bytes, &lines, k as usize);
+            let (r, e) = super::cache::tell::<G>(prefix).map_err(log_err)?;
+            (r, e, prefix.to_vec())
+        }
+        None => (replay, events, locked.bytes.clone()),
+    };
+    let dropped = late.map(|k| {
+        (
+            k,
+            locked.bytes.iter().filter(|&&b| b == b'\n').count() as u64,
+        )
+    });
     let entry = replay.len();
     // A copy behind another of this player's signs nothing (written.rs);
     // only a join begun earlier may be written again, unchanged. The
@@ -807,7 +842,7 @@ pub fn act_with<G: Bot>(
             step(Step::WriteRecord)?;
             remember_join(home, &replay.game_id, &line)?;
         }
-        let mut bytes = locked.bytes.clone();
+        let mut bytes = base;
         bytes.extend_from_slice(&line);
         step(Step::ReplaceLog)?;
         locked.replace(&bytes)?;
@@ -843,6 +878,15 @@ pub fn act_with<G: Bot>(
             b.level, b.choice, b.why
         ));
     }
+    if let Some((k, was)) = dropped {
+        text.push_str(&format!(
+            "This entry answers the claims that you had stopped answering (entries {k} to {}): \
+             it takes their place, so the claims lapse and the game goes on. It wins against \
+             any copy holding the claims (docs/protocol.md, §7, a lapsed claim): mail it on, and \
+             the others' starry takes it in place of theirs.\n",
+            was - 1
+        ));
+    }
     let head = text.len();
     text.push_str(&status_text(&status));
     if let (Some(state), false) = (&after.state, after.is_over())
@@ -858,7 +902,22 @@ pub fn act_with<G: Bot>(
             &after.names(),
         ));
     }
+    if kind == Kind::Join && replay.genesis.protocol < 3 {
+        let w = format!(
+            "this game is protocol {}: it has no time controls. Any other player may claim at \
+             once that you stopped answering, and any countersignature settles the claim, so \
+             that your answer may come too late (docs/protocol.md, §7)",
+            replay.genesis.protocol
+        );
+        warning = Some(match warning {
+            Some(prev) => format!("{prev}\nwarning: {w}"),
+            None => w,
+        });
+    }
     let mut out = Output::new(text, &report);
+    if let Some((k, _)) = dropped {
+        out.json["answers_claims_from"] = k.into();
+    }
     out.warning = warning;
     out.head = Some(head);
     if dry_run && let Some(state) = &after.state {
@@ -870,6 +929,47 @@ pub fn act_with<G: Bot>(
         out.preview_svg = Some(G::render_svg(&view, &after.names()));
     }
     Ok(out)
+}
+
+/// Whether `what` is an entry of the awaited seat that answers claims
+/// that it stopped answering (anything it may write on its turn).
+fn answers_claims(what: &Do) -> bool {
+    matches!(
+        what,
+        Do::Move(_) | Do::Auto | Do::Bot(..) | Do::Ready | Do::Reveal | Do::Resign
+    )
+}
+
+/// What a countersignature of the game at `path` by this player would
+/// give up, when the game ended with claims that they stopped answering
+/// and their late answer still wins (docs/protocol.md, §7): the question
+/// `starry countersign` asks first. None for any other countersignature.
+pub fn concede_question(path: &Path) -> Result<Option<String>> {
+    let id = load_identity()?;
+    let bytes = file::read(path)?;
+    let (genesis, _) = crate::log::replay::read_genesis(&bytes).map_err(|f| Error::Log {
+        path: path.into(),
+        fault: f,
+    })?;
+    with_game!(genesis.game.as_str(), G => {
+        let r = super::cache::replay::<G>(&bytes).map_err(|fault| Error::Log { path: path.into(), fault })?;
+        Ok(r.seat_of_key(&id.public_key()).and_then(|me| {
+            let k = super::clock::late_answer_at(&r, me)?;
+            let by: Vec<String> = r.entries[k as usize..]
+                .iter()
+                .filter(|e| e.kind == Kind::Abandon)
+                .map(|e| r.name(e.author))
+                .collect();
+            Some(format!(
+                "{} claimed that you stopped answering, and the game ended with you placed last. \
+                 Your move, however late, still wins against those claims — until you \
+                 countersign. Countersigning gives that up for good: the result stands, with \
+                 you placed last. Countersign {}?",
+                by.join(", "),
+                crate::text::inline(&crate::error::shown_path(path))
+            ))
+        }))
+    })
 }
 
 /// The id of the join this identity recorded before writing it, when that
@@ -937,7 +1037,21 @@ fn build_entry<G: Bot>(
         )
     };
 
-    if let Do::Join(notify) = what {
+    if let Do::Join(_) = what
+        && r.genesis.protocol < 3
+    {
+        return Err(Error::Usage(format!(
+            "this game's genesis says protocol {}, which has no time controls: no deadline \
+             (another player may claim at once that you stopped answering) and a claim settled \
+             by any countersignature, the claimant's own included, so that your answer would \
+             come too late. starry starts every game with protocol {PROTOCOL_VERSION}; a \
+             creator who wrote this one had to choose the old version. Ask them to start the \
+             game again, or, if you trust the other players, join with --allow-protocol-2. \
+             Nothing was written",
+            r.genesis.protocol
+        )));
+    }
+    if let Do::Join(notify) | Do::JoinProtocol2(notify) = what {
         let seat = r.seat_of_email(&id.email).ok_or_else(|| {
             Error::Usage(format!(
                 "you ({}) have no seat in this game; the seats are {}",
@@ -1027,7 +1141,18 @@ fn build_entry<G: Bot>(
     };
 
     match what {
-        Do::Countersign => {
+        Do::Countersign | Do::Concede => {
+            if matches!(what, Do::Countersign)
+                && let Some(k) = super::clock::late_answer_at(r, seat)
+            {
+                return Err(Error::Usage(format!(
+                    "the game ended because the others claimed you had stopped answering \
+                     (from entry {k}); your answer still wins against those claims, however \
+                     late, until you countersign. Make your move instead (`starry play … MOVE`, \
+                     or --auto), or, to give that up and accept being placed last, \
+                     `starry countersign … --yes` by hand. Nothing was written"
+                )));
+            }
             if !r.is_over() {
                 return Err(out_of_turn(format!(
                     "you can countersign only a finished game; {}",
@@ -1225,7 +1350,9 @@ fn build_entry<G: Bot>(
             // in a commit message or a mail, and a face-down token must not).
             Ok((line(Kind::Move, to_value(&data)), String::new()))
         }
-        Do::Join(_) | Do::Auto | Do::Bot(..) => unreachable!("handled above"),
+        Do::Join(_) | Do::JoinProtocol2(_) | Do::Auto | Do::Bot(..) => {
+            unreachable!("handled above")
+        }
     }
 }
 

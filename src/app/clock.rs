@@ -9,10 +9,10 @@
 use std::path::Path;
 
 use crate::error::{CLOCK_SLACK, Error, Result};
-use crate::games::Game;
-use crate::log::Replay;
+use crate::games::{Game, Seat};
 use crate::log::entry::DEFAULT_DEADLINE;
 use crate::log::replay::{Clock, span_text, time_seconds, time_text};
+use crate::log::{Kind, Replay};
 
 /// The clock of the awaited seat, and in a protocol 2 game (which has no
 /// deadline in its log) the clock starry keeps for itself before it writes
@@ -23,6 +23,72 @@ pub fn clock_or_default<G: Game>(r: &Replay<G>) -> (Option<Clock>, bool) {
         Some(c) => (Some(c), true),
         None if r.genesis.protocol < 3 => (r.clock_for(DEFAULT_DEADLINE), false),
         None => (None, true),
+    }
+}
+
+/// Where the seat `me` may still answer claims that ended the game with it
+/// placed last: the number of the round's first claim, when the game was
+/// abandoned waiting for `me` and the result is not settled (protocol 3:
+/// `me` has not countersigned it; version 2: nobody has). An entry of `me`
+/// written there wins the fork against the claims (docs/protocol.md, §7, a
+/// lapsed claim). None otherwise.
+pub fn late_answer_at<G: Game>(r: &Replay<G>, me: Seat) -> Option<u64> {
+    let Some(crate::log::replay::Ending::Abandoned { seat, awaited }) = r.ending() else {
+        return None;
+    };
+    let settled = if r.genesis.protocol >= 3 {
+        r.countersigned.contains(&me)
+    } else {
+        !r.countersigned.is_empty()
+    };
+    // From the first claim on, the log holds only the claims and the
+    // claimants' countersignatures (a round ends with the silent seat's
+    // entry); checked all the same, since the answer drops all of them.
+    let only_claims = r.entries.get(awaited as usize..).is_some_and(|tail| {
+        tail.iter()
+            .all(|e| e.author != me && matches!(e.kind, Kind::Abandon | Kind::Countersign))
+    });
+    (seat == me && !settled && only_claims).then_some(awaited)
+}
+
+/// The time the awaited seat's clock counts from: the last entry that is
+/// no claim (claims do not restart the clock, §7). "Waiting since" says
+/// this time too.
+pub fn turn_began<G: Game>(r: &Replay<G>) -> Option<&str> {
+    r.entries
+        .iter()
+        .rev()
+        .find(|e| e.kind != Kind::Abandon)
+        .map(|e| e.time.as_str())
+}
+
+/// The floor a player sets under deadlines by default: a game whose
+/// deadline is shorter lets another player claim that they stopped
+/// answering while they sleep (`starry robot` refuses such a game; `join`
+/// warns).
+pub const DEFAULT_MIN_DEADLINE: u64 = 86_400;
+
+/// Why the time controls of a game with this genesis fall short of the
+/// floor `min` (seconds): a deadline shorter than it, none at all, or no
+/// time controls (protocol 2). None when they do not.
+pub fn short_deadline(genesis: &crate::log::entry::Genesis, min: u64) -> Option<String> {
+    let floor = span_text(min);
+    match genesis.deadline {
+        _ if genesis.protocol < 3 => Some(format!(
+            "the game is protocol {}, which has no time controls: another player may claim at \
+             once that you stopped answering",
+            genesis.protocol
+        )),
+        None if min > 0 => Some(format!(
+            "the game has no deadline: another player may claim at any time that you stopped \
+             answering (the floor is {floor})"
+        )),
+        Some(d) if d < min => Some(format!(
+            "the game's deadline is {}, shorter than the floor of {floor}: another player may \
+             claim that you stopped answering after only that long",
+            span_text(d)
+        )),
+        _ => None,
     }
 }
 

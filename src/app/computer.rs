@@ -261,10 +261,20 @@ fn due<G: Game>(home: &Path, r: &Replay<G>) -> Option<(Seat, Do)> {
         }
     }
     match (action, who) {
-        (Action::Over, _) => ours
-            .into_iter()
-            .find(|&s| r.seats[s].key.is_some() && !r.countersigned.contains(&s))
-            .map(|s| (s, Do::Countersign)),
+        // Claims that ended the game waiting for a computer seat: it
+        // answers, and its move wins against them (protocol §7); it never
+        // countersigns its own abandonment.
+        (Action::Over, _) => match ours
+            .iter()
+            .copied()
+            .find(|&s| super::clock::late_answer_at(r, s).is_some())
+        {
+            Some(s) => Some((s, Do::Bot(Level::DEFAULT, None))),
+            None => ours
+                .into_iter()
+                .find(|&s| r.seats[s].key.is_some() && !r.countersigned.contains(&s))
+                .map(|s| (s, Do::Countersign)),
+        },
         (Action::Join, Some(s)) if ours.contains(&s) => Some((s, Do::Join(Notify::Turn))),
         (_, Some(s)) if ours.contains(&s) => Some((s, Do::Bot(Level::DEFAULT, None))),
         _ => None,

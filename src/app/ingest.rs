@@ -298,9 +298,61 @@ fn ingest_game<G: crate::bot::Bot>(
     into: Option<&Path>,
 ) -> Result<Output> {
     let incoming = Replay::<G>::from_bytes(log).map_err(|fault| refused(input, fault))?;
-    // An entry from the future is refused before anything is stored: its
-    // author's claims would otherwise come early (docs/protocol.md, §7).
-    super::clock::refuse_ahead(&incoming, Path::new(input), &crate::log::replay::now())?;
+    // An entry from the future is not taken: its author's claims would
+    // otherwise come early (docs/protocol.md, §8, the clock of the reader).
+    // The entries before it are: among them may be the move this player
+    // must answer, and a claim dated ahead must not keep it from them.
+    let now = crate::log::replay::now();
+    let Some((ahead, time)) = incoming
+        .ahead_of(&now, crate::error::CLOCK_SLACK)
+        .map(|(e, t)| (e, t.to_string()))
+    else {
+        return ingest_verified::<G>(home, input, to, log, incoming, into);
+    };
+    if ahead <= 1 {
+        super::clock::refuse_ahead(&incoming, Path::new(input), &now)?;
+    }
+    let author = incoming.seat_label(incoming.entries[ahead as usize].author);
+    let lines = split_lines(log).expect("verified");
+    let (prefix, _) = crate::log::replay::split_at_entry(log, &lines, ahead as usize);
+    let kept = Replay::<G>::from_bytes_upto(prefix, ahead as usize)
+        .map_err(|fault| refused(input, fault))?;
+    let mut out = ingest_verified::<G>(home, input, to, prefix, kept, into)?;
+    let why = format!(
+        "{}: entry {ahead}, written by {author}, is dated {time}, more than {} ahead of this \
+         machine's clock ({now}); it and the {} after it were left out, and entries 0 to {} \
+         were taken. A claim that a player stopped answering depends on these times, so starry \
+         takes no entry dated ahead. Either this clock is slow (check it: `date -u`; \
+         `timedatectl` on Linux) or theirs was fast: ask them to set it right and send the log \
+         again",
+        crate::error::shown_path(Path::new(input)),
+        crate::log::replay::span_text(crate::error::CLOCK_SLACK as u64),
+        crate::text::count((incoming.len() - ahead - 1) as usize, "entry", "entries"),
+        ahead - 1,
+    );
+    out.json["left_out"] = serde_json::json!({
+        "from": ahead,
+        "entries": incoming.len() - ahead,
+        "time": time,
+    });
+    out.code = 9;
+    out.warning = Some(match out.warning.take() {
+        Some(prev) => format!("{prev}\nerror: {why}"),
+        None => why,
+    });
+    Ok(out)
+}
+
+/// [`ingest_game`] of a received log `log`, verified as `incoming`, none of
+/// whose entries is dated ahead of this machine's clock.
+fn ingest_verified<G: crate::bot::Bot>(
+    home: &Path,
+    input: &str,
+    to: &[String],
+    log: &[u8],
+    incoming: Replay<G>,
+    into: Option<&Path>,
+) -> Result<Output> {
     let target = match into {
         Some(p) => p.to_path_buf(),
         None => game_path(home, &incoming.game_id),

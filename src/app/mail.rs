@@ -657,6 +657,9 @@ pub fn countersign_text<G: Game>(r: &Replay<G>, me: Option<Seat>, file: &str) ->
     if !r.is_over() {
         return None;
     }
+    if let Some(k) = me.and_then(|m| super::clock::late_answer_at(r, m)) {
+        return Some(late_answer_text(k, file));
+    }
     let when = first_or_next(r);
     let cmd = next_command(r, Action::Over, file);
     Some(match (next_countersigner(r), me) {
@@ -676,6 +679,18 @@ pub fn countersign_text<G: Game>(r: &Replay<G>, me: Option<Seat>, file: &str) ->
         ),
         (Some(n), None) => format!("{} countersigns {when}.", r.name(n)),
     })
+}
+
+/// What the player whom claims placed last may still do: answer, and win
+/// against the claims (docs/protocol.md, §7, a lapsed claim).
+pub fn late_answer_text(k: u64, file: &str) -> String {
+    format!(
+        "The others claimed that you had stopped answering (from entry {k} on). Your move still \
+         wins against those claims, however late, until you countersign: it is written at entry \
+         {k}, in their place, and the game goes on. `starry moves {file}` lists it; then\n  \
+         starry play {file} MOVE --mail   (or --auto)\nCountersigning instead (`starry \
+         countersign`, which asks first) accepts being placed last for good."
+    )
 }
 
 /// The move notation for the "what to do now" lines: the game's, for the
@@ -774,6 +789,10 @@ fn headline<G: Game>(
                 a.as_str()
             )
         }
+        Role::Over if super::clock::late_answer_at(r, seat).is_some() => format!(
+            "{title} {id8} ended with claims that you stopped answering. Your move still wins \
+             against them, however late."
+        ),
         Role::Over => {
             let when = first_or_next(r);
             match next_countersigner(r) {
@@ -992,6 +1011,21 @@ fn body_text<G: Game>(
             }
         }
         Role::Info => {}
+        Role::Over if super::clock::late_answer_at(r, seat).is_some() => {
+            let k = super::clock::late_answer_at(r, seat).unwrap_or_default();
+            step(
+                &mut t,
+                &mut n,
+                &format!(
+                    "Answer: the others claimed that you had stopped answering, but your move \
+                     still wins against the claims, however late, until you countersign. It is \
+                     written at entry {k}, in place of the claims, and the game goes on. List \
+                     your moves with `starry moves {id16}`, then play and mail the log on (do not \
+                     countersign: that would accept being placed last for good):"
+                ),
+                Some(&format!("starry play {id16} MOVE --mail")),
+            );
+        }
         Role::Over => {
             let when = first_or_next(r);
             let cmd = next_command(r, Action::Over, id16);
@@ -1149,6 +1183,10 @@ fn body_html<G: Game>(
         Role::Act(a) => {
             commands.push(format!("starry view {id16}"));
             commands.push(next_command(r, a, id16));
+        }
+        Role::Over if super::clock::late_answer_at(r, seat).is_some() => {
+            commands.push(format!("starry moves {id16}"));
+            commands.push(format!("starry play {id16} MOVE --mail"));
         }
         Role::Over if next_countersigner(r) == Some(seat) => {
             commands.push(next_command(r, Action::Over, id16));

@@ -126,7 +126,37 @@ pub fn run(cli: Cli) -> Result<Output> {
             let after = a.after;
             then(after, || act::new_game(&a))
         }
-        Command::Join(a) => act_then(&a.file, a.after, act::Do::Join(a.notify.into()), false),
+        Command::Join(a) => {
+            let path = log_path(&a.file)?;
+            let what = if a.allow_protocol_2 {
+                act::Do::JoinProtocol2(a.notify.into())
+            } else {
+                act::Do::Join(a.notify.into())
+            };
+            let floor = a
+                .min_deadline
+                .map_or(clock::DEFAULT_MIN_DEADLINE, |d| d.seconds().unwrap_or(0));
+            then(a.after, || {
+                let mut out = act::act_file(&path, what, false)?;
+                // Time controls under the player's floor: said, since a
+                // claim that they stopped answering may come that soon.
+                let short = crate::log::file::read(&path).ok().and_then(|b| {
+                    let (g, _) = crate::log::replay::read_genesis(&b).ok()?;
+                    (g.protocol >= 3).then(|| clock::short_deadline(&g, floor))?
+                });
+                if let Some(why) = short {
+                    let w = format!(
+                        "{why}. Joined all the same; to be warned only under another floor, \
+                         give --min-deadline (e.g. 1h, or none)"
+                    );
+                    out.warning = Some(match out.warning.take() {
+                        Some(prev) => format!("{prev}\nwarning: {w}"),
+                        None => w,
+                    });
+                }
+                Ok(out)
+            })
+        }
         Command::Ready(a) => act_then(&a.file, a.after, act::Do::Ready, false),
         Command::Play(a) => {
             let what = match (a.auto, a.r#move) {
@@ -202,7 +232,31 @@ pub fn run(cli: Cli) -> Result<Output> {
             }
             then(a.after, || act::act_file(&path, act::Do::Abandon, false))
         }
-        Command::Countersign(a) => act_then(&a.file, a.after, act::Do::Countersign, false),
+        Command::Countersign(a) => {
+            let path = log_path(&a.file)?;
+            // A countersignature of claims against oneself gives up the
+            // late answer that still wins (protocol §7): asked first, and
+            // the only path that writes one.
+            let what = match act::concede_question(&path)? {
+                None => act::Do::Countersign,
+                Some(question) => {
+                    if !a.yes {
+                        confirm(
+                            &path,
+                            &a.file,
+                            "countersign",
+                            &question,
+                            "countersigning the claims that you stopped answering gives up your \
+                             answer, which still wins against them",
+                            "not countersigned: nothing was written; your move still wins \
+                             against the claims (`starry play`)",
+                        )?;
+                    }
+                    act::Do::Concede
+                }
+            };
+            then(a.after, || act::act_file(&path, what, false))
+        }
         Command::Mail(crate::cli::MailArgs {
             action: Some(crate::cli::MailAction::Setup(s)),
             ..
@@ -756,7 +810,13 @@ pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
         to_act_name: who.map(|s| seat_info(s).name.clone()),
         to_act_seat: who.map(|s| s as u32),
         action,
-        waiting_since: r.entries.last().map(|e| e.time.clone()).unwrap_or_default(),
+        // Claims do not restart the clock (protocol §7): the wait counts
+        // from the same entry as the clock does.
+        waiting_since: if r.is_over() {
+            r.entries.last().map(|e| e.time.clone()).unwrap_or_default()
+        } else {
+            clock::turn_began(r).unwrap_or_default().to_string()
+        },
         pending_events: r.state.as_ref().map_or(0, |s| G::pending(s).len() as u32),
         seats: r
             .genesis

@@ -66,9 +66,24 @@ pub fn moves(path: &Path, a: &MovesArgs) -> Result<Output> {
         with_game!(game, G => {
             let r = super::cache::replay::<G>(bytes).map_err(|fault| Error::Log { path: path.into(), fault })?;
             let file = super::file_arg(&r.game_id, path);
+            // Claims that ended the game waiting for this player: their
+            // move still wins (protocol §7), in the position the claims
+            // answer; `play` writes it there.
+            let late = id.as_ref().and_then(|i| r.seat_of_key(&i.public_key())).and_then(|me| super::clock::late_answer_at(&r, me));
+            let r = match late {
+                Some(k) => Replay::<G>::from_bytes_upto(bytes, k as usize).map_err(|fault| Error::Log { path: path.into(), fault })?,
+                None => r,
+            };
             let mut report = list::<G>(&r, id.as_ref(), a.limit)?;
             report.hint = hint::<G>(&r, &report, &file);
-            let text = text::<G>(&report, &file);
+            let mut text = text::<G>(&report, &file);
+            if let Some(k) = late {
+                text.insert_str(0, &format!(
+                    "The others claimed that you had stopped answering, and the game ended with you placed \
+                     last. Your move still wins against those claims, however late: `starry play` writes it \
+                     at entry {k}, in their place, and the game goes on.\n"
+                ));
+            }
             Ok(Output::new(text, &report))
         })
     })

@@ -161,6 +161,10 @@ pub enum Reason {
     InvitationLimit,
     /// The robot plays as many games as it may.
     GameLimit,
+    /// An invitation to a game whose deadline is shorter than the robot's
+    /// floor (`min_deadline`), that has none, or that is protocol 2 (no
+    /// time controls).
+    ShortDeadline,
 }
 
 /// One mail handled by this run.
@@ -308,6 +312,8 @@ pub struct Settings {
     pub max_games: u32,
     /// Invitations it accepts from one sender in a day.
     pub invitations_per_day: u32,
+    /// The shortest deadline (seconds) of a game it joins.
+    pub min_deadline: u64,
 }
 
 /// The flags of `starry robot` that override `robot.toml`.
@@ -318,6 +324,7 @@ pub struct Overrides {
     pub allow: Vec<String>,
     pub max_games: Option<u32>,
     pub invitations_per_day: Option<u32>,
+    pub min_deadline: Option<u64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -327,6 +334,8 @@ struct SettingsFile {
     allow: Option<Vec<String>>,
     max_games: Option<u32>,
     invitations_per_day: Option<u32>,
+    /// A duration as `new --deadline` takes it: `1d`, `36h`.
+    min_deadline: Option<String>,
 }
 
 impl Settings {
@@ -339,9 +348,9 @@ impl Settings {
         let file = match fs::read_to_string(&path) {
             Ok(t) => toml::from_str::<SettingsFile>(&t).map_err(|e| {
                 Error::Usage(format!(
-                    "{}: {}; the keys are authserv_id, allow, max_games and \
-                     invitations_per_day (see `starry robot --help`). Fix the file and run the \
-                     robot again",
+                    "{}: {}; the keys are authserv_id, allow, max_games, \
+                     invitations_per_day and min_deadline (see `starry robot --help`). Fix the \
+                     file and run the robot again",
                     path.display(),
                     text::inline(e.message().trim())
                 ))
@@ -393,7 +402,17 @@ impl Settings {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        let min_deadline = match (over.min_deadline, &file.min_deadline) {
+            (Some(d), _) => d,
+            (None, Some(text)) => text
+                .parse::<crate::cli::Deadline>()
+                .map_err(|why| Error::Usage(format!("min_deadline in {}: {why}", path.display())))?
+                .seconds()
+                .unwrap_or(0),
+            (None, None) => super::clock::DEFAULT_MIN_DEADLINE,
+        };
         Ok(Settings {
+            min_deadline,
             authserv_id,
             allow,
             max_games: over
@@ -875,6 +894,19 @@ impl Robot {
                 ),
             ));
         }
+        // Time controls it can live with: a claim that it stopped
+        // answering must not come before its floor (`min_deadline`).
+        if let Some(why) = super::clock::short_deadline(&r.genesis, self.settings.min_deadline) {
+            return Err(refuse(
+                Reason::ShortDeadline,
+                format!(
+                    "an invitation from {}, but {why}; the robot joins only games whose deadline \
+                     is at least {} (min_deadline); nothing was stored",
+                    text::inline(&from),
+                    crate::log::replay::span_text(self.settings.min_deadline)
+                ),
+            ));
+        }
         let now = now();
         let mut invitations = self.load_invitations(now).map_err(Stop::Transient)?;
         let today = invitations.get(&from).map_or(0, Vec::len);
@@ -1091,6 +1123,12 @@ impl Robot {
         Ok(match action {
             Action::Join => {
                 (!joined && who == Some(me)).then_some(Do::Join(LogNotify::from(Notify::Turn)))
+            }
+            // Claims that ended the game waiting for the robot: it answers
+            // (its move wins against them, protocol §7); it never
+            // countersigns its own abandonment.
+            Action::Over if super::clock::late_answer_at(&r, me).is_some() => {
+                Some(Do::Bot(self.level, self.seed))
             }
             Action::Over => (joined && !r.countersigned.contains(&me)).then_some(Do::Countersign),
             _ => (joined && who == Some(me)).then_some(Do::Bot(self.level, self.seed)),
@@ -1640,6 +1678,7 @@ pub fn run(args: RobotArgs, json: bool) -> Result<Output> {
             allow: args.allow,
             max_games: args.max_games,
             invitations_per_day: args.invitations_per_day,
+            min_deadline: args.min_deadline.map(|d| d.seconds().unwrap_or(0)),
         },
     )?;
     let level = Level::new(args.level).unwrap_or(Level::DEFAULT);

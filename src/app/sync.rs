@@ -382,6 +382,12 @@ fn take(home: &Path, raw: &[u8], name: String) -> SyncMail {
             mail.game_id = out.json["game_id"].as_str().map(str::to_string);
             mail.ingest = serde_json::from_value(out.json["outcome"].clone()).ok();
             mail.entries = out.json["entries_after"].as_u64();
+            // Taken in part (entries dated ahead of this clock left out):
+            // what was left out is said, with ingest's exit code.
+            if out.code != 0 {
+                mail.code = out.code;
+                mail.detail = out.warning;
+            }
         }
         // What may pass: this machine's files, the identity.
         Err(e @ (Error::Io { .. } | Error::Identity(_) | Error::Other(_))) => {

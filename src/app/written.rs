@@ -257,7 +257,8 @@ pub fn check<G: Game>(
             rec.entry,
         )));
     }
-    if let Some((games, theirs, differ)) = newer_in_games_dir::<G>(home, path, r, again) {
+    let me = r.seat_of_key(&id.public_key());
+    if let Some((games, theirs, differ)) = newer_in_games_dir::<G>(home, path, r, again, me) {
         let shown = inline(&games.display().to_string()).into_owned();
         let differ = match differ {
             Some(k) => format!(
@@ -293,6 +294,7 @@ fn newer_in_games_dir<G: Game>(
     path: &Path,
     r: &Replay<G>,
     again: Option<Hash>,
+    me: Option<crate::games::Seat>,
 ) -> Option<(PathBuf, u64, Option<u64>)> {
     let games = super::game_path(home, &r.game_id);
     let theirs_meta = fs::metadata(&games).ok()?;
@@ -320,6 +322,14 @@ fn newer_in_games_dir<G: Game>(
         .zip(&theirs.entries)
         .position(|(a, b)| a.id != b.id)
         .map(|k| k as u64);
+    // A copy ahead only by claims that `me` stopped answering (and the
+    // claimants' countersignatures) is no newer copy: `me`'s answer at
+    // their place wins against them (docs/protocol.md, §7, a lapsed claim).
+    if differ.is_none()
+        && me.and_then(|m| super::clock::late_answer_at(&theirs, m)) == Some(r.len())
+    {
+        return None;
+    }
     Some((games, theirs.len(), differ))
 }
 

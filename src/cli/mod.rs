@@ -100,10 +100,18 @@ pub enum Command {
                             starry abandon 1a2b3c4d --yes --mail")]
     Abandon(ResignArgs),
     /// Sign the final entry of a finished game, confirming the result.
-    #[command(after_help = "Examples:\n  \
+    #[command(
+        after_help = "A game that ended because the others claimed that you stopped \
+                            answering is not over for you: your move, however late, still wins \
+                            against the claims (`starry play`) until you countersign. Countersigning \
+                            such a result asks first (--yes in a script), saying what it gives up; \
+                            no automatic path (--auto, --bot, the robot, computer seats) ever writes \
+                            it.\n\n\
+                            Examples:\n  \
                             starry countersign game.jsonl\n  \
-                            starry countersign 1a2b3c4d --mail")]
-    Countersign(ActArgs),
+                            starry countersign 1a2b3c4d --mail"
+    )]
+    Countersign(ResignArgs),
     /// Mail the log to whoever must act next (or `--retry` what could not be sent; `mail setup`
     /// writes the mail settings).
     #[command(args_conflicts_with_subcommands = true)]
@@ -361,6 +369,16 @@ pub struct JoinArgs {
     /// of every other move) or `turn` (only your turns). Recorded in your join entry.
     #[arg(long, value_enum, default_value_t = Notify::All)]
     pub notify: Notify,
+    /// Join even a game whose genesis says protocol 2 (refused without this): such a game has
+    /// no time controls — a claim that you stopped answering may come at once, and any
+    /// countersignature settles it.
+    #[arg(long = "allow-protocol-2")]
+    pub allow_protocol_2: bool,
+    /// Warn when the game's deadline is shorter than this (default 1d), or when it has none:
+    /// another player may then claim that you stopped answering that soon. E.g. 1h; `none`
+    /// for no floor.
+    #[arg(long = "min-deadline", value_name = "DURATION")]
+    pub min_deadline: Option<Deadline>,
     #[command(flatten)]
     pub after: AfterArgs,
 }
@@ -780,6 +798,12 @@ pub struct RobotArgs {
     /// robot.toml, else 3).
     #[arg(long = "invitations-per-day", value_name = "N")]
     pub invitations_per_day: Option<u32>,
+    /// Join only games whose deadline is at least this long, e.g. 1d or 36h; `none` for no
+    /// floor (default: min_deadline in robot.toml, else 1d). A game with a shorter deadline,
+    /// none, or protocol 2 (no time controls) is refused: the others could claim that the
+    /// robot stopped answering before it had a chance to.
+    #[arg(long = "min-deadline", value_name = "DURATION")]
+    pub min_deadline: Option<Deadline>,
 }
 
 #[derive(Args, Debug)]

@@ -252,9 +252,18 @@ fn body<G: Game>(
     let (full, events) = crate::app::cache::tell::<G>(bytes).map_err(log_err)?;
     let total = full.len();
     let at = ask.at.filter(|&n| n >= 1 && n < total);
-    let r = match at {
-        Some(n) => Replay::<G>::from_bytes_upto(bytes, n as usize).map_err(log_err)?,
-        None => full,
+    // Claims that ended the game waiting for this player: the page shows
+    // the position they answer, where their move still wins (protocol §7,
+    // a lapsed claim), and `play` writes it there.
+    let late = full
+        .seat_of_key(&s.identity.public_key())
+        .and_then(|me| crate::app::clock::late_answer_at(&full, me))
+        .filter(|_| at.is_none());
+    let r = match (at, late) {
+        (Some(n), _) | (None, Some(n)) => {
+            Replay::<G>::from_bytes_upto(bytes, n as usize).map_err(log_err)?
+        }
+        (None, None) => full,
     };
     let me = &s.identity;
     let (action, to_act) = r.expected();
@@ -370,6 +379,25 @@ fn body<G: Game>(
                 "After entry " (n - 1) " of " (total - 1) " (history). "
             }
             (shown(&crate::app::status_text(&status).replace('\n', " ")))
+        }
+        @if let (true, Action::Join, Some(why)) = (
+            mine_to_act,
+            action,
+            crate::app::clock::short_deadline(&r.genesis, crate::app::clock::DEFAULT_MIN_DEADLINE),
+        ) {
+            p.notice.error role="alert" {
+                "Before you join: " (why) ". starry's robot refuses such games; join only if \
+                 you trust the other players."
+            }
+        }
+        @if let Some(k) = late {
+            p.notice role="status" {
+                "The others claimed that you had stopped answering, and the game ended with you \
+                 placed last (entries " (k) " to " (total - 1) "). Your move still wins against \
+                 those claims, however late: it is written in their place, and the game goes on. \
+                 Only your own countersignature would settle the result, and this page never \
+                 writes one."
+            }
         }
         @if let Some(Err(e)) = &preview {
             div.notice.error role="alert" { pre { (shown(&e.to_string())) } }

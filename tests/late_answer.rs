@@ -1,0 +1,246 @@
+//! Issue 31, item 1: a claimant cannot turn time controls into a win. Anna
+//! back-dates her own move by 15 days (times are written by their
+//! authors), claims at once that Ben stopped answering, and mails the log.
+//! Ben's `ingest` takes it (the claim is valid: the log says 15 days
+//! passed), yet his answer must still win: `status`, `moves` and the mail
+//! say so, `play`, `--auto` and `--bot` write his entry in the claims'
+//! place, the claimants' copies take it on ingest, and both copies audit
+//! valid. Nothing automatic countersigns his own abandonment, and a
+//! countersignature by hand asks first.
+
+use crate::common;
+
+use common::Table;
+use serde_json::Value;
+use starry::app::act::{self, Do};
+use starry::crypto::identity::Identity;
+use starry::games::Draw;
+use starry::games::starry_night::StarryNight;
+use starry::log::entry::SeatInfo;
+use starry::log::{Action, Replay};
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn flat(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn days_ago(days: i64) -> String {
+    (chrono::Utc::now() - chrono::Duration::days(days))
+        .format("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+/// Anna (seat 0) and Ben (seat 1) play Starry Night with the default
+/// deadline of 14 days, every entry dated 20 days ago, until Anna has
+/// moved — her move back-dated to 15 days ago — and it is Ben's turn; then
+/// Anna claims at once, dated now. Returns the number of the claim.
+fn back_dated_claim(t: &Table) -> u64 {
+    let ids: Vec<Identity> = t.homes.iter().map(|h| Identity::load(h).unwrap()).collect();
+    let seats = ["Anna", "Ben"]
+        .iter()
+        .zip(&t.emails)
+        .map(|(name, email)| SeatInfo {
+            email: email.clone(),
+            key: None,
+            name: name.to_string(),
+        })
+        .collect();
+    let mut draw = Draw::new([7; 32]);
+    act::create::<StarryNight>(
+        &t.homes[0],
+        &ids[0],
+        seats,
+        &[("random-stars".into(), "8".into())],
+        None,
+        &t.log,
+        days_ago(20),
+        &mut draw,
+    )
+    .unwrap();
+    let mut anna_moved = false;
+    loop {
+        let bytes = std::fs::read(&t.log).unwrap();
+        let r = Replay::<StarryNight>::from_bytes(&bytes).unwrap();
+        let (action, who) = r.expected();
+        let who = who.unwrap();
+        if anna_moved && who == 1 && action == Action::Move {
+            break;
+        }
+        let time = if who == 0 && action == Action::Move {
+            anna_moved = true;
+            days_ago(15)
+        } else {
+            days_ago(20)
+        };
+        let (line, _) =
+            act::build::<StarryNight>(&t.homes[who], &r, &ids[who], Do::Auto, time, &mut draw)
+                .unwrap();
+        let mut b = bytes;
+        b.extend_from_slice(&line);
+        std::fs::write(&t.log, b).unwrap();
+    }
+    // The claim, at once: valid, since the log says 15 days have passed.
+    let out = t.starry(Some(0), &["abandon", t.log_str(), "--yes", "--mail"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = t.status();
+    assert_eq!(s["ending"]["how"], "abandoned", "{s}");
+    s["entries"].as_u64().unwrap() - 1
+}
+
+fn lines(path: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn a_late_answer_to_a_back_dated_claim_wins_and_both_copies_converge() {
+    let t = Table::new(2);
+    let claim = back_dated_claim(&t);
+    let anna_copy = lines(&t.log);
+    // Anna's mail to Ben says that his move still wins, not "countersign".
+    let mails: Vec<String> = std::fs::read_dir(t.homes[0].join("outbox"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .filter(|m| m.contains("To: Ben") || m.contains("To: ben@"))
+        .collect();
+    assert!(!mails.is_empty());
+    let mail = mails
+        .last()
+        .unwrap()
+        .replace("=\r\n", "")
+        .replace("=\n", "");
+    let mail = flat(&mail);
+    assert!(mail.contains("still wins"), "{mail}");
+    assert!(mail.contains("starry play"), "{mail}");
+    // Ben takes in Anna's mail: his games directory's copy is "over".
+    let out = t.starry(Some(1), &["ingest", t.log_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let game = t.status()["game_id"].as_str().unwrap()[..16].to_string();
+    let text = flat(&stdout(&out));
+    assert!(text.contains("still wins"), "{text}");
+    // `status` and `moves` offer the answer, not a countersignature.
+    let text = flat(&stdout(&t.starry(Some(1), &["status", &game])));
+    assert!(text.contains("still wins"), "{text}");
+    assert!(text.contains("starry play"), "{text}");
+    let moves = t.json(Some(1), &["moves", &game, "--json"]);
+    assert_eq!(moves["yours"], true, "{moves}");
+    assert!(moves["count"].as_u64().unwrap() > 0, "{moves}");
+    let first = moves["moves"][0]["move"].as_str().unwrap().to_string();
+    // A countersignature would give the answer up: without a terminal it
+    // is refused unless --yes says so, and nothing is written.
+    let games_copy = t.homes[1].join("games");
+    let before: Vec<_> = std::fs::read_dir(&games_copy)
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    let out = t.starry(Some(1), &["countersign", &game]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(flat(&stderr(&out)).contains("--yes"), "{}", stderr(&out));
+    let after: Vec<_> = std::fs::read_dir(&games_copy)
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(before, after);
+    // Ben's move, on the copy that says "game over": written in the
+    // claim's place.
+    let out = t.starry(Some(1), &["play", &game, &first, "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["entry"], claim, "{report}");
+    assert_eq!(report["answers_claims_from"], claim, "{report}");
+    assert_eq!(report["status"]["over"], false, "{report}");
+    let ben_file = t.homes[1]
+        .join("games")
+        .join(format!("{}.jsonl", t.status()["game_id"].as_str().unwrap()));
+    let ben_copy = lines(&ben_file);
+    assert_eq!(ben_copy.len() as u64, claim + 1);
+    assert_eq!(ben_copy[..claim as usize], anna_copy[..claim as usize]);
+    // Audited together, the fork resolves by rule: Ben's copy wins.
+    let audit = t.json(
+        None,
+        &["audit", t.log_str(), ben_file.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(audit["valid"], true, "{audit}");
+    // Anna takes Ben's copy in: hers follows it, the claim lapsed.
+    let out = t.starry(
+        Some(0),
+        &["ingest", ben_file.to_str().unwrap(), "--into", t.log_str()],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(lines(&t.log), ben_copy);
+    let s = t.status();
+    assert_eq!(s["over"], false, "{s}");
+    assert_eq!(s["to_act_seat"], 0, "{s}");
+    // Ben's old copy, the one with the claim, taken in again: his stays.
+    let old = t.dir.path().join("old.jsonl");
+    std::fs::write(&old, anna_copy.join("\n") + "\n").unwrap();
+    let out = t.starry(Some(1), &["ingest", old.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(lines(&ben_file), ben_copy);
+}
+
+#[test]
+fn play_auto_answers_and_a_copy_cut_back_by_hand_is_not_refused() {
+    let t = Table::new(2);
+    let claim = back_dated_claim(&t);
+    let out = t.starry(Some(1), &["ingest", t.log_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Ben cuts a copy back to before the claim, by hand; his games
+    // directory's copy, which holds the claim, is no newer copy to it.
+    let cut = t.dir.path().join("cut.jsonl");
+    let all = lines(&t.log);
+    std::fs::write(&cut, all[..claim as usize].join("\n") + "\n").unwrap();
+    let out = t.starry(
+        Some(1),
+        &["play", cut.to_str().unwrap(), "--auto", "--json"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["kind"], "move", "{report}");
+    assert_eq!(report["entry"], claim, "{report}");
+    let audit = t.json(
+        None,
+        &["audit", t.log_str(), cut.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(audit["valid"], true, "{audit}");
+}
+
+#[test]
+fn no_automatic_path_countersigns_its_own_abandonment() {
+    for how in [&["--auto"][..], &["--bot", "1", "--seed", "3"][..]] {
+        let t = Table::new(2);
+        let claim = back_dated_claim(&t);
+        let mut args = vec!["play", t.log_str()];
+        args.extend_from_slice(how);
+        args.push("--json");
+        let out = t.starry(Some(1), &args);
+        assert!(out.status.success(), "{how:?}: {}", stderr(&out));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["kind"], "move", "{how:?}: {report}");
+        assert_eq!(report["entry"], claim, "{how:?}: {report}");
+        assert_eq!(report["status"]["over"], false, "{how:?}: {report}");
+        let audit = t.json(None, &["audit", t.log_str(), "--json"]);
+        assert_eq!(audit["valid"], true, "{audit}");
+    }
+    // By hand, with --yes: written, and it says what it gave up before.
+    let t = Table::new(2);
+    back_dated_claim(&t);
+    let out = t.starry(Some(1), &["countersign", t.log_str(), "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(t.status()["seats"][1]["countersigned"], true);
+    // Then the result stands: nothing is written in the claim's place.
+    let before = std::fs::read(&t.log).unwrap();
+    let out = t.starry(Some(1), &["play", t.log_str(), "--auto"]);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    assert_eq!(std::fs::read(&t.log).unwrap(), before);
+}
