@@ -36,14 +36,15 @@ fn vector(name: &str) -> Vec<u8> {
     .expect("a vector")
 }
 
-/// Runs `starry ARGS` in `home`: exit code, wall time and peak resident
-/// memory in bytes.
-fn run(home: &Path, args: &[&str]) -> (i32, Duration, u64) {
+/// Runs `starry ARGS` with `STARRY_HOME=home`: exit code, wall time and
+/// peak resident memory in bytes. (No `current_dir`, and the bench holds
+/// no input in memory when it starts a child: a child made by `fork`
+/// would count the bench's own memory as its peak.)
+fn run(home: &Path, args: &[&std::ffi::OsStr]) -> (i32, Duration, u64) {
     let start = Instant::now();
     let child = Command::new(BIN)
         .args(args)
         .env("STARRY_HOME", home)
-        .current_dir(home)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -68,9 +69,9 @@ fn run(home: &Path, args: &[&str]) -> (i32, Duration, u64) {
     (code, elapsed, usage.ru_maxrss as u64 * 1024)
 }
 
-/// A log that starts as a valid game and goes on with `tail` up to about
-/// `size` bytes.
-fn hostile_log(size: usize, tail: &[u8]) -> Vec<u8> {
+/// Writes to `out` a log that starts as a valid game and goes on with
+/// `tail` again and again, up to at most `size` bytes.
+fn hostile_log(out: &mut dyn Write, size: usize, tail: &[u8]) {
     let game = example("finished-5p-compound-coins.jsonl");
     // The genesis and the joins: the replay goes as far as it can.
     let head: Vec<u8> = game
@@ -79,20 +80,25 @@ fn hostile_log(size: usize, tail: &[u8]) -> Vec<u8> {
         .flatten()
         .copied()
         .collect();
-    let mut log = Vec::with_capacity(size);
-    log.extend_from_slice(&head);
-    while log.len() + tail.len() <= size {
-        log.extend_from_slice(tail);
+    out.write_all(&head).unwrap();
+    let mut len = head.len();
+    while len + tail.len() <= size {
+        out.write_all(tail).unwrap();
+        len += tail.len();
     }
-    log
 }
 
-/// A mail as a stranger would send it: the log as a base64 attachment.
-fn mail_with(log: &[u8]) -> Vec<u8> {
-    use base64::Engine;
-    let b64 = base64::engine::general_purpose::STANDARD.encode(log);
-    let mut m = Vec::with_capacity(b64.len() * 78 / 76 + 1000);
-    m.extend_from_slice(
+fn write_hostile_log(path: &Path, size: usize, tail: &[u8]) {
+    let mut f = std::io::BufWriter::new(fs::File::create(path).unwrap());
+    hostile_log(&mut f, size, tail);
+    f.flush().unwrap();
+}
+
+/// A mail as a stranger would send it, written to `path`: the log that
+/// `log` writes, as a base64 attachment in lines of 76 characters.
+fn write_mail(path: &Path, log: impl FnOnce(&mut dyn Write)) {
+    let mut out = std::io::BufWriter::new(fs::File::create(path).unwrap());
+    out.write_all(
         b"From: Stranger <stranger@example.net>\r\nTo: Robot <robot@example.org>\r\n\
 Subject: a game\r\nMessage-ID: <big@example.net>\r\nMIME-Version: 1.0\r\n\
 Content-Type: multipart/mixed; boundary=\"B\"\r\n\r\n--B\r\n\
@@ -100,13 +106,55 @@ Content-Type: text/plain\r\n\r\nYour turn.\r\n--B\r\n\
 Content-Type: application/x-ndjson; name=\"game.jsonl\"\r\n\
 Content-Disposition: attachment; filename=\"game.jsonl\"\r\n\
 Content-Transfer-Encoding: base64\r\n\r\n",
-    );
-    for chunk in b64.as_bytes().chunks(76) {
-        m.extend_from_slice(chunk);
-        m.extend_from_slice(b"\r\n");
+    )
+    .unwrap();
+    let mut body = Base64Lines {
+        pending: Vec::new(),
+        out: &mut out,
+    };
+    log(&mut body);
+    body.finish();
+    out.write_all(b"--B--\r\n").unwrap();
+    out.flush().unwrap();
+}
+
+/// Base64 in lines of 76 characters (57 bytes each), written as it comes,
+/// so that the bench never holds a whole input (see [`run`]).
+struct Base64Lines<'a, W: Write> {
+    pending: Vec<u8>,
+    out: &'a mut W,
+}
+
+impl<W: Write> Base64Lines<'_, W> {
+    fn line(&mut self, bytes: &[u8]) {
+        use base64::Engine;
+        let text = base64::engine::general_purpose::STANDARD.encode(bytes);
+        self.out.write_all(text.as_bytes()).unwrap();
+        self.out.write_all(b"\r\n").unwrap();
     }
-    m.extend_from_slice(b"--B--\r\n");
-    m
+
+    fn finish(mut self) {
+        let rest = std::mem::take(&mut self.pending);
+        if !rest.is_empty() {
+            self.line(&rest);
+        }
+    }
+}
+
+impl<W: Write> Write for Base64Lines<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        let whole = self.pending.len() / 57 * 57;
+        let ready: Vec<u8> = self.pending.drain(..whole).collect();
+        for chunk in ready.chunks(57) {
+            self.line(chunk);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 fn mb(bytes: u64) -> f64 {
@@ -130,45 +178,24 @@ fn main() {
     );
     let small = home.join("small.jsonl");
     fs::write(&small, example("finished-5p-compound-coins.jsonl")).unwrap();
-    let (_, _, audit_base) = run(home, &["audit", "small.jsonl"]);
+    let (_, _, audit_base) = run(home, &["audit".as_ref(), small.as_os_str()]);
     println!(
         "{:<58} {:>6} {:>9} {:>10.1} {:>10}",
-        "baseline: audit of a finished 5-player game",
-        0,
-        "",
-        mb(audit_base),
-        "-"
+        "baseline: audit of a finished 5-player game", 0, "", mb(audit_base), "-"
     );
-    let big = |name: &str, log: &[u8]| {
-        let path = home.join(name);
-        fs::write(&path, log).unwrap();
-        path
-    };
     let cap = 64 * MIB;
-    let cases: Vec<(String, Vec<u8>)> = vec![
-        (
-            "audit: 64 MiB, a valid start, then 2-byte lines".into(),
-            hostile_log(cap, b"x\n"),
-        ),
-        (
-            "audit: 64 MiB, a valid start, then 3-byte JSON lines".into(),
-            hostile_log(cap, b"{}\n"),
-        ),
-        (
-            "audit: 64 MiB, a valid start, then lines of 1 MiB".into(),
-            hostile_log(
-                cap,
-                &[vec![b'['; 1], b"[],".repeat(MIB / 3 - 1), b"[]]\n".to_vec()].concat(),
-            ),
-        ),
-        (
-            "audit: 64 MiB, a valid start, then lines of 1 MiB + 1".into(),
-            hostile_log(cap, &[vec![b'x'; MIB + 1], b"\n".to_vec()].concat()),
-        ),
+    let json_line = [b"[".as_slice(), &b"[],".repeat(MIB / 3 - 1), b"[]]\n"].concat();
+    let long_line = [vec![b'x'; MIB + 1], b"\n".to_vec()].concat();
+    let cases: [(&str, &[u8]); 4] = [
+        ("audit: 64 MiB, a valid start, then 2-byte lines", b"x\n"),
+        ("audit: 64 MiB, a valid start, then 3-byte JSON lines", b"{}\n"),
+        ("audit: 64 MiB, a valid start, then JSON lines of 1 MiB", &json_line),
+        ("audit: 64 MiB, a valid start, then lines of 1 MiB + 1", &long_line),
     ];
-    for (what, log) in &cases {
-        big("big.jsonl", log);
-        let (code, t, peak) = run(home, &["audit", "big.jsonl"]);
+    let big = home.join("big.jsonl");
+    for (what, tail) in cases {
+        write_hostile_log(&big, cap, tail);
+        let (code, t, peak) = run(home, &["audit".as_ref(), big.as_os_str()]);
         println!(
             "{what:<58} {code:>6} {:>8.2}s {:>10.1} {:>10.1}",
             t.as_secs_f64(),
@@ -176,36 +203,30 @@ fn main() {
             mb(peak.saturating_sub(audit_base))
         );
     }
-    fs::remove_file(home.join("big.jsonl")).ok();
+    drop((json_line, long_line));
+    fs::remove_file(&big).ok();
 
     // A mail of 16 MiB (the mail cap) to `ingest`.
     let small_mail = home.join("small.eml");
-    fs::write(&small_mail, mail_with(&vector("short-game.jsonl"))).unwrap();
-    let (_, _, ingest_base) = run(home, &["ingest", "small.eml"]);
+    write_mail(&small_mail, |out| {
+        out.write_all(&vector("short-game.jsonl")).unwrap();
+    });
+    let (_, _, ingest_base) = run(home, &["ingest".as_ref(), small_mail.as_os_str()]);
     println!(
         "{:<58} {:>6} {:>9} {:>10.1} {:>10}",
-        "baseline: ingest of a mail with a short game",
-        "",
-        "",
-        mb(ingest_base),
-        "-"
+        "baseline: ingest of a mail with a short game", "", "", mb(ingest_base), "-"
     );
-    // Base64 and line ends make the mail 4/3 of the log and a bit.
-    let log_size = 16 * MIB * 3 / 4 - 64 * 1024;
+    // Base64 (4/3) in lines of 76 characters and CRLF.
+    let log_size = 16 * MIB / 4 * 3 / 78 * 76 - 64 * 1024;
+    let big_mail = home.join("big.eml");
     for (what, tail) in [
-        (
-            "ingest: a 16 MiB mail, a valid start, then 2-byte lines",
-            b"x\n".as_slice(),
-        ),
-        (
-            "ingest: a 16 MiB mail, a valid start, then 3-byte lines",
-            b"{}\n",
-        ),
+        ("ingest: a 16 MiB mail, a valid start, then 2-byte lines", b"x\n".as_slice()),
+        ("ingest: a 16 MiB mail, a valid start, then 3-byte lines", b"{}\n"),
     ] {
-        let mail = mail_with(&hostile_log(log_size, tail));
-        assert!(mail.len() <= 16 * MIB, "{}", mail.len());
-        fs::write(home.join("big.eml"), &mail).unwrap();
-        let (code, t, peak) = run(home, &["ingest", "big.eml"]);
+        write_mail(&big_mail, |out| hostile_log(out, log_size, tail));
+        let size = fs::metadata(&big_mail).unwrap().len();
+        assert!(size <= 16 * MIB as u64, "{size}");
+        let (code, t, peak) = run(home, &["ingest".as_ref(), big_mail.as_os_str()]);
         println!(
             "{what:<58} {code:>6} {:>8.2}s {:>10.1} {:>10.1}",
             t.as_secs_f64(),
@@ -213,6 +234,7 @@ fn main() {
             mb(peak.saturating_sub(ingest_base))
         );
     }
+    fs::remove_file(&big_mail).ok();
 
     // `audit DIR` on copies of one game, each with a different entry 6
     // signed by one player (issue 31, item 8).
@@ -222,11 +244,10 @@ fn main() {
         "{:<58} {:>6} {:>9} {:>10} {:>10}",
         "archive", "exit", "time", "peak MB", "output KB"
     );
-    let all = forked::forked_copies(1000);
     for copies in [500, 1000] {
         let arch = home.join(format!("forks-{copies}"));
         fs::create_dir_all(&arch).unwrap();
-        for (i, copy) in all[..copies].iter().enumerate() {
+        for (i, copy) in forked::forked_copies(copies).iter().enumerate() {
             fs::write(arch.join(format!("copy-{i:04}.jsonl")), copy).unwrap();
         }
         let out_path = home.join("audit-out.txt");

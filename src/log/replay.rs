@@ -2154,10 +2154,12 @@ mod tests {
             "a".repeat(SHORTEST_LINE_BYTES),
             "b".repeat(SHORTEST_LINE_BYTES),
         );
-        let (l, end) = lines(format!("{a}\n{b}\nc").as_bytes());
+        let log = format!("{a}\n{b}\nc");
+        let (l, end) = lines(log.as_bytes());
         assert_eq!(l, vec![a.as_bytes(), b.as_bytes()]);
         assert_eq!(end.unwrap().fault, Fault::Truncated);
-        let (l, end) = lines(format!("{a}\n\n{b}\n").as_bytes());
+        let log = format!("{a}\n\n{b}\n");
+        let (l, end) = lines(log.as_bytes());
         assert_eq!(l.len(), 1);
         assert_eq!(end.unwrap().fault, Fault::Malformed);
         assert!(lines(format!("{a}\n").as_bytes()).1.is_none());
