@@ -181,16 +181,29 @@ fn main() {
     let (_, _, audit_base) = run(home, &["audit".as_ref(), small.as_os_str()]);
     println!(
         "{:<58} {:>6} {:>9} {:>10.1} {:>10}",
-        "baseline: audit of a finished 5-player game", 0, "", mb(audit_base), "-"
+        "baseline: audit of a finished 5-player game",
+        0,
+        "",
+        mb(audit_base),
+        "-"
     );
     let cap = 64 * MIB;
     let json_line = [b"[".as_slice(), &b"[],".repeat(MIB / 3 - 1), b"[]]\n"].concat();
     let long_line = [vec![b'x'; MIB + 1], b"\n".to_vec()].concat();
     let cases: [(&str, &[u8]); 4] = [
         ("audit: 64 MiB, a valid start, then 2-byte lines", b"x\n"),
-        ("audit: 64 MiB, a valid start, then 3-byte JSON lines", b"{}\n"),
-        ("audit: 64 MiB, a valid start, then JSON lines of 1 MiB", &json_line),
-        ("audit: 64 MiB, a valid start, then lines of 1 MiB + 1", &long_line),
+        (
+            "audit: 64 MiB, a valid start, then 3-byte JSON lines",
+            b"{}\n",
+        ),
+        (
+            "audit: 64 MiB, a valid start, then JSON lines of 1 MiB",
+            &json_line,
+        ),
+        (
+            "audit: 64 MiB, a valid start, then lines of 1 MiB + 1",
+            &long_line,
+        ),
     ];
     let big = home.join("big.jsonl");
     for (what, tail) in cases {
@@ -214,14 +227,24 @@ fn main() {
     let (_, _, ingest_base) = run(home, &["ingest".as_ref(), small_mail.as_os_str()]);
     println!(
         "{:<58} {:>6} {:>9} {:>10.1} {:>10}",
-        "baseline: ingest of a mail with a short game", "", "", mb(ingest_base), "-"
+        "baseline: ingest of a mail with a short game",
+        "",
+        "",
+        mb(ingest_base),
+        "-"
     );
     // Base64 (4/3) in lines of 76 characters and CRLF.
     let log_size = 16 * MIB / 4 * 3 / 78 * 76 - 64 * 1024;
     let big_mail = home.join("big.eml");
     for (what, tail) in [
-        ("ingest: a 16 MiB mail, a valid start, then 2-byte lines", b"x\n".as_slice()),
-        ("ingest: a 16 MiB mail, a valid start, then 3-byte lines", b"{}\n"),
+        (
+            "ingest: a 16 MiB mail, a valid start, then 2-byte lines",
+            b"x\n".as_slice(),
+        ),
+        (
+            "ingest: a 16 MiB mail, a valid start, then 3-byte lines",
+            b"{}\n",
+        ),
     ] {
         write_mail(&big_mail, |out| hostile_log(out, log_size, tail));
         let size = fs::metadata(&big_mail).unwrap().len();
