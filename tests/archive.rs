@@ -556,3 +556,145 @@ fn many_copies_of_one_game() {
     let one = audit(dir.path(), &["many", "--json", "-j", "1"]);
     assert_eq!(one.stdout, out.stdout);
 }
+
+/// Five hundred copies of one game, each with a different entry 6 signed
+/// by one seat: one fork, named once with its number of copies and
+/// entries, a report of bounded size, and the fork's exit code (issue 31,
+/// item 8: it printed 48 MB, a fork per pair of copies).
+#[test]
+fn many_forked_copies_are_one_fork_with_a_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("forks");
+    std::fs::create_dir_all(&d).unwrap();
+    for (i, copy) in common::forked::forked_copies(500).iter().enumerate() {
+        std::fs::write(d.join(format!("copy-{i:03}.jsonl")), copy).unwrap();
+    }
+    let out = audit(dir.path(), &["forks", "--json"]);
+    assert_eq!(out.status.code(), Some(22));
+    let games = audit_games(&out.stdout);
+    assert_eq!(games.len(), 1);
+    let forks = games[0]["forks"].as_array().unwrap();
+    assert_eq!(forks.len(), 1, "{}", &games[0]["forks"].to_string()[..2000]);
+    let f = &forks[0];
+    assert_eq!(f["entry"], 6);
+    assert_eq!(f["same_author"], true);
+    assert_eq!(f["copies"], 500);
+    assert_eq!(f["entries"], 500);
+    assert_eq!(
+        f["files"],
+        serde_json::json!(["forks/copy-000.jsonl", "forks/copy-001.jsonl"])
+    );
+    assert!(validator("audit.json").is_valid(&games[0]));
+    let text = audit(dir.path(), &["forks"]);
+    assert_eq!(text.status.code(), Some(22));
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(
+            "500 copies of the same game fork at entry 6 (line 7): entries 0 to 5 agree, then \
+             they hold 500 different valid entries, all signed by seat 4"
+        ),
+        "{}",
+        &text[..text.len().min(3000)]
+    );
+    assert_eq!(text.matches("fork at entry").count(), 1);
+    // The line of the game lists the copies once each, no more.
+    assert!(text.len() < 64 * 1024, "{} bytes", text.len());
+}
+
+/// A copy damaged early (one space added in line 3) still proves a fork
+/// with the entries after its damage: its entry 6, well-formed and signed
+/// by the seat that signed another entry 6 in the sound copy (issue 31,
+/// item 9: it was "valid, 1 damaged copy").
+#[test]
+fn a_damaged_copy_still_proves_a_fork_after_its_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("f");
+    std::fs::create_dir_all(&d).unwrap();
+    let copies = common::forked::forked_copies(2);
+    std::fs::write(d.join("a.jsonl"), &copies[0]).unwrap();
+    let text = String::from_utf8(copies[1].clone()).unwrap();
+    let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let spaced = lines[2].replacen("{\"body\":", "{ \"body\":", 1);
+    lines[2] = &spaced;
+    std::fs::write(d.join("b.jsonl"), lines.concat()).unwrap();
+    let out = audit(dir.path(), &["f", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(22),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let games = audit_games(&out.stdout);
+    assert_eq!(games.len(), 1);
+    let g = &games[0];
+    assert_eq!(g["fault"], "fork");
+    let forks = g["forks"].as_array().unwrap();
+    assert_eq!(forks.len(), 1, "{forks:?}");
+    assert_eq!(forks[0]["entry"], 6);
+    assert_eq!(forks[0]["same_author"], true);
+    assert_eq!(
+        forks[0]["files"],
+        serde_json::json!(["f/a.jsonl", "f/b.jsonl"])
+    );
+    assert!(validator("audit.json").is_valid(g));
+    // A changed entry after the damage proves nothing: its signature
+    // does not verify.
+    let mut forged = lines.clone();
+    let six = lines[6].replacen("\"time\":\"2026", "\"time\":\"2025", 1);
+    forged[6] = &six;
+    std::fs::write(d.join("b.jsonl"), forged.concat()).unwrap();
+    let out = audit(dir.path(), &["f", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let g = &audit_games(&out.stdout)[0];
+    assert_eq!(g["valid"], true);
+    assert_eq!(g["damaged"], serde_json::json!(["f/b.jsonl"]));
+}
+
+/// A copy whose first line is damaged is a damaged copy of the game its
+/// next entries name, beside a sound copy: the archive audits valid
+/// (issue 31, item 9: the whole archive failed with exit 10).
+#[test]
+fn a_copy_with_a_damaged_first_line_is_a_damaged_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("a");
+    std::fs::create_dir_all(&d).unwrap();
+    let log = vector(SMALL);
+    std::fs::write(d.join("sound.jsonl"), &log).unwrap();
+    let mut broken = log.clone();
+    broken.insert(1, b' ');
+    std::fs::write(d.join("damaged.jsonl"), &broken).unwrap();
+    let mut cut = log.clone();
+    cut.drain(..20);
+    std::fs::write(d.join("cut.jsonl"), &cut).unwrap();
+    let out = audit(dir.path(), &["a", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let games = audit_games(&out.stdout);
+    assert_eq!(games.len(), 1, "{games:?}");
+    let g = &games[0];
+    assert_eq!(g["valid"], true);
+    assert_eq!(
+        g["damaged"],
+        serde_json::json!(["a/cut.jsonl", "a/damaged.jsonl"])
+    );
+    assert!(validator("audit.json").is_valid(g));
+    let text = audit(dir.path(), &["a"]);
+    assert_eq!(text.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&text.stdout).contains("2 damaged copies"),
+        "{}",
+        String::from_utf8_lossy(&text.stdout)
+    );
+    // Alone, with no game to belong to, it is still refused.
+    let alone = audit(dir.path(), &["a/damaged.jsonl"]);
+    assert_ne!(alone.status.code(), Some(0));
+}

@@ -863,4 +863,82 @@ fn the_robot_answers_a_claim_against_it_instead_of_countersigning() {
     assert_eq!(last["body"]["author"], 1, "{last}");
     let out = human.run(&["audit", robot.games()[0].to_str().unwrap(), "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
+
+/// A mail whose handling stops the robot itself (here an abort, as a
+/// memory limit or a crash would) is not tried for ever: after two runs
+/// that stopped on it, the third sets it aside — a copy in
+/// `robot/quarantine/`, reported once — and goes on with the other mails;
+/// later runs leave it alone (issue 31, item 7). The abort is a debug
+/// build's test hook (`STARRY_TEST_ABORT_ON`).
+#[cfg(unix)]
+#[test]
+fn a_mail_that_stops_the_robot_twice_is_set_aside() {
+    let dir = tempfile::tempdir().unwrap();
+    let robot = Person::new(dir.path(), "Robo", &[]);
+    let maildir = dir.path().join("mail");
+    let new = maildir.join("new");
+    std::fs::create_dir_all(&new).unwrap();
+    std::fs::write(
+        new.join("a-fatal"),
+        "From: x@example.org\r\nTo: robo@example.org\r\nSubject: hi\r\n\r\nSTOP-THE-ROBOT\r\n",
+    )
+    .unwrap();
+    std::fs::write(
+        new.join("b-next"),
+        "From: y@example.org\r\nTo: robo@example.org\r\nSubject: hi\r\n\r\nhello\r\n",
+    )
+    .unwrap();
+    let run = || {
+        Command::cargo_bin("starry")
+            .unwrap()
+            .env("STARRY_HOME", &robot.home)
+            .env("STARRY_TEST_ABORT_ON", "STOP-THE-ROBOT")
+            .args(["robot", "--maildir", maildir.to_str().unwrap(), "--json"])
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+            .unwrap()
+    };
+    use std::os::unix::process::ExitStatusExt;
+    for i in 0..2 {
+        let out = run();
+        assert_eq!(
+            out.status.signal(),
+            Some(6),
+            "run {i} stops on the mail: {:?} {}",
+            out.status,
+            stderr(&out)
+        );
+    }
+    let third = run();
+    assert_eq!(third.status.code(), Some(1), "{}", stderr(&third));
+    let report: Value = serde_json::from_slice(&third.stdout).unwrap();
+    let mails = report["mails"].as_array().unwrap();
+    assert_eq!(mails.len(), 2, "{report}");
+    assert!(mails[0]["file"].as_str().unwrap().ends_with("a-fatal"));
+    assert_eq!(mails[0]["outcome"], "quarantined", "{report}");
+    assert!(
+        mails[0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("2 runs stopped"),
+        "{report}"
+    );
+    assert!(mails[1]["file"].as_str().unwrap().ends_with("b-next"));
+    assert_eq!(mails[1]["outcome"], "no-log", "{report}");
+    let kept: Vec<PathBuf> = std::fs::read_dir(robot.home.join("robot/quarantine"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(
+        std::fs::read(&kept[0]).unwrap(),
+        std::fs::read(new.join("a-fatal")).unwrap()
+    );
+    // Set aside for good: the next run handles nothing again, and
+    // succeeds.
+    let fourth = run();
+    assert_eq!(fourth.status.code(), Some(0), "{}", stderr(&fourth));
+    let report: Value = serde_json::from_slice(&fourth.stdout).unwrap();
+    assert!(report["mails"].as_array().unwrap().is_empty(), "{report}");
+    assert_eq!(report["handled_before"], 2, "{report}");
 }

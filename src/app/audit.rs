@@ -44,12 +44,13 @@ pub fn run(a: &AuditArgs) -> Result<Output> {
         files
             .par_iter()
             .map(|f| {
-                let (r, tip) = audit_file_into(f, Some(&trie));
+                let (r, tip, salvaged) = audit_file_into(f, Some(&trie));
                 progress.done(r.fault.is_some());
                 Audited {
                     path: f.clone(),
                     report: r,
                     tip,
+                    salvaged,
                 }
             })
             .collect()
@@ -153,6 +154,24 @@ struct Audited {
     path: PathBuf,
     report: AuditFileReport,
     tip: Option<usize>,
+    /// Entries of a damaged copy after its damage, each well-formed, of
+    /// this game and signed by its author's key ([`salvage`]).
+    salvaged: Vec<Salvaged>,
+}
+
+/// An entry found after a copy's damage: its position, the entry it
+/// follows, its id and its signer. Two different ones for one position and
+/// signer are proof of a fork, whatever else the copy holds.
+#[derive(Clone, Copy)]
+struct Salvaged {
+    n: u64,
+    prev: crate::crypto::Hash,
+    id: crate::crypto::Hash,
+    author: u32,
+    /// The join after the damage that gave the key it verifies under, if
+    /// the key is not from the copy's verified part: it counts only if
+    /// another copy verified that very join.
+    key_from: Option<crate::crypto::Hash>,
 }
 
 /// The copies of each game together, games in the order their first copy
@@ -181,11 +200,7 @@ fn group_copies(files: Vec<Audited>) -> Vec<Vec<Audited>> {
 /// since a sound copy holds the game without them. With no sound copy the
 /// game is as bad as its gravest fault.
 fn game_report(copies: Vec<Audited>, trie: &Trie) -> AuditGameReport {
-    let forks = if copies.len() > 1 {
-        find_forks(&copies, trie)
-    } else {
-        Vec::new()
-    };
+    let forks = find_forks(&copies, trie);
     let fork = forks
         .iter()
         .any(|f| f.resolution.is_none())
@@ -506,12 +521,14 @@ pub fn audit_file(path: &Path) -> AuditFileReport {
 }
 
 /// [`audit_file`], adding the ids of the entries that verified to `trie`:
-/// also the node of the last of them.
+/// also the node of the last of them, and, for a damaged copy, the signed
+/// entries after its damage.
 fn audit_file_into(
     path: &Path,
     trie: Option<&std::sync::Mutex<Trie>>,
-) -> (AuditFileReport, Option<usize>) {
+) -> (AuditFileReport, Option<usize>, Vec<Salvaged>) {
     let mut tip = None;
+    let mut salvaged = Vec::new();
     let mut rep = AuditFileReport {
         file: path.to_string_lossy().into_owned(),
         valid: false,
@@ -545,7 +562,7 @@ fn audit_file_into(
                 author: None,
                 message: inline(&e.to_string()).into_owned(),
             });
-            return (rep, tip);
+            return (rep, tip, salvaged);
         }
     };
     rep.digest = Some(crate::crypto::sha256(&bytes));
@@ -553,7 +570,10 @@ fn audit_file_into(
         Ok((g, _)) => g,
         Err(f) => {
             rep.fault = Some(to_fault(&f));
-            return (rep, tip);
+            // A copy whose first line is damaged is still a copy of the game
+            // its next entries name: a damaged copy of it, not a game apart.
+            rep.game_id = game_named_in(&bytes);
+            return (rep, tip, salvaged);
         }
     };
     rep.game = Some(crate::text::excerpt(&genesis.game));
@@ -576,11 +596,14 @@ fn audit_file_into(
                         }
                     }
                 });
+                if let Some(f) = &failed {
+                    salvaged = salvage(&r, &bytes, f.entry);
+                }
                 let failed = failed.or(end);
                 rep.entries = r.len();
                 if let Some(t) = trie {
                     let mut t = t.lock().unwrap_or_else(|e| e.into_inner());
-                    tip = t.insert(r.entries.iter().map(|e| e.id));
+                    tip = t.insert(r.entries.iter().map(|e| (e.id, e.author as u32)));
                 }
                 match failed {
                     Some(f) => rep.fault = Some(to_fault(&f)),
@@ -609,7 +632,89 @@ fn audit_file_into(
             message: format!("{}: entry 0 (line 1): unknown version: {e}", shown(path)),
         });
     }
-    (rep, tip)
+    (rep, tip, salvaged)
+}
+
+/// The game id the entries after a damaged first line name: that of the
+/// first line that reads as an entry of a game (hex, 64 digits).
+fn game_named_in(bytes: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        body: NamedBody,
+    }
+    #[derive(serde::Deserialize)]
+    struct NamedBody {
+        game: String,
+    }
+    bytes
+        .split(|&b| b == b'\n')
+        .skip(1)
+        .filter(|l| l.len() <= crate::log::replay::MAX_LINE_BYTES)
+        .find_map(|l| serde_json::from_slice::<Named>(l).ok())
+        .map(|n| n.body.game)
+        .filter(|g| g.len() == 64 && g.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+}
+
+/// The entries of a copy from its first fault (entry `from`) on that still
+/// prove something: each line that is on its own a well-formed, canonical
+/// entry of this game, signed by the key its author joined with — in the
+/// verified part, or in a join after the damage that another copy verified
+/// ([`Salvaged::key_from`]; docs/protocol.md, section 7, forks). Nothing
+/// else of theirs is judged: they do not extend the game, they only show
+/// what their signers signed. Costs a parse and a signature per line,
+/// bounded by the file's bytes.
+fn salvage<G: crate::games::Game>(r: &Replay<G>, bytes: &[u8], from: u64) -> Vec<Salvaged> {
+    use crate::log::replay::Data;
+    let mut found = Vec::new();
+    let Ok(from) = usize::try_from(from) else {
+        return found;
+    };
+    let mut keys: Vec<Option<([u8; 32], Option<crate::crypto::Hash>)>> =
+        r.seats.iter().map(|s| s.key.map(|k| (k, None))).collect();
+    let mut pieces = bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .skip(from)
+        .peekable();
+    while let Some((i, line)) = pieces.next() {
+        // The last piece lacks its newline: a cut line, not an entry.
+        if pieces.peek().is_none() {
+            break;
+        }
+        if line.len() < crate::log::replay::SHORTEST_LINE_BYTES {
+            continue;
+        }
+        let Ok(p) = crate::log::replay::parse_line(i as u64, line) else {
+            continue;
+        };
+        let body = &p.line.body;
+        let (Some(game), Some(prev)) = (body.game, body.prev) else {
+            continue;
+        };
+        let author = body.author as usize;
+        if game.0 != r.game_id || author >= keys.len() {
+            continue;
+        }
+        if let Data::Join(j) = &p.data {
+            if keys[author].is_none() && crate::log::verify::signed_by(&p, &j.key.0) {
+                keys[author] = Some((j.key.0, Some(p.id)));
+            }
+            continue;
+        }
+        let Some((key, key_from)) = keys[author] else {
+            continue;
+        };
+        if crate::log::verify::signed_by(&p, &key) {
+            found.push(Salvaged {
+                n: body.n,
+                prev: prev.0,
+                id: p.id,
+                author: body.author,
+                key_from,
+            });
+        }
+    }
+    found
 }
 
 /// How far an audit of many logs has got, as a bar on standard error once it
@@ -669,140 +774,317 @@ impl Progress {
     }
 }
 
-/// Compares every two copies of one game: the first entry where they
-/// differ, within the part both verified, is a fork. Copies are compared by
-/// their entries' ids in the [`Trie`], not their bytes; only a pair that
-/// differs is read again, to name the entries and apply the rules that
-/// resolve a fork, and used only if it still holds the bytes audited (a file
-/// changed meanwhile is not compared). Copies with the same bytes are
-/// compared once.
+/// The forks among the copies of one game. Copies are compared by their
+/// entries' ids in the [`Trie`], not their bytes: each place where the
+/// copies' entries branch is a fork, found once however many copies pass
+/// it. At each, the branches are judged against the first (in file order),
+/// by the rules that resolve a fork (read again, to name
+/// the entries, and used only if the file still holds the bytes audited);
+/// the rest are reported once per position and signer, with the number of
+/// copies. So the work and the report grow with the copies, never with
+/// their pairs. Then the signed entries after each damaged copy's damage
+/// ([`salvage`]): two different ones for one position and signer, here or
+/// beside a verified entry, are proof of a fork too.
 fn find_forks(copies: &[Audited], trie: &Trie) -> Vec<ForkReport> {
+    use std::collections::{BTreeSet, HashMap};
     let mut digests = HashSet::new();
     let first: Vec<bool> = copies
         .iter()
         .map(|c| c.report.digest.is_some_and(|d| digests.insert(d)))
         .collect();
-    // A copy as audited, read again; the one of the outer loop is kept
-    // while it is compared with the others, so that at most two are held.
     let reread = |c: &Audited| {
         file::read(&c.path)
             .ok()
             .filter(|b| Some(crate::crypto::sha256(b)) == c.report.digest)
     };
+    // The part of the trie these copies hold: a copy through each node,
+    // each node's children, and how many copies pass each node.
+    let mut through: HashMap<usize, usize> = HashMap::new();
+    let mut children: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    let mut under: HashMap<usize, usize> = HashMap::new();
+    for (i, c) in copies.iter().enumerate() {
+        let Some(tip) = c.tip else { continue };
+        *under.entry(tip).or_default() += 1;
+        if !first[i] {
+            continue;
+        }
+        let mut n = tip;
+        while let std::collections::hash_map::Entry::Vacant(v) = through.entry(n) {
+            v.insert(i);
+            let parent = trie.parent(n);
+            children.entry(parent).or_default().insert(n);
+            if parent == Trie::ROOT {
+                break;
+            }
+            n = parent;
+        }
+    }
+    let mut deepest_first: Vec<usize> = through.keys().copied().collect();
+    deepest_first.sort_by_key(|&n| std::cmp::Reverse(trie.nodes[n].depth));
+    for n in deepest_first {
+        let parent = trie.parent(n);
+        let here = under.get(&n).copied().unwrap_or(0);
+        if parent != Trie::ROOT {
+            *under.entry(parent).or_default() += here;
+        }
+    }
+    let seats = copies
+        .iter()
+        .filter(|c| c.tip.is_some())
+        .find_map(|c| reread(c).and_then(|b| read_genesis(&b).ok()))
+        .map(|(g, _)| g.seats)
+        .unwrap_or_default();
+    let label = |seat: Option<u32>| match seat.and_then(|s| seats.get(s as usize).map(|x| (s, x))) {
+        Some((s, x)) => format!("seat {s}, {} <{}>", inline(&x.name), inline(&x.email)),
+        None => "unknown".into(),
+    };
+    let file_of = |node: usize| copies[through[&node]].report.file.clone();
     let mut forks = Vec::new();
-    for i in 0..copies.len() {
-        let mut held: Option<Option<Vec<u8>>> = None;
-        for j in i + 1..copies.len() {
-            let (a, b) = (&copies[i].report, &copies[j].report);
-            let (true, true, Some(ta), Some(tb)) =
-                (first[i], first[j], copies[i].tip, copies[j].tip)
-            else {
+    for kids in children.values().filter(|k| k.len() > 1) {
+        let mut kids: Vec<usize> = kids.iter().copied().collect();
+        // In the order of the files that hold them.
+        kids.sort_by_key(|n| through[n]);
+        let k = trie.nodes[kids[0]].depth;
+        let reference = kids[0];
+        let Some(log_a) = reread(&copies[through[&reference]]) else {
+            continue;
+        };
+        // The complete lines, as far as they go: a copy with a bad last
+        // line still forks where its verified part differs.
+        let la = crate::log::replay::lines(&log_a).0;
+        let mut unresolved = vec![reference];
+        for &kid in &kids[1..] {
+            let Some(log_b) = reread(&copies[through[&kid]]) else {
                 continue;
             };
-            let Some(k) = trie.first_difference(ta, tb) else {
-                continue;
-            };
-            let log_a = held.get_or_insert_with(|| reread(&copies[i]));
-            let (Some(log_a), Some(log_b)) = (log_a.as_deref(), reread(&copies[j])) else {
-                continue;
-            };
-            // The complete lines, as far as they go: a copy with a bad last
-            // line still forks where its verified part differs.
-            let la = crate::log::replay::lines(log_a).0;
             let lb = crate::log::replay::lines(&log_b).0;
             if k >= la.len() || k >= lb.len() || la[k] == lb[k] {
                 // Not the bytes whose ids the trie holds: not compared.
                 continue;
             }
-            let author = |line: &[u8]| {
-                crate::log::replay::parse_line(k as u64, line)
-                    .map(|p| p.line.body.author)
-                    .ok()
-            };
-            let seats = read_genesis(log_a)
-                .ok()
-                .map(|(g, _)| g.seats)
-                .unwrap_or_default();
-            let label = |seat: Option<u32>| match seat
-                .and_then(|s| seats.get(s as usize).map(|x| (s, x)))
-            {
-                Some((s, x)) => {
-                    format!("seat {s}, {} <{}>", inline(&x.name), inline(&x.email))
-                }
-                None => "unknown".into(),
-            };
-            let (sa, sb) = (author(la[k]), author(lb[k]));
-            let (fa, fb) = (shown(Path::new(&a.file)), shown(Path::new(&b.file)));
-            let names = [&fa, &fb];
-            if let Some((w, why)) = crate::log::fork::resolve(&la, &lb, k) {
-                let message = match why {
-                    crate::log::fork::Resolution::ClaimLapsed => format!(
-                        "{} and {} are copies of the same game that differ from entry {k} on: {} \
-                         holds claims that {} stopped answering, {} holds that player's awaited \
-                         entry. The entry wins and the claims lapse; the game goes on as in {}. \
-                         Nobody cheated.",
-                        fa,
-                        fb,
-                        names[1 - w],
-                        label(if w == 0 { sa } else { sb }),
-                        names[w],
-                        names[w]
-                    ),
-                    crate::log::fork::Resolution::Claims => format!(
-                        "{} and {} are copies of the same game that differ from entry {k} on only \
-                         in abandonment claims written at the same time. Either order is valid; by \
-                         the protocol's rule the copy whose entry {k} has the smaller id, {}, is \
-                         kept, and `starry ingest` re-applies the other claims on top.",
-                        fa, fb, names[w]
-                    ),
-                    crate::log::fork::Resolution::Countersignatures => format!(
-                        "{} and {} are copies of the same game that differ from entry {k} on only \
-                         in countersignatures written at the same time. Either order is valid; by \
-                         the protocol's rule the copy whose entry {k} has the smaller id, {}, is \
-                         kept, and `starry ingest` re-applies the other countersignatures on top.",
-                        fa, fb, names[w]
-                    ),
-                };
-                forks.push(ForkReport {
-                    files: [a.file.clone(), b.file.clone()],
-                    entry: k as u64,
-                    authors: [label(sa), label(sb)],
-                    same_author: false,
-                    resolution: Some(why.as_str().into()),
-                    kept: Some(if w == 0 { &a.file } else { &b.file }.clone()),
-                    message,
-                });
+            let Some((w, why)) = crate::log::fork::resolve(&la, &lb, k) else {
+                unresolved.push(kid);
                 continue;
-            }
-            let same_author = sa.is_some() && sa == sb;
-            let message = format!(
-                "{} and {} are copies of the same game that fork at entry {k} (line {}): entries 0 to {} \
-                 agree, then each holds a different valid entry ({} in the first, {} in the second).{}",
-                fa,
-                fb,
-                k + 1,
-                k.saturating_sub(1),
-                label(sa),
-                label(sb),
-                if same_author {
-                    format!(
-                        " Both are signed by {}: proof that this player signed two different entries for one position.",
-                        label(sa)
-                    )
-                } else {
-                    String::new()
-                }
-            );
+            };
+            let (a, b) = (file_of(reference), file_of(kid));
+            let (fa, fb) = (shown(Path::new(&a)), shown(Path::new(&b)));
+            let names = [&fa, &fb];
+            let silent = label(Some(
+                trie.nodes[if w == 0 { reference } else { kid }].author,
+            ));
+            let message = match why {
+                crate::log::fork::Resolution::ClaimLapsed => format!(
+                    "{fa} and {fb} are copies of the same game that differ from entry {k} on: {} \
+                     holds claims that {silent} stopped answering, {} holds that player's awaited \
+                     entry. The entry wins and the claims lapse; the game goes on as in {}. \
+                     Nobody cheated.",
+                    names[1 - w],
+                    names[w],
+                    names[w]
+                ),
+                crate::log::fork::Resolution::Claims => format!(
+                    "{fa} and {fb} are copies of the same game that differ from entry {k} on only \
+                     in abandonment claims written at the same time. Either order is valid; by \
+                     the protocol's rule the copy whose entry {k} has the smaller id, {}, is \
+                     kept, and `starry ingest` re-applies the other claims on top.",
+                    names[w]
+                ),
+                crate::log::fork::Resolution::Countersignatures => format!(
+                    "{fa} and {fb} are copies of the same game that differ from entry {k} on only \
+                     in countersignatures written at the same time. Either order is valid; by \
+                     the protocol's rule the copy whose entry {k} has the smaller id, {}, is \
+                     kept, and `starry ingest` re-applies the other countersignatures on top.",
+                    names[w]
+                ),
+            };
             forks.push(ForkReport {
-                files: [a.file.clone(), b.file.clone()],
+                files: [a.clone(), b.clone()],
                 entry: k as u64,
-                authors: [label(sa), label(sb)],
-                same_author,
-                resolution: None,
-                kept: None,
+                authors: [
+                    label(Some(trie.nodes[reference].author)),
+                    label(Some(trie.nodes[kid].author)),
+                ],
+                same_author: false,
+                resolution: Some(why.as_str().into()),
+                kept: Some(if w == 0 { a } else { b }),
+                copies: (under[&reference] + under[&kid]) as u64,
+                entries: 2,
                 message,
             });
         }
+        if unresolved.len() < 2 {
+            continue;
+        }
+        // Once per signer who signed several of these entries, and once
+        // for the position when they are by several signers.
+        let mut by_author: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        for &n in &unresolved {
+            by_author.entry(trie.nodes[n].author).or_default().push(n);
+        }
+        let mut report = |pair: [usize; 2], nodes: &[usize], same_author: bool| {
+            let files = pair.map(file_of);
+            let authors = pair.map(|n| label(Some(trie.nodes[n].author)));
+            let count: usize = nodes.iter().map(|n| under[n]).sum();
+            let message = fork_message(&files, &authors, k, count, nodes.len(), same_author);
+            forks.push(ForkReport {
+                files,
+                entry: k as u64,
+                authors,
+                same_author,
+                resolution: None,
+                kept: None,
+                copies: count as u64,
+                entries: nodes.len() as u64,
+                message,
+            });
+        };
+        for nodes in by_author.values().filter(|n| n.len() > 1) {
+            report([nodes[0], nodes[1]], nodes, true);
+        }
+        if by_author.len() > 1 {
+            let mut heads = by_author.values().map(|n| n[0]);
+            let pair = [heads.next().expect("two"), heads.next().expect("two")];
+            report(pair, &unresolved, false);
+        }
+    }
+    forks.extend(salvaged_forks(
+        copies, trie, &through, &children, &forks, &label,
+    ));
+    forks
+}
+
+/// A fork's words: which copies, where, how many different entries in how
+/// many copies, and whether one signer signed them all.
+fn fork_message(
+    files: &[String; 2],
+    authors: &[String; 2],
+    k: usize,
+    copies: usize,
+    entries: usize,
+    same_author: bool,
+) -> String {
+    let (fa, fb) = (shown(Path::new(&files[0])), shown(Path::new(&files[1])));
+    if copies <= 2 {
+        return format!(
+            "{fa} and {fb} are copies of the same game that fork at entry {k} (line {}): entries 0 \
+             to {} agree, then each holds a different valid entry ({} in the first, {} in the \
+             second).{}",
+            k + 1,
+            k.saturating_sub(1),
+            authors[0],
+            authors[1],
+            if same_author {
+                format!(
+                    " Both are signed by {}: proof that this player signed two different entries \
+                     for one position.",
+                    authors[0]
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    let who = if same_author {
+        format!(
+            ", all signed by {}: proof that this player signed {entries} different entries for \
+             one position",
+            authors[0]
+        )
+    } else {
+        format!(", by several seats ({} and {}, …)", authors[0], authors[1])
+    };
+    format!(
+        "{copies} copies of the same game fork at entry {k} (line {}): entries 0 to {} agree, \
+         then they hold {entries} different valid entries{who}. Two of them: {fa} and {fb}.",
+        k + 1,
+        k.saturating_sub(1),
+    )
+}
+
+/// The forks that the signed entries after damaged copies' damage prove:
+/// two different entries for one position (the same entry before them)
+/// signed by one seat, among those entries and the verified ones. Once per
+/// position and signer; none already reported from the verified entries.
+fn salvaged_forks(
+    copies: &[Audited],
+    trie: &Trie,
+    through: &std::collections::HashMap<usize, usize>,
+    children: &BTreeMap<usize, std::collections::BTreeSet<usize>>,
+    known: &[ForkReport],
+    label: &dyn Fn(Option<u32>) -> String,
+) -> Vec<ForkReport> {
+    use std::collections::{BTreeSet, HashMap};
+    if copies.iter().all(|c| c.salvaged.is_empty()) {
+        return Vec::new();
+    }
+    let node_of: HashMap<crate::crypto::Hash, usize> =
+        through.keys().map(|&n| (trie.nodes[n].id, n)).collect();
+    // By position, entry before and signer: the different entries, and a
+    // copy holding each.
+    type At = (u64, crate::crypto::Hash, u32);
+    let mut seen: BTreeMap<At, BTreeMap<crate::crypto::Hash, (usize, bool)>> = BTreeMap::new();
+    for (i, c) in copies.iter().enumerate() {
+        // A key from a join after the damage counts only if a copy verified
+        // that join.
+        let trusted = |s: &&Salvaged| s.key_from.is_none_or(|j| node_of.contains_key(&j));
+        for s in c.salvaged.iter().filter(trusted) {
+            seen.entry((s.n, s.prev, s.author))
+                .or_default()
+                .entry(s.id)
+                .or_insert((i, true));
+        }
+    }
+    let mut forks = Vec::new();
+    let mut reported: BTreeSet<(u64, u32)> = known
+        .iter()
+        .filter(|f| f.same_author)
+        .filter_map(|f| {
+            let seat = f.authors[0].strip_prefix("seat ")?.split(',').next()?;
+            Some((f.entry, seat.parse().ok()?))
+        })
+        .collect();
+    for ((n, prev, author), mut entries) in seen {
+        if let Some(&p) = node_of.get(&prev)
+            && trie.nodes[p].depth + 1 == n as usize
+        {
+            for &kid in children.get(&p).into_iter().flatten() {
+                if trie.nodes[kid].author == author {
+                    entries
+                        .entry(trie.nodes[kid].id)
+                        .or_insert((through[&kid], false));
+                }
+            }
+        }
+        if entries.len() < 2 || !reported.insert((n, author)) {
+            continue;
+        }
+        // A verified entry first, when there is one.
+        let mut holders: Vec<(usize, bool)> = entries.values().copied().collect();
+        holders.sort_by_key(|&(i, salvaged)| (salvaged, i));
+        let (a, b) = (holders[0].0, holders[1].0);
+        let files = [copies[a].report.file.clone(), copies[b].report.file.clone()];
+        let who = label(Some(author));
+        let (fa, fb) = (shown(Path::new(&files[0])), shown(Path::new(&files[1])));
+        let holding: BTreeSet<usize> = holders.iter().map(|h| h.0).collect();
+        forks.push(ForkReport {
+            files: files.clone(),
+            entry: n,
+            authors: [who.clone(), who.clone()],
+            same_author: true,
+            resolution: None,
+            kept: None,
+            copies: holding.len() as u64,
+            entries: entries.len() as u64,
+            message: format!(
+                "{fa} and {fb} hold {} different entries {n} (line {}) that follow the same entry \
+                 {}, all signed by {who}; some come after a copy's damage, but each is \
+                 well-formed, of this game, and its signature verifies under the key that seat \
+                 joined with: proof that this player signed different entries for one position.",
+                entries.len(),
+                n + 1,
+                n.saturating_sub(1),
+            ),
+        });
     }
     forks
 }
@@ -810,8 +1092,8 @@ fn find_forks(copies: &[Audited], trie: &Trie) -> Vec<ForkReport> {
 /// The entries of every copy audited, each distinct entry once: a trie of
 /// entry ids (an id is the hash of the entry's line), so that copies of one
 /// game share the nodes of the entries they have in common. A copy is the
-/// node of its last verified entry; two copies differ first at the
-/// shallowest depth where their ancestors differ. However many copies a
+/// node of its last verified entry; copies fork where a node has several
+/// children ([`find_forks`]). However many copies a
 /// game has, this holds a node per distinct entry (a few dozen bytes, not
 /// the line), never a copy's bytes.
 #[derive(Default)]
@@ -822,14 +1104,14 @@ struct Trie {
     index: std::collections::HashMap<(usize, crate::crypto::Hash), usize>,
 }
 
-/// An entry in the [`Trie`]: its parent, its depth (the entry's number) and
-/// a jump pointer (Myers's skew-binary scheme), by which the ancestor at any
-/// depth is found in a logarithmic number of steps.
+/// An entry in the [`Trie`]: its parent and its depth (the entry's number).
 #[derive(Clone, Copy, Debug)]
 struct Node {
     parent: usize,
-    jump: usize,
     depth: usize,
+    /// The entry's id and its author's seat.
+    id: crate::crypto::Hash,
+    author: u32,
 }
 
 impl Trie {
@@ -838,9 +1120,12 @@ impl Trie {
 
     /// Adds a copy's entries, in order; the node of the last (none for no
     /// entry).
-    fn insert(&mut self, ids: impl IntoIterator<Item = crate::crypto::Hash>) -> Option<usize> {
+    fn insert(
+        &mut self,
+        entries: impl IntoIterator<Item = (crate::crypto::Hash, u32)>,
+    ) -> Option<usize> {
         let mut at = Self::ROOT;
-        for id in ids {
+        for (id, author) in entries {
             at = match self.index.get(&(at, id)) {
                 Some(&n) => n,
                 None => {
@@ -848,21 +1133,16 @@ impl Trie {
                     let node = if at == Self::ROOT {
                         Node {
                             parent: n,
-                            jump: n,
                             depth: 0,
+                            id,
+                            author,
                         }
                     } else {
-                        let p = self.nodes[at];
-                        let j = self.nodes[p.jump];
-                        let jj = self.nodes[j.jump];
                         Node {
                             parent: at,
-                            jump: if p.depth - j.depth == j.depth - jj.depth {
-                                j.jump
-                            } else {
-                                at
-                            },
-                            depth: p.depth + 1,
+                            depth: self.nodes[at].depth + 1,
+                            id,
+                            author,
                         }
                     };
                     self.nodes.push(node);
@@ -874,42 +1154,29 @@ impl Trie {
         (at != Self::ROOT).then_some(at)
     }
 
+    /// The parent of node `n`; [`Trie::ROOT`] for a first entry.
+    fn parent(&self, n: usize) -> usize {
+        match self.nodes[n] {
+            Node { depth: 0, .. } => Self::ROOT,
+            node => node.parent,
+        }
+    }
+
     /// The ancestor of node `n` at `depth` (at most its own).
+    #[cfg(test)]
     fn ancestor(&self, mut n: usize, depth: usize) -> usize {
         while self.nodes[n].depth > depth {
-            let jump = self.nodes[n].jump;
-            n = if self.nodes[jump].depth >= depth {
-                jump
-            } else {
-                self.nodes[n].parent
-            };
+            n = self.nodes[n].parent;
         }
         n
     }
 
     /// The first entry where copies ending at nodes `a` and `b` differ,
     /// within the part both hold; none when one is a prefix of the other.
+    #[cfg(test)]
     fn first_difference(&self, a: usize, b: usize) -> Option<usize> {
         let common = self.nodes[a].depth.min(self.nodes[b].depth);
-        if self.ancestor(a, common) == self.ancestor(b, common) {
-            return None;
-        }
-        if self.ancestor(a, 0) != self.ancestor(b, 0) {
-            return Some(0);
-        }
-        // Entries agree up to some depth and differ from there on: the
-        // first where they differ, by bisection (`same` agree, `differ`
-        // does not).
-        let (mut same, mut differ) = (0, common);
-        while differ - same > 1 {
-            let mid = same + (differ - same) / 2;
-            if self.ancestor(a, mid) == self.ancestor(b, mid) {
-                same = mid;
-            } else {
-                differ = mid;
-            }
-        }
-        Some(differ)
+        (0..=common).find(|&d| self.ancestor(a, d) != self.ancestor(b, d))
     }
 
     /// Nodes held: one per distinct entry.
@@ -924,7 +1191,7 @@ mod tests {
     use super::*;
 
     /// The ids of a made-up game: entry `i` of branch `b`.
-    fn ids(n: usize, fork_at: usize, branch: u8) -> Vec<crate::crypto::Hash> {
+    fn ids(n: usize, fork_at: usize, branch: u8) -> Vec<(crate::crypto::Hash, u32)> {
         (0..n)
             .map(|i| {
                 let mut id = [0u8; 32];
@@ -932,7 +1199,7 @@ mod tests {
                 if i >= fork_at {
                     id[8] = branch;
                 }
-                id
+                (id, 0)
             })
             .collect()
     }
@@ -957,7 +1224,7 @@ mod tests {
         assert_eq!(t.first_difference(other, short), None);
         // Another game shares nothing.
         let mut foreign = ids(10, 0, 2);
-        foreign[0][9] = 1;
+        foreign[0].0[9] = 1;
         let f = t.insert(foreign).unwrap();
         assert_eq!(t.len(), 80);
         assert_eq!(t.first_difference(f, tips[0]), Some(0));

@@ -258,6 +258,12 @@ pub struct ForkReport {
     pub resolution: Option<String>,
     /// The copy the game goes on with, when the fork resolves by rule.
     pub kept: Option<String>,
+    /// How many copies hold one of the fork's entries (identical copies
+    /// each counted): a fork is reported once per position and signer,
+    /// however many copies show it; `files` names two of them.
+    pub copies: u64,
+    /// How many different entries the copies hold at `entry`.
+    pub entries: u64,
     pub message: String,
 }
 

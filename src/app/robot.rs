@@ -26,7 +26,10 @@
 //!    game it has no seat in is not stored anywhere.
 //! 4. A mail that can never succeed is refused once and for all; only
 //!    passing failures are tried again, with backoff, and given up after
-//!    [`MAX_TRIES`].
+//!    [`MAX_TRIES`]. A mail is recorded as being handled, durably, before
+//!    it is: one whose handling stopped the robot itself [`MAX_ABORTS`]
+//!    times (a crash, an abort, a memory limit) is set aside in
+//!    `quarantine/` and reported, and the runs go on with the other mails.
 //! 5. No mail carries a local path, the sender's subject, or a long
 //!    display name (the names are cut where headers are built,
 //!    `crate::mail::compose::display_name`).
@@ -37,7 +40,8 @@
 //!
 //! Its state, under `$STARRY_HOME/robot/`: `handled/SHA256` (one record per
 //! mail: the outcome, or the attempts and the next try of a passing
-//! failure), `games/GAME-ID.json` (the seats whose address is proven, and
+//! failure, or that it is being handled), `quarantine/SHA256.eml` (mails
+//! set aside), `games/GAME-ID.json` (the seats whose address is proven, and
 //! whether the game is over), `invitations.json` (invitations accepted in
 //! the last day, by sender) and `lock`.
 
@@ -99,6 +103,10 @@ pub enum Outcome {
     Failed,
     /// It failed too often in a row; never tried again.
     GaveUp,
+    /// Handling it stopped the robot itself (a crash, an abort, the system
+    /// killing it) [`MAX_ABORTS`] times: set aside, with a copy under
+    /// `robot/quarantine/`, and never tried again.
+    Quarantined,
 }
 
 impl Outcome {
@@ -111,6 +119,7 @@ impl Outcome {
             Outcome::NoLog => "no log",
             Outcome::Failed => "failed",
             Outcome::GaveUp => "given up",
+            Outcome::Quarantined => "quarantined",
         }
     }
 
@@ -118,9 +127,11 @@ impl Outcome {
     pub fn class(self) -> Class {
         match self {
             Outcome::Played | Outcome::Waiting => Class::Done,
-            Outcome::Refused | Outcome::NotForMe | Outcome::NoLog | Outcome::GaveUp => {
-                Class::Refused
-            }
+            Outcome::Refused
+            | Outcome::NotForMe
+            | Outcome::NoLog
+            | Outcome::GaveUp
+            | Outcome::Quarantined => Class::Refused,
             Outcome::Failed => Class::Transient,
         }
     }
@@ -251,6 +262,12 @@ const MAX_ENTRIES_PER_MAIL: usize = 8;
 /// Tries of a mail that fails for a passing reason, after which it is given
 /// up (and reported as such once).
 pub const MAX_TRIES: u32 = 8;
+
+/// Runs that may stop while handling one mail (a crash, an abort, the
+/// system killing the robot for its memory) before the mail is set aside:
+/// a mail that stops every run would otherwise be tried for ever, and keep
+/// the robot from the mails after it.
+pub const MAX_ABORTS: u32 = 2;
 
 /// The wait after the first failed try; it doubles with each try (5, 10,
 /// 20 … 320 minutes: about ten hours from the first try to the last).
@@ -498,6 +515,18 @@ struct Marker {
     next_try: Option<i64>,
     #[serde(default)]
     last_error: Option<String>,
+    /// Written, durably, before the mail is handled, and cleared with its
+    /// outcome: found set by a later run, it means the run handling it
+    /// stopped midway.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    processing: bool,
+    /// Runs that stopped while handling it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    aborted: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// What the robot keeps about one game: `robot/games/GAME-ID.json`.
@@ -591,7 +620,7 @@ impl Robot {
     /// cannot be written.
     pub fn process(&self, raw: &[u8], label: &str) -> Result<Taken> {
         let key = hex::encode(Sha256::digest(raw));
-        self.remembered(&key, label, || self.handle_mail(raw, label))
+        self.remembered(&key, label, Some(raw), || self.handle_mail(raw, label))
     }
 
     /// A mail larger than any starry mail (seen by its size on the IMAP
@@ -610,7 +639,7 @@ impl Robot {
     /// remembered by its label (there are no bytes to hash).
     pub fn unreadable(&self, label: &str, e: &Error) -> Result<Taken> {
         let key = hex::encode(Sha256::digest(format!("unreadable\0{label}")));
-        self.remembered(&key, label, || {
+        self.remembered(&key, label, None, || {
             let mut mail = RobotMail::new(label);
             mail.outcome = Outcome::Failed;
             mail.class = Class::Transient;
@@ -620,27 +649,49 @@ impl Robot {
         })
     }
 
+    /// [`Robot::process`] for the mail recorded as `handled/KEY` (`raw`,
+    /// its bytes, when there are any). The record says the mail is being
+    /// handled, durably, before `handle` runs: a run that stops midway
+    /// leaves it so, the next run counts it, and after [`MAX_ABORTS`] such
+    /// runs the mail is set aside instead of handled again.
     fn remembered(
         &self,
         key: &str,
         label: &str,
+        raw: Option<&[u8]>,
         handle: impl FnOnce() -> RobotMail,
     ) -> Result<Taken> {
         let path = self.dir.join("handled").join(key);
         let before = read_small(&path).map(|b| serde_json::from_slice::<Marker>(&b).ok());
         let now = now();
-        let attempts = match before {
+        let (attempts, aborted) = match before {
             // A record that cannot be read is a mail handled before.
             Some(None) => return Ok(Taken::Before),
+            // A run stopped while handling it.
+            Some(Some(m)) if m.processing => (m.attempts, m.aborted + 1),
             Some(Some(m)) => match m.class {
                 Some(Class::Transient) if m.next_try.is_some_and(|t| now < t) => {
                     return Ok(Taken::Deferred);
                 }
-                Some(Class::Transient) => m.attempts,
+                Some(Class::Transient) => (m.attempts, m.aborted),
                 _ => return Ok(Taken::Before),
             },
-            None => 0,
+            None => (0, 0),
         };
+        if aborted >= MAX_ABORTS {
+            return self.quarantine(key, label, raw, attempts, aborted);
+        }
+        let pending = Marker {
+            file: label.to_string(),
+            attempts,
+            processing: true,
+            aborted,
+            ..Marker::default()
+        };
+        let record = serde_json::to_vec(&pending).expect("records serialise");
+        file::write_record(&path, &[record.as_slice(), b"\n"].concat())?;
+        #[cfg(debug_assertions)]
+        abort_for_tests(raw);
         let mut mail = handle();
         let mut marker = Marker {
             file: label.to_string(),
@@ -649,6 +700,7 @@ impl Robot {
             reason: mail.reason,
             game_id: mail.game_id.clone(),
             entries: mail.entries.clone(),
+            aborted,
             ..Marker::default()
         };
         if mail.class == Class::Transient {
@@ -673,6 +725,54 @@ impl Robot {
                 mail.next_try = Some(rfc3339(next));
             }
         }
+        let record = serde_json::to_vec(&marker).expect("records serialise");
+        file::write_record(&path, &[record.as_slice(), b"\n"].concat())?;
+        Ok(Taken::New(mail))
+    }
+
+    /// Sets aside a mail whose handling stopped `aborted` runs: a copy of it
+    /// in `robot/quarantine/KEY.eml` for whoever runs the robot to look at,
+    /// and a record that it is never handled again. Reported once, as a
+    /// failure of the run.
+    fn quarantine(
+        &self,
+        key: &str,
+        label: &str,
+        raw: Option<&[u8]>,
+        attempts: u32,
+        aborted: u32,
+    ) -> Result<Taken> {
+        let path = self.dir.join("handled").join(key);
+        let mut mail = RobotMail::new(label);
+        mail.outcome = Outcome::Quarantined;
+        mail.class = Class::Refused;
+        mail.code = 1;
+        let kept = match raw {
+            Some(raw) => {
+                let dir = self.dir.join("quarantine");
+                fs::create_dir_all(&dir)
+                    .map_err(|e| Error::io("cannot create the robot's folder", &dir, e))?;
+                let copy = dir.join(format!("{key}.eml"));
+                file::write_record(&copy, raw)?;
+                format!("a copy is in {}", copy.display())
+            }
+            None => "the mail could not be read".into(),
+        };
+        mail.detail = Some(format!(
+            "set aside: {aborted} runs stopped while handling this mail (a crash, an abort, or \
+             the system ending the robot); it is never handled again ({kept}; remove {} to \
+             try it once more)",
+            path.display()
+        ));
+        let marker = Marker {
+            file: label.to_string(),
+            outcome: Some(Outcome::Quarantined),
+            class: Some(Class::Refused),
+            attempts,
+            aborted,
+            last_error: mail.detail.clone(),
+            ..Marker::default()
+        };
         let record = serde_json::to_vec(&marker).expect("records serialise");
         file::write_record(&path, &[record.as_slice(), b"\n"].concat())?;
         Ok(Taken::New(mail))
@@ -1482,6 +1582,19 @@ fn targets<G: Game>(r: &Replay<G>, me: Option<Seat>) -> Vec<Seat> {
 
 /// Reads a small file of the robot's own; `None` when missing, unreadable
 /// or larger than [`MAX_STATE_BYTES`].
+/// A test's way to make the robot stop midway through a mail, as a crash
+/// or the system's memory limit would: debug builds only, when
+/// `STARRY_TEST_ABORT_ON` is set and the mail holds its text.
+#[cfg(debug_assertions)]
+fn abort_for_tests(raw: Option<&[u8]>) {
+    if let (Some(raw), Some(word)) = (raw, std::env::var_os("STARRY_TEST_ABORT_ON")) {
+        let word = word.as_encoded_bytes();
+        if !word.is_empty() && raw.windows(word.len()).any(|w| w == word) {
+            std::process::abort();
+        }
+    }
+}
+
 fn read_small(path: &Path) -> Option<Vec<u8>> {
     let meta = fs::metadata(path).ok()?;
     if !meta.is_file() || meta.len() > MAX_STATE_BYTES {
@@ -1785,7 +1898,7 @@ fn pass(robot: &Robot, source: &Source, session: Option<Imap>) -> Result<(Output
         match m.outcome {
             Outcome::Played => report.played += 1,
             Outcome::Refused => report.refused += 1,
-            Outcome::Failed | Outcome::GaveUp => report.failed += 1,
+            Outcome::Failed | Outcome::GaveUp | Outcome::Quarantined => report.failed += 1,
             _ => {}
         }
     }
@@ -1794,7 +1907,9 @@ fn pass(robot: &Robot, source: &Source, session: Option<Imap>) -> Result<(Output
     let code = report
         .mails
         .iter()
-        .filter(|m| m.class != Class::Refused || m.outcome == Outcome::GaveUp)
+        .filter(|m| {
+            m.class != Class::Refused || matches!(m.outcome, Outcome::GaveUp | Outcome::Quarantined)
+        })
         .map(|m| m.code)
         .find(|&c| c != 0)
         .unwrap_or(0);

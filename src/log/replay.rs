@@ -120,9 +120,11 @@ fn fault(entry: u64, fault: Fault, detail: impl Into<String>) -> LogFault {
 }
 
 /// Splits a log into its complete lines and the fault, if any, that ends
-/// them: an empty log, a blank line, or a last line without its newline.
-/// Every line before that fault is checked before the fault is reported, so
-/// the first fault in file order is the one named.
+/// them: an empty log, a blank line, a last line without its newline, or a
+/// line shorter than any entry ([`SHORTEST_LINE_BYTES`]; that line is kept,
+/// so a replay names its own fault first). Every line before that fault is
+/// checked before the fault is reported, so the first fault in file order
+/// is the one named.
 pub fn lines(bytes: &[u8]) -> (Vec<&[u8]>, Option<LogFault>) {
     if bytes.is_empty() {
         return (
@@ -160,9 +162,30 @@ pub fn lines(bytes: &[u8]) -> (Vec<&[u8]>, Option<LogFault>) {
             );
         }
         out.push(piece);
+        // A line too short to be an entry ends the replay at the latest
+        // there, so the lines after it are not kept: what reading a log
+        // costs stays bounded by its bytes, not by its count of lines.
+        if piece.len() < SHORTEST_LINE_BYTES {
+            return (
+                out,
+                Some(fault(
+                    n,
+                    Fault::Malformed,
+                    format!(
+                        "the line is {} bytes long; no line of a starry log is shorter than \
+                         {SHORTEST_LINE_BYTES} bytes (its signature alone takes 88)",
+                        piece.len()
+                    ),
+                )),
+            );
+        }
     }
     (out, None)
 }
+
+/// No line of a log is shorter: `{"body":{…},"sig":"…"}` with a signature
+/// of 88 base64 characters is already 107 bytes.
+pub const SHORTEST_LINE_BYTES: usize = 100;
 
 /// The lines of a log that must be whole: the first fault of [`lines`], if
 /// any, is an error.
@@ -2220,13 +2243,47 @@ mod tests {
 
     #[test]
     fn a_truncated_last_line_is_found_after_the_lines_before_it() {
-        let (l, end) = lines(b"a\nb\nc");
-        assert_eq!(l, vec![&b"a"[..], b"b"]);
+        let (a, b) = (
+            "a".repeat(SHORTEST_LINE_BYTES),
+            "b".repeat(SHORTEST_LINE_BYTES),
+        );
+        let log = format!("{a}\n{b}\nc");
+        let (l, end) = lines(log.as_bytes());
+        assert_eq!(l, vec![a.as_bytes(), b.as_bytes()]);
         assert_eq!(end.unwrap().fault, Fault::Truncated);
-        let (l, end) = lines(b"a\n\nb\n");
+        let log = format!("{a}\n\n{b}\n");
+        let (l, end) = lines(log.as_bytes());
         assert_eq!(l.len(), 1);
         assert_eq!(end.unwrap().fault, Fault::Malformed);
-        assert!(lines(b"a\n").1.is_none());
+        assert!(lines(format!("{a}\n").as_bytes()).1.is_none());
         assert_eq!(lines(b"").1.unwrap().fault, Fault::Malformed);
+    }
+
+    /// Lines are kept up to the first one too short to be an entry (it
+    /// included, so that the replay names its own fault there): a log of
+    /// millions of tiny lines costs no more than its first ones.
+    #[test]
+    fn lines_stop_at_the_first_line_too_short_to_be_an_entry() {
+        let first = "a".repeat(SHORTEST_LINE_BYTES);
+        let log = [first.as_bytes(), b"\n", &b"x\n".repeat(1_000_000)].concat();
+        let (l, end) = lines(&log);
+        assert_eq!(l, vec![first.as_bytes(), b"x"]);
+        let end = end.unwrap();
+        assert_eq!((end.entry, end.fault), (1, Fault::Malformed));
+        assert!(end.detail.contains("is 1 bytes long"), "{}", end.detail);
+        // Every entry of a real game is longer.
+        for game in [
+            "finished-5p-compound-coins.jsonl",
+            "star-map-2-players.jsonl",
+        ] {
+            let bytes = std::fs::read(format!(
+                "{}/examples/games/{game}",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .unwrap();
+            let (l, end) = lines(&bytes);
+            assert!(end.is_none(), "{game}");
+            assert_eq!(l.len(), bytes.split(|&b| b == b'\n').count() - 1);
+        }
     }
 }

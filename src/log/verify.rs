@@ -7,9 +7,16 @@
 //! signature (S8) only the line and its author's key — together most of
 //! what an audit costs (docs/performance.md). So while the replay walks the
 //! log from the front, checking everything as it always did, helpers on
-//! the pool's other threads take lines from the back, parse them exactly
-//! as the replay would, and verify their signatures under the key their
-//! author joined with; the replay takes over what they did.
+//! the pool's other threads take the lines just ahead of it, parse them
+//! exactly as the replay would, and verify their signatures under the key
+//! their author joined with; the replay takes over what they did.
+//!
+//! What the helpers hold is bounded by bytes, never by the number of
+//! lines: a window of at most [`WINDOW_LINES`] lines and about
+//! [`WINDOW_BYTES`] of their bytes just ahead of the replay, copied in as
+//! the replay moves on (a helper needs nothing of the caller's, so the
+//! replay never waits for one). A log of millions of tiny lines costs the
+//! helpers no more than a short one (issue 31, item 7).
 //!
 //! Nothing here decides a fault. Parsing a line is a pure function of its
 //! number, its bytes and the check asked for, so a line parsed by a helper
@@ -23,8 +30,9 @@
 //! other checks, so the fault reported, its entry and its order stay
 //! exactly those of a sequential replay.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
@@ -37,41 +45,67 @@ use crate::error::LogFault;
 /// Fewer lines left to check than this are not worth waking a helper for.
 const MIN_LINES: usize = 16;
 
+/// Most lines the helpers hold ahead of the replay: enough to keep them
+/// busy for as long as the replay takes over a few hundred lines.
+const WINDOW_LINES: usize = 256;
+
+/// About the most line bytes the helpers hold ahead of the replay (one
+/// longer line is still taken, alone). What a parsed line holds is a few
+/// times its bytes, so this bounds the helpers' memory to a few MiB.
+const WINDOW_BYTES: usize = 1 << 20;
+
 /// A line as a helper left it: parsed (or its fault), and the key its
 /// signature verified under, if it did.
 type Done = (Result<Parsed, LogFault>, Option<[u8; 32]>);
 
 /// The work done ahead of one replay of `lines` (line `n` is entry `n`).
-pub struct Ahead {
-    /// A copy of the lines, so that a helper needs nothing of the caller's
-    /// and the replay never waits for one to finish (a helper the system
-    /// has set aside would hold it up for a whole time slice).
-    bytes: Vec<u8>,
-    /// Each line's place in `bytes`.
-    spans: Vec<(usize, usize)>,
-    /// Where each of the caller's lines is: the replay takes a helper's
-    /// work only for that very slice (borrowed, so unchanged, for as long
-    /// as the replay runs).
-    origin: Vec<usize>,
-    /// Helpers take lines from the back: `next - 1` is the next one, and
-    /// none below `from` (the genesis, which the replay checks first
-    /// anyway, and a prefix the replay does not check in full).
-    next: AtomicUsize,
-    from: usize,
-    /// Per line: someone (a helper, or the replay that reached it) has it.
-    taken: Vec<AtomicBool>,
-    /// Per line, what a helper did, until the replay takes it.
-    done: Vec<Mutex<Option<Done>>>,
-    /// Each seat's key as the joins say (made by the first helper to
-    /// start; the others wait for it).
-    keys: OnceLock<Keys>,
+pub struct Ahead<'a> {
+    /// The caller's lines, borrowed for as long as the replay runs: the
+    /// window is filled from them.
+    lines: &'a [&'a [u8]],
+    shared: Arc<Shared>,
+    /// Most helpers at work at once (the pool's other threads).
+    helpers: usize,
+}
+
+/// What the replay and its helpers share.
+struct Shared {
+    window: Mutex<Window>,
+    /// Each seat's key as the joins say.
+    keys: Keys,
     /// The replay is over (finished or failed): helpers stop.
     stop: AtomicBool,
 }
 
+/// The lines just ahead of the replay.
+struct Window {
+    /// Line `first + i` is `slots[i]`.
+    first: usize,
+    slots: VecDeque<Slot>,
+    /// The next line to put in the window (none below the `from` of
+    /// [`ahead`]: the genesis, which the replay checks first anyway, and a
+    /// prefix the replay does not check in full).
+    next: usize,
+    /// Bytes of the lines in the window.
+    bytes: usize,
+    /// Helpers at work now.
+    working: usize,
+}
+
+struct Slot {
+    /// Where the caller's line is: the replay takes a helper's work only
+    /// for that very slice.
+    origin: usize,
+    len: usize,
+    /// The line's bytes until a helper takes them.
+    line: Option<Vec<u8>>,
+    /// What a helper did, until the replay takes it.
+    done: Option<Done>,
+}
+
 /// Runs `replay` (a sequential replay of `lines` that checks in full the
-/// lines from `from` on) with one helper on each other thread of the
-/// current rayon pool parsing lines and verifying signatures ahead of it.
+/// lines from `from` on) with helpers on the other threads of the current
+/// rayon pool parsing lines and verifying signatures just ahead of it.
 /// `replay` gets `None` when there is no other thread or too little to
 /// do: it then does all the work itself, as it would anyway.
 pub fn ahead<R>(lines: &[&[u8]], from: usize, replay: impl FnOnce(Option<&Ahead>) -> R) -> R {
@@ -80,94 +114,154 @@ pub fn ahead<R>(lines: &[&[u8]], from: usize, replay: impl FnOnce(Option<&Ahead>
     if helpers == 0 || lines.len().saturating_sub(from) < MIN_LINES {
         return replay(None);
     }
-    let mut bytes = Vec::with_capacity(lines.iter().map(|l| l.len()).sum());
-    let mut spans = Vec::with_capacity(lines.len());
-    for l in lines {
-        spans.push((bytes.len(), l.len()));
-        bytes.extend_from_slice(l);
-    }
-    let ahead = Arc::new(Ahead {
-        bytes,
-        spans,
-        origin: lines.iter().map(|l| l.as_ptr() as usize).collect(),
-        next: AtomicUsize::new(lines.len()),
-        from,
-        taken: lines.iter().map(|_| AtomicBool::new(false)).collect(),
-        done: lines.iter().map(|_| Mutex::new(None)).collect(),
-        keys: OnceLock::new(),
-        stop: AtomicBool::new(false),
-    });
-    for _ in 0..helpers {
-        let a = Arc::clone(&ahead);
-        rayon::spawn(move || a.help());
-    }
+    let ahead = Ahead {
+        lines,
+        shared: Arc::new(Shared {
+            window: Mutex::new(Window {
+                first: from,
+                slots: VecDeque::new(),
+                next: from,
+                bytes: 0,
+                working: 0,
+            }),
+            keys: joined_keys(lines),
+            stop: AtomicBool::new(false),
+        }),
+        helpers,
+    };
+    ahead.fill(from);
     let out = replay(Some(&ahead));
     // Whatever is left is of no use any more (the replay is done, or
-    // stopped at a fault); a helper still at work drops its copy when done.
-    ahead.stop.store(true, Ordering::Relaxed);
+    // stopped at a fault); a helper still at work drops its line when done.
+    ahead.shared.stop.store(true, Ordering::Relaxed);
+    if let Ok(mut w) = ahead.shared.window.lock() {
+        w.slots.clear();
+        w.bytes = 0;
+    }
     out
 }
 
-impl Ahead {
-    fn line(&self, n: usize) -> &[u8] {
-        let (at, len) = self.spans[n];
-        &self.bytes[at..at + len]
-    }
-
+impl Ahead<'_> {
     /// What a helper did for line `n`, whose bytes are `line`, checked as
     /// `check` says: the line parsed as [`parse_line_as`] parses it (or its
     /// fault), and the key its signature verified under, if it did. Once
     /// the replay has asked, no helper starts on the line: `None` means the
     /// replay does it all itself (no helper had it, or one is still at
-    /// work: the replay does not wait, it would wait about as long).
+    /// work: the replay does not wait, it would wait about as long). The
+    /// window then moves on past `n`.
     pub fn take(&self, n: u64, line: &[u8], check: Check) -> Option<Done> {
         let n = usize::try_from(n).ok()?;
-        let (&origin, &(_, len)) = self.origin.get(n).zip(self.spans.get(n))?;
-        // The very line the helpers copied, not merely an equal one,
-        // checked as they check it.
-        if origin != line.as_ptr() as usize || len != line.len() || check != Check::Full {
-            return None;
-        }
-        if n < self.from || !self.taken[n].swap(true, Ordering::AcqRel) {
-            return None;
-        }
-        self.done[n].lock().ok()?.take()
+        let done = self.take_slot(n).and_then(|slot| {
+            // The very line the helpers copied, not merely an equal one,
+            // checked as they check it.
+            (slot.origin == line.as_ptr() as usize
+                && slot.len == line.len()
+                && check == Check::Full)
+                .then_some(slot.done)
+                .flatten()
+        });
+        self.fill(n + 1);
+        done
     }
 
-    /// A helper's work: lines from the back until none is left or the
-    /// replay is over.
-    fn help(&self) {
-        if self.stop.load(Ordering::Relaxed) {
-            return;
+    /// Takes line `n`'s slot out of the window, with those before it.
+    fn take_slot(&self, n: usize) -> Option<Slot> {
+        let mut w = self.shared.window.lock().ok()?;
+        while w.first <= n {
+            let slot = w.slots.pop_front()?;
+            w.first += 1;
+            w.bytes -= slot.len;
+            if w.first == n + 1 {
+                return Some(slot);
+            }
         }
-        let keys = self.keys.get_or_init(|| {
-            let lines: Vec<&[u8]> = (0..self.spans.len()).map(|n| self.line(n)).collect();
-            joined_keys(&lines)
-        });
-        while !self.stop.load(Ordering::Relaxed) {
-            let Ok(i) = self
-                .next
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |i| {
-                    (i > self.from).then(|| i - 1)
-                })
-            else {
+        None
+    }
+
+    /// Puts the lines from `at` on into the window, as far as it holds
+    /// them, and wakes a helper if one is idle.
+    fn fill(&self, at: usize) {
+        let Ok(mut w) = self.shared.window.lock() else {
+            return;
+        };
+        if w.slots.is_empty() && w.next < at {
+            w.first = at;
+            w.next = at;
+        }
+        while w.next < self.lines.len()
+            && w.slots.len() < WINDOW_LINES
+            && (w.slots.is_empty() || w.bytes + self.lines[w.next].len() <= WINDOW_BYTES)
+        {
+            let line = self.lines[w.next];
+            w.slots.push_back(Slot {
+                origin: line.as_ptr() as usize,
+                len: line.len(),
+                line: Some(line.to_vec()),
+                done: None,
+            });
+            w.bytes += line.len();
+            w.next += 1;
+        }
+        let waiting = w.slots.iter().any(|s| s.line.is_some());
+        if waiting && w.working < self.helpers {
+            w.working += 1;
+            let shared = Arc::clone(&self.shared);
+            rayon::spawn(move || shared.help());
+        }
+    }
+}
+
+#[cfg(test)]
+impl Ahead<'_> {
+    /// Whether a helper has finished line `n`.
+    fn is_done(&self, n: usize) -> bool {
+        let w = self.shared.window.lock().unwrap();
+        n.checked_sub(w.first)
+            .and_then(|i| w.slots.get(i))
+            .is_some_and(|s| s.done.is_some())
+    }
+}
+
+impl Shared {
+    /// A helper's work: the lines in the window no one has taken, until
+    /// none is left (the replay wakes another when it fills the window) or
+    /// the replay is over.
+    fn help(&self) {
+        loop {
+            let Some((n, line)) = self.next_line() else {
                 return;
             };
-            let n = i - 1;
-            if self.taken[n].swap(true, Ordering::AcqRel) {
-                continue;
-            }
-            let parsed = parse_line_as(n as u64, self.line(n), Check::Full);
+            let parsed = parse_line_as(n as u64, &line, Check::Full);
+            drop(line);
             let signed = parsed.as_ref().ok().and_then(|p| {
-                let (bytes, key) = keys.of(p)?;
+                let (bytes, key) = self.keys.of(p)?;
                 verifies(p, key).then_some(*bytes)
             });
             // Read by the replay if it reaches the line after this (if it
             // came while the helper was at work, it did the line itself).
-            if let Ok(mut slot) = self.done[n].lock() {
-                *slot = Some((parsed, signed));
+            if let Ok(mut w) = self.window.lock()
+                && let Some(i) = n.checked_sub(w.first)
+                && let Some(slot) = w.slots.get_mut(i)
+            {
+                slot.done = Some((parsed, signed));
             }
         }
+    }
+
+    /// The first line in the window no one has taken, taken; `None` (and
+    /// the helper counted off) when there is none or the replay is over.
+    fn next_line(&self) -> Option<(usize, Vec<u8>)> {
+        let mut w = self.window.lock().ok()?;
+        if !self.stop.load(Ordering::Relaxed) {
+            let first = w.first;
+            for (i, slot) in w.slots.iter_mut().enumerate() {
+                if let Some(line) = slot.line.take() {
+                    return Some((first + i, line));
+                }
+            }
+        }
+        w.working -= 1;
+        None
     }
 }
 
@@ -263,6 +357,13 @@ fn key_index(keys: &mut Vec<([u8; 32], VerifyingKey)>, hex: &str) -> Option<usiz
     Some(keys.len() - 1)
 }
 
+/// Whether `p`'s signature verifies strictly under the Ed25519 key whose
+/// bytes are `key` (a weak or invalid key verifies nothing): what the
+/// audit uses on the lines after a copy's damage (docs/protocol.md, forks).
+pub fn signed_by(p: &Parsed, key: &[u8; 32]) -> bool {
+    VerifyingKey::from_bytes(key).is_ok_and(|k| !k.is_weak() && verifies(p, &k))
+}
+
 /// Whether `p`'s signature verifies strictly under `key`: the replay's own
 /// check (`verify_strict` of the signed message of the body's bytes, the
 /// signature decoded from canonical base64), on the same parsed line.
@@ -345,7 +446,7 @@ mod tests {
         use super::super::replay::parse_line;
         let bytes = example("finished-5p-compound-coins.jsonl");
         let ls = lines(&bytes);
-        let n = ls.len() - 1;
+        let n = 5;
         let copy = ls[n].to_vec();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(2)
@@ -355,9 +456,9 @@ mod tests {
             pool.install(|| {
                 ahead(&ls, 1, |a| {
                     let a = a.expect("two threads and a long log: a helper");
-                    // The helper starts from the back: wait for the last line.
+                    // The helper starts from the front: wait for line n.
                     let t = std::time::Instant::now();
-                    while a.done[n].lock().unwrap().is_none() && t.elapsed().as_secs() < 10 {
+                    while !a.is_done(n) && t.elapsed().as_secs() < 10 {
                         std::thread::yield_now();
                     }
                     f(a)
@@ -377,7 +478,7 @@ mod tests {
         assert!(run(&|a| a.take(n as u64, ls[n], Check::Known)).is_none());
         assert!(run(&|a| a.take(n as u64 - 1, ls[n], Check::Full)).is_none());
         assert!(run(&|a| a.take(0, ls[0], Check::Full)).is_none());
-        // Taken once only.
+        // Taken once only, and never once the replay has passed it.
         assert!(
             run(&|a| {
                 let first = a.take(n as u64, ls[n], Check::Full);
@@ -386,6 +487,41 @@ mod tests {
             })
             .is_none()
         );
+        assert!(
+            run(&|a| {
+                a.take(n as u64 + 1, ls[n + 1], Check::Full);
+                a.take(n as u64, ls[n], Check::Full)
+            })
+            .is_none()
+        );
+    }
+
+    /// The helpers hold a bounded window of lines, whatever the number of
+    /// lines: a million tiny ones, or lines of half a MiB.
+    #[test]
+    fn the_window_is_bounded_by_bytes_not_lines() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let tiny = vec![b"{}".as_slice(); 1_000_000];
+        let big_line = vec![b'x'; 1 << 19];
+        let big = vec![big_line.as_slice(); 64];
+        for ls in [&tiny, &big] {
+            pool.install(|| {
+                ahead(ls, 1, |a| {
+                    let a = a.unwrap();
+                    for n in [1, 2, 100, 5000].into_iter().filter(|&n| n < ls.len()) {
+                        a.take(n as u64, ls[n], Check::Full);
+                        let w = a.shared.window.lock().unwrap();
+                        assert!(w.slots.len() <= WINDOW_LINES);
+                        assert!(w.bytes <= WINDOW_BYTES.max(ls[n].len()));
+                        assert_eq!(w.first, n + 1);
+                        assert_eq!(w.next, w.first + w.slots.len());
+                    }
+                })
+            });
+        }
     }
 
     /// Whatever is wrong with a long log, a replay with helpers names the

@@ -8,6 +8,8 @@ use std::process::Output;
 use assert_cmd::Command;
 use serde_json::Value;
 
+pub mod forked;
+
 pub const NAMES: [&str; 5] = ["Anna", "Ben", "Cleo", "Dan", "Eve"];
 
 pub struct Table {
