@@ -50,6 +50,7 @@ fn back_dated_claim(t: &Table) -> u64 {
             email: email.clone(),
             key: None,
             name: name.to_string(),
+            operator: None,
         })
         .collect();
     let mut draw = Draw::new([7; 32]);

@@ -863,6 +863,7 @@ fn the_robot_answers_a_claim_against_it_instead_of_countersigning() {
     assert_eq!(last["body"]["author"], 1, "{last}");
     let out = human.run(&["audit", robot.games()[0].to_str().unwrap(), "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
+}
 
 /// A mail whose handling stops the robot itself (here an abort, as a
 /// memory limit or a crash would) is not tried for ever: after two runs

@@ -1122,6 +1122,7 @@ fn a_flood_of_idle_and_slow_connections_leaves_the_player_served() {
     );
     assert_eq!(s.get("/").status, 200);
     drop(idle);
+}
 
 /// Issue 31, item 1: claims that ended the game with the browser's player
 /// placed last. The page says that their move still wins, offers it (and no
