@@ -187,21 +187,21 @@ fn main() {
         mb(audit_base),
         "-"
     );
-    let cap = 64 * MIB;
+    let cap = starry::log::file::MAX_LOG_BYTES as usize;
     let json_line = [b"[".as_slice(), &b"[],".repeat(MIB / 3 - 1), b"[]]\n"].concat();
     let long_line = [vec![b'x'; MIB + 1], b"\n".to_vec()].concat();
     let cases: [(&str, &[u8]); 4] = [
-        ("audit: 64 MiB, a valid start, then 2-byte lines", b"x\n"),
+        ("audit: 32 MiB, a valid start, then 2-byte lines", b"x\n"),
         (
-            "audit: 64 MiB, a valid start, then 3-byte JSON lines",
+            "audit: 32 MiB, a valid start, then 3-byte JSON lines",
             b"{}\n",
         ),
         (
-            "audit: 64 MiB, a valid start, then JSON lines of 1 MiB",
+            "audit: 32 MiB, a valid start, then JSON lines of 1 MiB",
             &json_line,
         ),
         (
-            "audit: 64 MiB, a valid start, then lines of 1 MiB + 1",
+            "audit: 32 MiB, a valid start, then lines of 1 MiB + 1",
             &long_line,
         ),
     ];

@@ -164,17 +164,17 @@ fn big_file(dir: &Path, len: u64) -> PathBuf {
     let p = dir.join("big.jsonl");
     let f = std::fs::File::create(&p).unwrap();
     // Sparse: instant to make, and reading it whole would still take a
-    // while and 65 MiB of memory.
+    // while and 33 MiB of memory.
     f.set_len(len).unwrap();
     p
 }
 
-/// A file larger than 64 MiB is refused at once, by every command, with a
+/// A file larger than 32 MiB is refused at once, by every command, with a
 /// message that says why; nothing is read and nothing is written.
 #[test]
 fn a_huge_file_is_refused_quickly() {
     let (t, who) = new_game();
-    let big = big_file(t.dir.path(), 65 * 1024 * 1024);
+    let big = big_file(t.dir.path(), 33 * 1024 * 1024);
     let p = big.to_str().unwrap();
     for (args, seat) in [
         (vec!["status", p], None),
@@ -188,8 +188,8 @@ fn a_huge_file_is_refused_quickly() {
         let err = stderr(&out);
         assert!(
             err.contains("big.jsonl")
-                && err.contains("65.0 MiB")
-                && err.contains("never larger than 64 MiB")
+                && err.contains("33.0 MiB")
+                && err.contains("never larger than 32 MiB")
                 && err.contains("not a starry log"),
             "{err}"
         );
@@ -212,7 +212,7 @@ fn a_huge_file_is_refused_quickly() {
             assert_eq!(games[1]["valid"], true, "the other file is audited");
         }
     }
-    assert_eq!(std::fs::metadata(&big).unwrap().len(), 65 * 1024 * 1024);
+    assert_eq!(std::fs::metadata(&big).unwrap().len(), 33 * 1024 * 1024);
 }
 
 /// Something that is not a regular file and never ends is refused before

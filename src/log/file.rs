@@ -23,9 +23,15 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
-/// The largest file read as a log: 64 MiB, hundreds of times more than a
-/// finished game's log.
-pub const MAX_LOG_BYTES: u64 = 64 * 1024 * 1024;
+/// The largest file read as a log: 32 MiB, hundreds of times more than a
+/// finished game's log (well under 1 MiB), and twice the largest mail
+/// read. A log is held whole while it is verified and rewritten, so this
+/// cap is what bounds a command's memory: at 32 MiB the input and
+/// everything the replay builds beside it stay within 64 MB (issue 31;
+/// docs/performance.md, "Memory bounded by the input's size").
+pub const MAX_LOG_BYTES: u64 = 32 * 1024 * 1024;
+/// [`MAX_LOG_BYTES`] in MiB, for messages.
+const MAX_LOG_MIB: u64 = MAX_LOG_BYTES >> 20;
 
 /// Prefix of every temporary file (followed by the log's file name).
 const TMP_PREFIX: &str = ".starry-";
@@ -36,7 +42,7 @@ const TMP_RANDOM_CHARS: usize = 10;
 
 /// Age after which a temporary file of starry's (not modified since) is
 /// taken for one a killed process left, by a process that does not hold
-/// the lock of the file it belongs to. Writing a whole 64 MiB log and
+/// the lock of the file it belongs to. Writing a whole 32 MiB log and
 /// syncing it takes seconds; an hour leaves room for the slowest disk.
 pub const STALE_AGE: std::time::Duration = std::time::Duration::from_secs(60 * 60);
 
@@ -177,7 +183,7 @@ fn too_large(path: &Path, size: Option<u64>) -> Error {
     const MIB: f64 = 1024.0 * 1024.0;
     let size = match size {
         Some(s) => format!("{:.1} MiB ({s} bytes)", s as f64 / MIB),
-        None => "more than 64 MiB".into(),
+        None => format!("more than {MAX_LOG_MIB} MiB"),
     };
     Error::io(
         "will not read",
@@ -185,8 +191,8 @@ fn too_large(path: &Path, size: Option<u64>) -> Error {
         io::Error::new(
             io::ErrorKind::InvalidData,
             format!(
-                "it is {size}; a starry log is never larger than 64 MiB — this is not a \
-                 starry log"
+                "it is {size}; a starry log is never larger than {MAX_LOG_MIB} MiB — this \
+                 is not a starry log"
             ),
         ),
     )
@@ -595,7 +601,7 @@ mod tests {
         f.set_len(MAX_LOG_BYTES + 1).unwrap();
         let msg = read(&log).unwrap_err().to_string();
         assert!(
-            msg.contains("64 MiB") && msg.contains("not a starry log"),
+            msg.contains("32 MiB") && msg.contains("not a starry log"),
             "{msg}"
         );
         assert!(LockedLog::open(&log).is_err());
@@ -614,6 +620,6 @@ mod tests {
         let msg = read_bounded(&mut File::open(zero).unwrap(), zero)
             .unwrap_err()
             .to_string();
-        assert!(msg.contains("more than 64 MiB"), "{msg}");
+        assert!(msg.contains("more than 32 MiB"), "{msg}");
     }
 }
