@@ -245,3 +245,116 @@ fn no_automatic_path_countersigns_its_own_abandonment() {
     assert!(!out.status.success(), "{}", stdout(&out));
     assert_eq!(std::fs::read(&t.log).unwrap(), before);
 }
+
+/// A claimant's own entries on the losing side — here her countersignature
+/// of the result, which `--auto` writes once the game is over — do not keep
+/// her from moving once the late answer has won: after taking it in, she
+/// plays on at the position her countersignature had. (The record of her
+/// last entry was left at that countersignature, and refused every later
+/// entry of hers there as a second signature: Ben could then claim that
+/// *she* stopped answering.)
+#[test]
+fn the_claimant_moves_on_after_the_late_answer_wins() {
+    let t = Table::new(2);
+    let claim = back_dated_claim(&t);
+    let out = t.starry(Some(0), &["play", t.log_str(), "--auto", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["kind"], "countersign", "{report}");
+    assert_eq!(report["entry"], claim + 1, "{report}");
+    // Ben takes her copy in and answers in the claim's place.
+    let out = t.starry(Some(1), &["ingest", t.log_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let game = t.status()["game_id"].as_str().unwrap().to_string();
+    let out = t.starry(Some(1), &["play", &game[..16], "--auto", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["entry"], claim, "{report}");
+    let ben_file = t.homes[1].join("games").join(format!("{game}.jsonl"));
+    // Anna takes Ben's copy in: her claim and countersignature lapse.
+    let out = t.starry(
+        Some(0),
+        &["ingest", ben_file.to_str().unwrap(), "--into", t.log_str()],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(lines(&t.log), lines(&ben_file));
+    assert_eq!(t.status()["to_act_seat"], 0);
+    // She moves on, at the position her countersignature had.
+    let out = t.starry(Some(0), &["play", t.log_str(), "--auto", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["kind"], "move", "{report}");
+    assert_eq!(report["entry"], claim + 1, "{report}");
+    let audit = t.json(
+        None,
+        &["audit", t.log_str(), ben_file.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(audit["valid"], true, "{audit}");
+}
+
+/// Issue 31, item 5: the claim rule trusts the genesis' `operator`, and
+/// the protocol cannot check it, so the one who joins does. A person
+/// never joins a seat the genesis calls a computer on another player's
+/// machine (nobody could then claim against that "operator"), nor a game
+/// that names her the operator of a seat her machine does not play (a
+/// puppet she could never claim against). Nothing is written.
+#[test]
+fn a_false_operator_in_the_genesis_is_refused_at_the_join() {
+    let ids = |t: &Table| -> Vec<Identity> {
+        t.homes.iter().map(|h| Identity::load(h).unwrap()).collect()
+    };
+    let seat = |name: &str, email: &str, key: Option<&Identity>, operator: Option<u32>| SeatInfo {
+        email: email.to_string(),
+        key: key.map(|id| starry::log::entry::HexHash(id.public_key())),
+        name: name.to_string(),
+        operator,
+    };
+    // (a) Ben's seat, pinned to his key, called Anna's computer; (b) a
+    // third seat, pinned to Cleo's key, called Ben's computer.
+    for puppet in [false, true] {
+        let t = Table::new(if puppet { 3 } else { 2 });
+        let ids = ids(&t);
+        let mut seats = vec![
+            seat("Anna", &t.emails[0], None, None),
+            seat(
+                "Ben",
+                &t.emails[1],
+                None,
+                if puppet { None } else { Some(0) },
+            ),
+        ];
+        if puppet {
+            seats.push(seat("Cleo", &t.emails[2], Some(&ids[2]), Some(1)));
+        } else {
+            seats[1].key = Some(starry::log::entry::HexHash(ids[1].public_key()));
+        }
+        act::create::<starry::games::star_map::StarMap>(
+            &t.homes[0],
+            &ids[0],
+            seats,
+            &[],
+            None,
+            &t.log,
+            days_ago(0),
+            &mut Draw::new([7; 32]),
+        )
+        .unwrap();
+        let s = t.status();
+        if s["action"] == "join" && s["to_act_seat"] == 0 {
+            let out = t.starry(Some(0), &["join", t.log_str()]);
+            assert!(out.status.success(), "{}", stderr(&out));
+        }
+        let before = std::fs::read(&t.log).unwrap();
+        let out = t.starry(Some(1), &["join", t.log_str()]);
+        assert_eq!(out.status.code(), Some(2), "{puppet}: {}", stderr(&out));
+        let err = flat(&stderr(&out));
+        let says = if puppet {
+            "says that your machine plays seat 2"
+        } else {
+            "seat 1 (Ben) is a computer seat"
+        };
+        assert!(err.contains(says), "{err}");
+        assert!(err.contains("Nothing was written"), "{err}");
+        assert_eq!(std::fs::read(&t.log).unwrap(), before);
+    }
+}

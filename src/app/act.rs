@@ -1085,6 +1085,7 @@ fn build_entry<G: Bot>(
         if action != Action::Join || who != Some(seat) {
             return Err(out_of_turn(not_now(r, Some(seat), "join", action, who)));
         }
+        refuse_false_operators(home, r, seat)?;
         let mark = joined_dir(home).join(hex::encode(r.game_id));
         return match join_record(home, &r.game_id)? {
             Record::None => {
@@ -1381,6 +1382,54 @@ fn notation_refused<G: Game>(state: &G::State, text: &str, e: crate::games::Rule
         )
     };
     Error::Usage(format!("{what}{stop} A move now is `{form}`: {sentence}"))
+}
+
+/// A genesis can say that a seat is a computer played on another seat's
+/// machine (`operator`, protocol §3.4), and the claim rule trusts it: no
+/// seat of one machine claims against another, and a claim against a
+/// person needs none of her computers' claims (§7). The protocol cannot
+/// check the field; the one who joins can. So a person never joins a seat
+/// the genesis calls a computer (she would give up her claims against its
+/// "operator", and the operator could never be claimed abandoned), and
+/// never joins a game that names her the operator of a seat her machine
+/// does not play (a puppet of another player's, which she could never
+/// claim against). A computer seat's own home is the one home that may
+/// join an operated seat: it is bound to this very game.
+fn refuse_false_operators<G: Game>(home: &Path, r: &Replay<G>, seat: Seat) -> Result<()> {
+    let game = hex::encode(r.game_id);
+    let seats = &r.genesis.seats;
+    if let Some(op) = seats[seat].operator {
+        let bound = std::fs::read_to_string(home.join(super::computer::GAME_FILE))
+            .is_ok_and(|g| g.trim() == game);
+        if !bound {
+            return Err(Error::Usage(format!(
+                "seat {seat} ({}) is a computer seat by this game's genesis, played on the \
+                 machine of seat {op} ({}), and you are a person: joined, you could never \
+                 claim that {} stopped answering, nor they that you did. Ask the creator to \
+                 start the game again without `operator` on your seat. Nothing was written",
+                r.name(seat),
+                r.name(op as Seat),
+                r.name(op as Seat),
+            )));
+        }
+        return Ok(());
+    }
+    let mine = super::computer::seats(home, &r.genesis, &r.game_id);
+    if let Some((puppet, _)) = seats
+        .iter()
+        .enumerate()
+        .find(|(i, s)| s.operator == Some(seat as u32) && !mine.contains(i))
+    {
+        return Err(Error::Usage(format!(
+            "this game's genesis says that your machine plays seat {puppet} ({}) as a \
+             computer, and it does not: no computer seat of yours is bound to this game. \
+             Joined, you could never claim that seat {puppet} stopped answering, and its real \
+             player could stall the game for good. Ask the creator to start the game again \
+             without that `operator`. Nothing was written",
+            r.name(puppet),
+        )));
+    }
+    Ok(())
 }
 
 /// The seat listed with your address was joined by another key.

@@ -43,7 +43,7 @@ fn seat_home(home: &Path, key: &[u8; 32]) -> PathBuf {
 /// The file in a computer seat's home that holds its level.
 const LEVEL_FILE: &str = "level";
 /// The file in a computer seat's home that holds the id of its game.
-const GAME_FILE: &str = "game";
+pub const GAME_FILE: &str = "game";
 
 /// Reads a `--players` entry that names a computer seat: `computer` or
 /// `computer:LEVEL` (any case). None when the entry names a person.

@@ -388,6 +388,12 @@ fn ingest_verified<G: crate::bot::Bot>(
                     Some((_, why)) => {
                         let mut bytes = log.to_vec();
                         let mut text = resolution_note(why, true, k);
+                        // The entry written again on top and the record of
+                        // this player's last entry change together, under
+                        // the lock every writer of this game holds (as
+                        // `act` does), so that no `play` on another copy
+                        // signs at the same position between them.
+                        let _game = super::written::lock(home, &incoming.game_id)?;
                         let again = reapply::<G>(home, &local, &incoming, why)?;
                         if let Some(line) = &again {
                             bytes.extend_from_slice(line);
@@ -397,8 +403,24 @@ fn ingest_verified<G: crate::bot::Bot>(
                             );
                         }
                         locked.replace(&bytes)?;
-                        if let Some(line) = &again {
-                            super::written::remember_again(home, &incoming.game_id, received, line);
+                        match &again {
+                            Some(line) => {
+                                super::written::remember_again_locked(
+                                    home,
+                                    &incoming.game_id,
+                                    received,
+                                    line,
+                                );
+                            }
+                            None => super::written::rewind_after_lost_fork(
+                                home,
+                                &incoming.game_id,
+                                &mine,
+                                &theirs,
+                                k,
+                                |i| incoming.entries[i].author,
+                                |key| incoming.seat_of_key(key),
+                            )?,
                         }
                         note = Some(text);
                         return finish::<G>(

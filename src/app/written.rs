@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use crate::crypto::Hash;
 use crate::crypto::identity::Identity;
 use crate::error::{Error, Result};
-use crate::games::Game;
+use crate::games::{Game, Seat};
 use crate::log::Replay;
 use crate::log::file;
 use crate::text::inline;
@@ -210,10 +210,58 @@ pub fn remember_written(
 /// effort: a record left at the losing entry, one position lower, only
 /// checks less.
 pub fn remember_again(home: &Path, game: &Hash, entry: u64, line: &[u8]) {
-    if let Ok(id) = Identity::load(home)
-        && let Ok(_locked) = lock(home, game)
-    {
+    if let Ok(_locked) = lock(home, game) {
+        remember_again_locked(home, game, entry, line);
+    }
+}
+
+/// [`remember_again`] for a caller that holds the game's [`lock`].
+pub fn remember_again_locked(home: &Path, game: &Hash, entry: u64, line: &[u8]) {
+    if let Ok(id) = Identity::load(home) {
         let _ = remember_written(home, game, entry, line, &id);
+    }
+}
+
+/// After this home's copy lost a fork at entry `k` and took the winner's
+/// lines (`docs/protocol.md`, section 7): a record that names an entry of
+/// the losing side (a claim that lapsed, a countersignature of a result
+/// that no longer stands) is moved back to this identity's last entry on
+/// the winning side, or removed when it has none there. Left as it was,
+/// it would refuse every later entry of this player at those positions as
+/// a second signature, and a claimant whose claim lapsed could then never
+/// move again. Signing there is no fork: every entry of the winning side
+/// from `k` on has another `prev` than the losing side's entry at its
+/// position. `author` gives the seat of a winning entry, `seat_of` the
+/// seat of a key on the winning side. The caller holds the game's
+/// [`lock`].
+pub fn rewind_after_lost_fork(
+    home: &Path,
+    game: &Hash,
+    losing: &[&[u8]],
+    winning: &[&[u8]],
+    k: usize,
+    author: impl Fn(usize) -> Seat,
+    seat_of: impl Fn(&[u8; 32]) -> Option<Seat>,
+) -> Result<()> {
+    let Ok(id) = Identity::load(home) else {
+        return Ok(());
+    };
+    let Some(rec) = read(home, game)? else {
+        return Ok(());
+    };
+    let entry_id = |line: &[u8]| crate::crypto::sha256(line.strip_suffix(b"\n").unwrap_or(line));
+    let on_losing_side = usize::try_from(rec.entry)
+        .is_ok_and(|e| e >= k && e < losing.len() && hex::encode(entry_id(losing[e])) == rec.id);
+    if rec.key != hex::encode(id.public_key()) || !on_losing_side {
+        return Ok(());
+    }
+    let me = seat_of(&id.public_key());
+    match (0..winning.len()).rev().find(|&i| Some(author(i)) == me) {
+        Some(i) => remember(home, game, i as u64, &entry_id(winning[i]), &id),
+        None => {
+            let p = path(home, game);
+            fs::remove_file(&p).map_err(|e| Error::io("cannot remove", &p, e))
+        }
     }
 }
 
