@@ -96,6 +96,34 @@ impl Browser {
     }
 
     fn send(&mut self, session: Option<String>, method: &str, params: Value) -> Value {
+        // An evaluation that meets a navigation (a page that forwards
+        // itself, a live-refresh reload) is lost with it: asked again once
+        // the new page is there. A page that keeps navigating for 30 s
+        // still fails.
+        let start = Instant::now();
+        loop {
+            match self.send_once(session.clone(), method, params.clone()) {
+                Ok(v) => return v,
+                Err(m)
+                    if method == "Runtime.evaluate"
+                        && start.elapsed() < Duration::from_secs(30)
+                        && ["navigated or closed", "context was destroyed"]
+                            .iter()
+                            .any(|t| m["error"]["message"].as_str().unwrap_or("").contains(t)) =>
+                {
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                Err(m) => panic!("{method}: {m}"),
+            }
+        }
+    }
+
+    fn send_once(
+        &mut self,
+        session: Option<String>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, Value> {
         self.next += 1;
         let id = self.next;
         let mut msg = json!({ "id": id, "method": method, "params": params });
@@ -106,8 +134,10 @@ impl Browser {
         loop {
             let m = self.read();
             if m["id"] == id {
-                assert!(m.get("error").is_none(), "{method}: {m}");
-                return m["result"].clone();
+                return match m.get("error") {
+                    None => Ok(m["result"].clone()),
+                    Some(_) => Err(m),
+                };
             }
         }
     }

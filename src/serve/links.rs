@@ -228,8 +228,17 @@ pub fn listen(
     answer: impl Fn(Ask) -> Result<String> + Send + Sync + 'static,
 ) -> Result<SocketFile> {
     let path = socket_path(dir, port);
-    // Left by a server that was killed: no server listens on this port now,
-    // since this one just bound it.
+    // Another server that answers there (the same port on another
+    // `--listen` address) keeps its socket: removing it would cut that
+    // server's `--link` off. One that does not answer was killed and left
+    // its socket behind.
+    if std::os::unix::net::UnixStream::connect(&path).is_ok() {
+        return Err(Error::Other(format!(
+            "{} belongs to another `starry serve` on port {port}, which still answers there; \
+             `starry serve --link` reaches that one, not this",
+            path.display()
+        )));
+    }
     let _ = std::fs::remove_file(&path);
     let l = tokio::net::UnixListener::bind(&path).map_err(|e| {
         Error::Other(format!(
@@ -347,5 +356,25 @@ pub fn ask(home: &Path, port: Option<u16>, what: Ask) -> Result<String> {
         _ => Err(Error::Other(format!(
             "the `starry serve` on port {p} gave no address"
         ))),
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// A second server on the same port (another `--listen` address)
+    /// leaves the first one's socket alone, and says so.
+    #[test]
+    fn a_live_servers_socket_is_left_alone() {
+        let d = tempfile::tempdir().unwrap();
+        let path = socket_path(d.path(), 7357);
+        let _first = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let err = listen(d.path(), 7357, |_| Ok(String::new()))
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(err.contains("another `starry serve`"), "{err}");
+        assert!(std::os::unix::net::UnixStream::connect(&path).is_ok());
     }
 }
