@@ -146,17 +146,7 @@ async fn check(s: Arc<Server>, req: Request, next: Next) -> Response {
         // here by `--open`'s file comes from another site (file:), and
         // would not send a SameSite=Strict cookie along a redirect; the
         // page's own step onward comes from this server.
-        let page = maud::html! {
-            (maud::DOCTYPE)
-            html lang="en" {
-                head {
-                    meta charset="utf-8";
-                    meta http-equiv="refresh" content=(format!("0;url={to}"));
-                    title { "starry serve" }
-                }
-                body { p { a href=(to) { "Go on to your games" } } }
-            }
-        };
+        let page = super::links::forwarding_page(&to, "Go on to your games");
         let mut r = axum::response::Html(page.into_string()).into_response();
         if !cookie_ok {
             let session = match s.keys.new_session() {

@@ -168,23 +168,31 @@ fn socket_path(dir: &Path, port: u16) -> PathBuf {
     dir.join(format!("{port}.sock"))
 }
 
+/// A page that sends the browser on to `to` by itself (and by a link,
+/// for a browser that does not follow `refresh`): not a redirect, since a
+/// browser arriving from another site (`--open`'s `file:` page) would not
+/// send a `SameSite=Strict` cookie along one.
+pub(super) fn forwarding_page(to: &str, link: &str) -> maud::Markup {
+    maud::html! {
+        (maud::DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta http-equiv="refresh" content=(format!("0;url={to}"));
+                title { "starry serve" }
+            }
+            body { p { a href=(to) { (link) } } }
+        }
+    }
+}
+
 /// Writes the file `--open` gives the browser: it sends the browser on to
 /// `url` at once. Only this user can read it (mode 600, in a directory of
 /// mode 700); it is removed when the address is used or expires.
 pub fn write_launcher(dir: &Path, port: u16, url: &str) -> Result<PathBuf> {
     let name = format!("open-{port}-{}.html", &super::secret_hex()?[..16]);
     let path = dir.join(name);
-    let page = maud::html! {
-        (maud::DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta http-equiv="refresh" content=(format!("0;url={url}"));
-                title { "starry serve" }
-            }
-            body { p { a href=(url) { "Open your games" } } }
-        }
-    };
+    let page = forwarding_page(url, "Open your games");
     let mut o = std::fs::OpenOptions::new();
     o.write(true).create_new(true);
     #[cfg(unix)]
