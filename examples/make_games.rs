@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use starry::app::act::{self, Do};
 use starry::app::demo::{act_as, autoplay};
 use starry::crypto::identity::Identity;
+use starry::crypto::identity::Stored as _;
 use starry::crypto::os_random;
 use starry::games::star_map::data::{self, Shape};
 use starry::games::star_map::map::{Placement, Refusal, SQUARES, Sq};

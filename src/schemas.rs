@@ -2,18 +2,13 @@
 //! types. `schemas/` holds the checked-in copies; `tests/schemas.rs` fails
 //! when they are stale (regenerate with `STARRY_BLESS=1 cargo test --test suite schemas::`).
 
-use schemars::{JsonSchema, schema_for};
 use serde_json::Value;
+pub use starry_core::schemas::schema;
 
 use crate::app::report::*;
 use crate::games::Game;
-use crate::games::registry::{self, Registered};
+use crate::games::registry::Registered;
 use crate::log::entry;
-
-/// The JSON Schema of `T`, as `schemas/` holds it.
-pub fn schema<T: JsonSchema>() -> Value {
-    serde_json::to_value(schema_for!(T)).expect("schemas serialise")
-}
 
 /// (file name, schema) for every schema in `schemas/`: the protocol's and
 /// the commands', then each registered game's ([`of_game`]).
@@ -57,10 +52,19 @@ pub fn all() -> Vec<(&'static str, Value)> {
             schema::<crate::app::rules::replay::ReplayReport>(),
         ),
     ];
-    for game in &registry::ALL {
-        all.extend((game.schemas)());
+    for game in crate::for_each_game!(crate::__game_schemas;) {
+        all.extend(game());
     }
     all
+}
+
+/// `[of_game::<Game1>, of_game::<Game2>, …]`, in registry order.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __game_schemas {
+    (() ; $($T:ty),*) => {
+        [$($crate::schemas::of_game::<$T>),*]
+    };
 }
 
 /// A game's schemas: its options, actions, hidden values, view and ingest
@@ -68,15 +72,14 @@ pub fn all() -> Vec<(&'static str, Value)> {
 /// referee formats.
 pub fn of_game<G: Registered>() -> Vec<(&'static str, Value)> {
     let names = G::SCHEMAS;
-    let mut out = vec![
-        (names.options, schema::<<G as Game>::Options>()),
-        (names.action, schema::<<G as Game>::Action>()),
+    let mut out = starry_core::schemas::of_game::<G>();
+    let own = if names.hidden.is_some() { 3 } else { 2 };
+    let reports = [
+        (names.view, schema::<ViewReport<<G as Game>::View>>()),
+        (names.ingest, schema::<IngestReport<<G as Game>::View>>()),
     ];
-    if let Some(hidden) = names.hidden {
-        out.push((hidden, schema::<<G as Game>::Hidden>()));
-    }
-    out.push((names.view, schema::<ViewReport<<G as Game>::View>>()));
-    out.push((names.ingest, schema::<IngestReport<<G as Game>::View>>()));
-    out.extend(G::extra_schemas());
+    // In the order they always came: the game's own, the two reports, the
+    // data files.
+    out.splice(own..own, reports);
     out
 }

@@ -4,6 +4,7 @@
 //! this machine's clock refused — for each of the three games.
 
 use crate::common;
+use starry::crypto::identity::Stored as _;
 
 use common::Table;
 use serde_json::Value;

@@ -6,6 +6,7 @@
 //! a game by mail in which the computer seats, on their creator's machine,
 //! play when `ingest` brings their turn, and the mails go on.
 
+use starry::crypto::identity::Stored as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;

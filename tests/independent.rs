@@ -1,6 +1,6 @@
 //! A second implementation of the protocol and of the rules of Starry Sky,
 //! Starry Night and Star Map, written from `docs/` alone (no Rust read; Star
-//! Map also reads the shipped data files `src/games/star_map/discs.json` and
+//! Map also reads the shipped data files `crates/core/src/games/star_map/discs.json` and
 //! `parts.json` that its doc names), in Python with its standard library only:
 //! `tests/independent/starry_check.py`. It recomputes every
 //! value printed in docs/protocol.md section 9 and audits every vector and

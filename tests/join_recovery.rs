@@ -4,6 +4,7 @@
 //! would fork the game and look like the player cheated.
 
 use crate::common;
+use starry::crypto::identity::Stored as _;
 
 use common::Table;
 use starry::app::act::{self, Do, Step};

@@ -9,6 +9,7 @@
 //! countersignature by hand asks first.
 
 use crate::common;
+use starry::crypto::identity::Stored as _;
 
 use common::Table;
 use serde_json::Value;

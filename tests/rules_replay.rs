@@ -7,6 +7,7 @@
 //! short error, never a panic.
 
 use crate::common;
+use starry::crypto::identity::Stored as _;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,6 +4,7 @@
 //! for a position that has moved on), the CLI and the server writing one
 //! game at once, live events, escaping, secrets, and loopback only.
 
+use starry::crypto::identity::Stored as _;
 use std::net::{IpAddr, TcpStream, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -48,6 +48,8 @@ mod hostile_text;
 mod independent;
 #[path = "join_recovery.rs"]
 mod join_recovery;
+#[path = "layers.rs"]
+mod layers;
 #[path = "late_answer.rs"]
 mod late_answer;
 #[path = "mail_correspondence.rs"]

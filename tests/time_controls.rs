@@ -5,6 +5,7 @@
 //! does not keep from Ben the move he must answer.
 
 use crate::common;
+use starry::crypto::identity::Stored as _;
 
 use common::Table;
 use serde_json::Value;

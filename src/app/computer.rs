@@ -14,6 +14,7 @@
 //! (each entry's public summary), never the computer's face-down values or
 //! its reasons: those stay in its own home, as a person's stay in theirs.
 
+use crate::crypto::identity::Stored as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 

@@ -2,6 +2,7 @@
 //! log, commitments, reveals, draws and audit — the same code paths as a
 //! game played by e-mail, only with every player on this machine.
 
+use crate::crypto::identity::Stored as _;
 use std::path::{Path, PathBuf};
 
 use super::act::{self, Do};

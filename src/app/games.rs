@@ -1,5 +1,6 @@
 //! `starry games`: the games in the games directory, with whose turn it is.
 
+use crate::crypto::identity::Stored as _;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;

@@ -6,6 +6,7 @@
 //! runs on a long log. `examples/make_archive.rs` and `benches/cli.rs` use
 //! it.
 
+use crate::crypto::identity::Stored as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

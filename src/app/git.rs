@@ -6,6 +6,7 @@
 //! The commit names only the log file (`git commit -- FILE`), so whatever
 //! else is staged in the repository stays staged and out of the commit.
 
+use crate::crypto::identity::Stored as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

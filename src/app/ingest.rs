@@ -17,6 +17,7 @@
 //!
 //! Anything refused leaves every file as it was.
 
+use crate::crypto::identity::Stored as _;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,6 @@
 //! Commands that only read: status, view, audit.
 
+use crate::crypto::identity::Stored as _;
 use std::io::IsTerminal;
 use std::path::Path;
 

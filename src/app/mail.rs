@@ -14,6 +14,7 @@
 //! that cannot be sent is kept in `$STARRY_HOME/pending/` for
 //! `starry mail --retry` (see `crate::mail::transport`).
 
+use crate::crypto::identity::Stored as _;
 use crate::text::wrap;
 use std::path::Path;
 

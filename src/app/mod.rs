@@ -25,6 +25,7 @@ pub mod sync;
 pub mod think;
 pub mod written;
 
+use crate::crypto::identity::Stored as _;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -77,22 +78,8 @@ impl Output {
     }
 }
 
-/// Calls `$body` with `$G` bound to the game named `$name`, one of the
-/// games of the registry (`crate::games::registry`); any other name is
-/// refused with [`unknown_game`]. `$body` is a `Result`.
-#[macro_export]
-macro_rules! with_game {
-    ($name:expr, $G:ident => $body:expr) => {
-        $crate::for_each_game!($crate::__with_game_arms ; $name, $G => $body)
-    };
-}
-
 pub fn unknown_game(name: &str) -> Error {
-    Error::Usage(format!(
-        "unknown game `{}`; this program plays: {} (see `starry rules list`)",
-        crate::text::excerpt(name),
-        GAME_NAMES.join(", ")
-    ))
+    crate::games::registry::UnknownGame::named(name).into()
 }
 
 pub fn run(cli: Cli) -> Result<Output> {

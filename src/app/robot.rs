@@ -45,6 +45,7 @@
 //! whether the game is over), `invitations.json` (invitations accepted in
 //! the last day, by sender) and `lock`.
 
+use crate::crypto::identity::Stored as _;
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Read;

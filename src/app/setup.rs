@@ -7,6 +7,7 @@
 //! (atomically, mode 0600, the earlier file kept as `mail.toml.bak`) only
 //! when both connections work, or with `--no-test`.
 
+use crate::crypto::identity::Stored as _;
 use std::fs;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};

@@ -23,6 +23,7 @@
 //! another game, is no newer copy; a record of another identity (one made
 //! in this home before its identity was replaced) does not count.
 
+use crate::crypto::identity::Stored as _;
 use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};

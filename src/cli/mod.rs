@@ -361,6 +361,15 @@ pub enum Notify {
     Turn,
 }
 
+impl From<Notify> for crate::log::entry::Notify {
+    fn from(n: Notify) -> crate::log::entry::Notify {
+        match n {
+            Notify::All => crate::log::entry::Notify::All,
+            Notify::Turn => crate::log::entry::Notify::Turn,
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct JoinArgs {
     /// The game log (a .jsonl file, or the id of a game in your games directory).

@@ -1,12 +1,16 @@
-//! The append-only log: entries, canonical encoding, the hash chain,
-//! signatures, replay, and file I/O. Specified in `docs/protocol.md`.
+//! The core's log protocol ([`starry_core::log`]), and reading and writing
+//! log files ([`file`]).
 
-pub mod canonical;
-pub mod entry;
+pub use starry_core::log::*;
+
 pub mod file;
-pub mod fork;
-pub mod replay;
-pub mod verify;
 
-pub use entry::{Kind, PROTOCOL_VERSION};
-pub use replay::{Action, Ending, Phase, Replay};
+/// The core's replay, and the clock a program reads to date an entry.
+pub mod replay {
+    pub use starry_core::log::replay::*;
+
+    /// The current time in the log's format.
+    pub fn now() -> String {
+        chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    }
+}

@@ -21,6 +21,7 @@ mod links;
 mod live;
 mod pages;
 
+use crate::crypto::identity::Stored as _;
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;

@@ -4,6 +4,7 @@
 //! valid entry 6 in each copy, as a cheating seat could sign them (issue
 //! 31, item 8). Shared by the archive tests and the memory bench.
 
+use starry::crypto::identity::Stored as _;
 use std::path::Path;
 
 use starry::crypto::identity::Identity;

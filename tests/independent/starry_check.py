@@ -4,7 +4,7 @@ of the rules of Starry Sky, Starry Night and Star Map, written from
 docs/protocol.md, docs/starry-sky.md, docs/boards.md, docs/starry-night.md and
 docs/star-map.md alone (with the Starry Night example of docs/referee.md as a
 self-test; Star Map reads the shipped data files the doc names,
-src/games/star_map/discs.json and parts.json).  Python 3 standard library
+crates/core/src/games/star_map/discs.json and parts.json).  Python 3 standard library
 only.
 
     starry_check.py doc            check the values of protocol.md 9.2 and 9.3 (and the games' docs)
@@ -583,7 +583,7 @@ def read_board(b, i):
 
 
 def default_boards():
-    with open(os.path.join(ROOT, "src/games/starry_sky/boards.json"), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "crates/core/src/games/starry_sky/boards.json"), encoding="utf-8") as f:
         return [read_board(b, i) for i, b in enumerate(json.load(f)["boards"])]
 
 
@@ -1504,7 +1504,7 @@ def read_part_file(obj, codes):
 
 @functools.lru_cache(maxsize=None)
 def _shipped_map_file(name):
-    with open(os.path.join(ROOT, "src/games/star_map", name), "rb") as f:
+    with open(os.path.join(ROOT, "crates/core/src/games/star_map", name), "rb") as f:
         raw = f.read()
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]

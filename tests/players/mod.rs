@@ -3,6 +3,7 @@
 //! test process's own STARRY_* mail variables never reach the binary.
 #![allow(dead_code)]
 
+use starry::crypto::identity::Stored as _;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 

@@ -1,5 +1,5 @@
 //! PNG from SVG, in-process: resvg (pure Rust) with the DejaVu Sans fonts
-//! built into the program (`assets/fonts/`), so that no browser and no
+//! built into the program (`crates/core/assets/fonts/`), so that no browser and no
 //! system font is needed and every machine renders the same pixels.
 //!
 //! The PNG carries pixels only: tiny-skia writes no text chunks, so no

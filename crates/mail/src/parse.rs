@@ -234,7 +234,7 @@ fn collect(message: &Message<'_>, found: &mut Found, depth: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mail::armor::armor;
+    use crate::armor::armor;
     use base64::Engine as _;
     use base64::engine::general_purpose::STANDARD;
 

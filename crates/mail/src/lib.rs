@@ -25,3 +25,33 @@ pub use compose::{TurnMail, body_with_armor, compose, to_eml};
 pub use error::MailError;
 pub use parse::{Headers, extract_logs, find_logs, headers};
 pub use transport::{MailConfig, RetryReport, Sent, load, pending_messages, retry, send};
+
+#[cfg(test)]
+mod address_tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The protocol's rule for an e-mail address
+        /// (`starry_core::text::check_email`) is stricter than lettre's
+        /// parser, which sends the mail: every address a seat may carry
+        /// can be mailed.
+        #[test]
+        fn every_address_the_protocol_accepts_lettre_accepts(
+            local in "[A-Za-z0-9!#$%&'*+/=^_{|}~.-]{1,64}",
+            domain in "[A-Za-z0-9.-]{1,80}",
+        ) {
+            let email = format!("{local}@{domain}");
+            if starry_core::text::check_email(&email).is_ok() {
+                prop_assert!(email.parse::<lettre::Address>().is_ok(), "{}", email);
+            }
+        }
+    }
+
+    #[test]
+    fn plain_addresses_pass_both() {
+        for email in ["anna@example.org", "a.b+c@x-y.example", "o'neil@1.example"] {
+            assert!(starry_core::text::check_email(email).is_ok(), "{email}");
+            assert!(email.parse::<lettre::Address>().is_ok(), "{email}");
+        }
+    }
+}

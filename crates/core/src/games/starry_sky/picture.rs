@@ -1175,11 +1175,7 @@ mod tests {
     use crate::log::Replay;
 
     fn example(name: &str) -> Vec<u8> {
-        std::fs::read(format!(
-            "{}/examples/games/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .unwrap()
+        std::fs::read(format!("{}/examples/games/{name}", crate::REPO)).unwrap()
     }
 
     const LOGS: [&str; 4] = [
@@ -1201,11 +1197,9 @@ mod tests {
     /// `examples/games/identities`) is, with their secrets, as `starry view`
     /// builds it.
     fn own(r: &Replay<StarrySky>, identity: &str) -> Option<View> {
-        let dir = format!(
-            "{}/examples/games/identities/{identity}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let id = Identity::load(std::path::Path::new(&dir)).unwrap();
+        let dir = format!("{}/examples/games/identities/{identity}", crate::REPO);
+        let file = std::path::Path::new(&dir).join(crate::crypto::identity::FILE_NAME);
+        let id = Identity::from_file(file.clone(), &std::fs::read(&file).unwrap()).unwrap();
         let seat = r.seat_of_key(&id.public_key())?;
         let state = r.state.as_ref()?;
         let secret = r.game_secret(&id, seat)?;

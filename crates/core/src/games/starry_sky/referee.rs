@@ -129,7 +129,7 @@ fn bad(rule: &'static str, detail: impl Into<String>) -> RuleError {
 /// the input, made safe to show: every quoted part (between backticks or
 /// double quotes) cut to an [`excerpt`], every unsafe character escaped
 /// ([`inline`]), and the whole cut to [`MAX_DETAIL_CHARS`].
-pub(crate) fn tame(message: &str) -> String {
+pub fn tame(message: &str) -> String {
     let mut out = String::new();
     let mut rest = message;
     while let Some(open) = rest.find(['`', '"']) {

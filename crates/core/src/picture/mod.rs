@@ -1,5 +1,5 @@
-//! Pictures of a game: SVG drawn from a view, PNG rendered from that SVG,
-//! and a self-contained HTML page around it.
+//! Pictures of a game: SVG drawn from a view, PNG rendered from that SVG
+//! (with the `png` feature), and a self-contained HTML page around it.
 //!
 //! A picture is drawn from the same [`crate::games::Game::View`] as the text
 //! view and nothing else, so it can show no more than the text shows to the
@@ -15,6 +15,7 @@
 //! deficiency) *and* its initial (or seat number) written on what it owns.
 
 pub mod html;
+#[cfg(feature = "png")]
 pub mod png;
 
 use std::fmt::Write;

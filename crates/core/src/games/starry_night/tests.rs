@@ -500,7 +500,7 @@ fn options_validate_the_sky() {
 /// grid from 32 bytes 0x01.
 #[test]
 fn the_documented_random_skies() {
-    let docs = include_str!("../../../docs/starry-night.md");
+    let docs = include_str!("../../../../../docs/starry-night.md");
     for (seed, count, w, h) in [(0u8, 12u32, 10u32, 10u32), (1, 5, 3, 3)] {
         let sky = Sky::Random {
             count,

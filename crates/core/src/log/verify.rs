@@ -109,7 +109,7 @@ struct Slot {
 /// `replay` gets `None` when there is no other thread or too little to
 /// do: it then does all the work itself, as it would anyway.
 pub fn ahead<R>(lines: &[&[u8]], from: usize, replay: impl FnOnce(Option<&Ahead>) -> R) -> R {
-    let helpers = rayon::current_num_threads().saturating_sub(1);
+    let helpers = other_threads();
     let from = from.max(1);
     if helpers == 0 || lines.len().saturating_sub(from) < MIN_LINES {
         return replay(None);
@@ -206,9 +206,33 @@ impl Ahead<'_> {
         if waiting && w.working < self.helpers {
             w.working += 1;
             let shared = Arc::clone(&self.shared);
-            rayon::spawn(move || shared.help());
+            spawn(move || shared.help());
         }
     }
+}
+
+/// The current rayon pool's other threads: none without the `parallel`
+/// feature (a build for a browser, say), and the replay then checks every
+/// line itself.
+fn other_threads() -> usize {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::current_num_threads().saturating_sub(1)
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        0
+    }
+}
+
+/// Starts a helper on another thread of the pool. Without threads there are
+/// no helpers ([`other_threads`]), so this is never called; were it, doing
+/// the work at once would still be right, only not ahead.
+fn spawn(help: impl FnOnce() + Send + 'static) {
+    #[cfg(feature = "parallel")]
+    rayon::spawn(help);
+    #[cfg(not(feature = "parallel"))]
+    help();
 }
 
 #[cfg(test)]
@@ -384,11 +408,7 @@ mod tests {
     use super::*;
 
     fn example(name: &str) -> Vec<u8> {
-        std::fs::read(format!(
-            "{}/examples/games/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .unwrap()
+        std::fs::read(format!("{}/examples/games/{name}", crate::REPO)).unwrap()
     }
 
     fn lines(bytes: &[u8]) -> Vec<&[u8]> {

@@ -934,7 +934,7 @@ mod tests {
     use crate::log::Replay;
 
     fn replay(file: &str, upto: usize) -> (View, Vec<String>) {
-        let path = format!("{}/examples/games/{file}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!("{}/examples/games/{file}", crate::REPO);
         let bytes = std::fs::read(path).unwrap();
         let r = Replay::<super::super::StarMap>::from_bytes_upto(&bytes, upto).unwrap();
         let v = super::super::StarMap::view(r.state.as_ref().unwrap(), None, None);

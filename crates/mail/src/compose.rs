@@ -19,7 +19,7 @@ use lettre::message::{Attachment, Body, Mailbox, MultiPart, SinglePart};
 
 use super::MailError;
 use super::armor::armor;
-use crate::text;
+use starry_core::text;
 
 /// Content type of the attached log (newline-delimited JSON).
 pub const LOG_CONTENT_TYPE: &str = "application/x-ndjson";
@@ -232,7 +232,7 @@ pub fn to_eml(msg: &Message) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mail::parse::extract_logs;
+    use crate::parse::extract_logs;
 
     pub(crate) fn sample() -> TurnMail {
         let log = b"{\"body\":{\"kind\":\"genesis\",\"game\":\"starry-sky\"},\"sig\":\"AAAA\"}\n\

@@ -51,7 +51,7 @@ use serde::{Deserialize, Serialize};
 
 use super::MailError;
 use super::imap::{ImapSecurity, ImapSettings};
-use crate::text;
+use starry_core::text;
 
 /// Name of the settings file inside the starry home directory.
 pub const CONFIG_FILE: &str = "mail.toml";
@@ -1708,7 +1708,7 @@ mod tests {
         assert!(!out.contains('\n'));
         // A server's answer is not fit for a terminal as it is.
         let out = r.clean("550 no\u{1b}[2J S3cret!pw \u{9b}31m\u{202e}x");
-        assert!(!out.chars().any(crate::text::is_unsafe), "{out:?}");
+        assert!(!out.chars().any(starry_core::text::is_unsafe), "{out:?}");
         assert!(
             out.contains("<redacted>") && out.contains("\\u{1b}[2J"),
             "{out}"
@@ -1737,7 +1737,7 @@ mod tests {
         let cfg = MailConfig::default();
         let report = retry(&cfg, home.path()).unwrap();
         assert!(report.all_sent() && report.sent.is_empty());
-        let msg = crate::mail::compose::compose(&crate::mail::compose::TurnMail {
+        let msg = crate::compose::compose(&crate::compose::TurnMail {
             from_name: "A".into(),
             from_email: "a@example.org".into(),
             to_name: "B".into(),

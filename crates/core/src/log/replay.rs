@@ -2210,11 +2210,6 @@ pub fn span_text(seconds: u64) -> String {
     parts.join(" ")
 }
 
-/// The current time in the log's format.
-pub fn now() -> String {
-    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2276,11 +2271,7 @@ mod tests {
             "finished-5p-compound-coins.jsonl",
             "star-map-2-players.jsonl",
         ] {
-            let bytes = std::fs::read(format!(
-                "{}/examples/games/{game}",
-                env!("CARGO_MANIFEST_DIR")
-            ))
-            .unwrap();
+            let bytes = std::fs::read(format!("{}/examples/games/{game}", crate::REPO)).unwrap();
             let (l, end) = lines(&bytes);
             assert!(end.is_none(), "{game}");
             assert_eq!(l.len(), bytes.split(|&b| b == b'\n').count() - 1);

@@ -666,7 +666,7 @@ mod tests {
     use crate::games::{Context, Draw, Game, Own};
 
     fn example(file: &str, upto: usize) -> (View, Vec<String>) {
-        let path = format!("{}/examples/games/{file}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!("{}/examples/games/{file}", crate::REPO);
         let bytes = std::fs::read(path).unwrap();
         let r = crate::log::Replay::<G>::from_bytes_upto(&bytes, upto).unwrap();
         let v = G::view(r.state.as_ref().unwrap(), None, None);

@@ -23,7 +23,7 @@ use rustls::pki_types::{CertificateDer, ServerName, pem::PemObject};
 use serde::Deserialize;
 
 use super::transport::{Redactor, Secret, is_local_host, run_password_command};
-use crate::text;
+use starry_core::text;
 
 /// Default IMAP timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
