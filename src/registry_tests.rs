@@ -133,6 +133,6 @@ fn registry_is_the_only_list() {
     assert!(
         found.is_empty(),
         "games named outside their folder and the registry (derive the list from \
-         src/games/registry.rs, or add the file to ALLOWED with a reason): {found:#?}"
+         crates/core/src/games/registry.rs, or add the file to ALLOWED with a reason): {found:#?}"
     );
 }

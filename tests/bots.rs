@@ -1,7 +1,7 @@
 //! Computer opponents, for all three games: what a bot may see, seeded
 //! reproducibility, `play --bot` and `starry arena` as the real binary runs
 //! them. (Each game's own table of legal choices over thousands of random
-//! positions is in `src/games/*/bot.rs`.)
+//! positions is in `crates/core/src/games/*/bot.rs`.)
 
 use crate::common;
 

@@ -489,7 +489,7 @@ fn prechecks_plus_batch_agree_with_strict() {
 }
 
 // ---------------------------------------------------------------------------
-// Our own log verification (src/log/replay.rs, `check_signature`) refuses
+// Our own log verification (crates/core/src/log/replay.rs, `check_signature`) refuses
 // the batch-only signatures. A genesis line is signed by `creator_key`; we
 // take the example game's genesis, put our key in, and grind its `nonce`.
 

@@ -709,7 +709,7 @@ fn refusals_name_the_problem_and_change_nothing() {
 /// The shipped data files, to change for the `--parts` and `--discs` cases.
 fn shipped(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("src/games/star_map")
+        .join("crates/core/src/games/star_map")
         .join(name);
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }

@@ -5,7 +5,7 @@
 //! action that breaks the rules, with its reason.
 //!
 //! It is written once for every [`Game`] and applies each action exactly as
-//! `src/log/replay.rs` applies the log entry it stands for (the order of
+//! `crates/core/src/log/replay.rs` applies the log entry it stands for (the order of
 //! the checks, the [`Context`] the game is given, the random events resolved
 //! before the action, a resignation opening every hidden value of the seat
 //! and placing it last), so that a log's audit and a replay of the same
@@ -705,7 +705,7 @@ impl<G: Game> Referee<G> {
             .collect()
     }
 
-    /// Applies one action as `src/log/replay.rs` applies its entry, or
+    /// Applies one action as `crates/core/src/log/replay.rs` applies its entry, or
     /// says why it is refused (and changes nothing).
     fn apply(&mut self, s: &GameStep<G>) -> Result<String, Refused> {
         self.check_turn(s)?;
