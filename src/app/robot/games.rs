@@ -28,8 +28,8 @@ pub(super) struct GameState {
     pub(super) over: bool,
 }
 
-#[derive(Serialize, Deserialize, Clone)]
 /// A seat, and the address it proved.
+#[derive(Serialize, Deserialize, Clone)]
 pub(super) struct Proven {
     pub(super) seat: Seat,
     pub(super) email: String,

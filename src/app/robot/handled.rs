@@ -5,9 +5,10 @@
 //! that a mail delivered twice, or a run stopped halfway, is never handled
 //! twice and a mail that stops the robot itself is noticed.
 
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::path::Path;
 
 use super::quarantine::MAX_ABORTS;
 use super::report::{Class, Outcome, Reason, RobotMail};
