@@ -126,7 +126,15 @@ fn the_core_depends_on_nothing_that_does_io() {
     // machine and for the browser.
     let mut tree = String::new();
     for target in [&[][..], &["--target", "wasm32-unknown-unknown"][..]] {
-        let mut args = vec!["tree", "-p", "starry-core", "-e", "normal", "--prefix", "none"];
+        let mut args = vec![
+            "tree",
+            "-p",
+            "starry-core",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+        ];
         args.extend_from_slice(target);
         tree += &cargo(&args);
     }

@@ -27,7 +27,8 @@ fn the_only_stack_left_is_drawn_from_unnamed() {
     let t = Table::new(2);
     let mut discs: Value = serde_json::from_str(
         &std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/src/games/star_map/discs.json"),
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("crates/core/src/games/star_map/discs.json"),
         )
         .unwrap(),
     )

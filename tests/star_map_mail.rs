@@ -182,7 +182,8 @@ fn a_whole_star_map_game_by_mail() {
 fn a_pass_by_mail() {
     let players = Players::new(2);
     let dir = players.dir.path();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/src/games/star_map");
+    let root =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/src/games/star_map");
     let mut parts: Value =
         serde_json::from_str(&std::fs::read_to_string(root.join("parts.json")).unwrap()).unwrap();
     for p in parts["parts"].as_array_mut().unwrap() {

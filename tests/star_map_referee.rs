@@ -319,8 +319,8 @@ fn discs_the_set_does_not_have_are_refused() {
 
 #[test]
 fn a_custom_disc_set_names_its_own_stars() {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/src/games/star_map/discs.json");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/core/src/games/star_map/discs.json");
     let mut discs: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     // Red becomes crimson, coded C.
     discs["stars"][0] = json!({"code": "C", "name": "crimson"});
@@ -328,8 +328,8 @@ fn a_custom_disc_set_names_its_own_stars() {
         let f = d["fields"].as_str().unwrap().replace('R', "C");
         d["fields"] = json!(f);
     }
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/src/games/star_map/parts.json");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/core/src/games/star_map/parts.json");
     let parts = std::fs::read_to_string(path)
         .unwrap()
         .replace("R\"", "C\"")

@@ -48,10 +48,10 @@ mod hostile_text;
 mod independent;
 #[path = "join_recovery.rs"]
 mod join_recovery;
-#[path = "layers.rs"]
-mod layers;
 #[path = "late_answer.rs"]
 mod late_answer;
+#[path = "layers.rs"]
+mod layers;
 #[path = "mail_correspondence.rs"]
 mod mail_correspondence;
 #[path = "mail_failures.rs"]

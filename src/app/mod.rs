@@ -290,7 +290,7 @@ pub fn run(cli: Cli) -> Result<Output> {
         Command::Rules(r) => rules::run(r),
         Command::Demo(a) => demo::run(&a),
         Command::Serve(a) => crate::serve::run(&a),
-        Command::Robot(a) => robot::run(a, json),
+        Command::Robot(a) => robot::run(a.try_into()?, json),
         Command::Arena(a) => arena::run(&arena::Match {
             players: a
                 .bots

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod robot;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "starry",
