@@ -237,15 +237,6 @@ pub enum Notify {
     Turn,
 }
 
-impl From<crate::cli::Notify> for Notify {
-    fn from(n: crate::cli::Notify) -> Notify {
-        match n {
-            crate::cli::Notify::All => Notify::All,
-            crate::cli::Notify::Turn => Notify::Turn,
-        }
-    }
-}
-
 impl Notify {
     pub fn is_all(&self) -> bool {
         *self == Notify::All
