@@ -20,8 +20,8 @@ pub fn run(cli: Cli) -> Result<Output> {
         Command::Id(IdCommand::New { name, email }) => app::new_identity(&name, &email),
         Command::Id(IdCommand::Show) => app::show_identity(),
         Command::New(a) => {
-            let after = a.after.into();
-            then(after, || act::new_game(&new_game(*a)))
+            let new = new_game(*a);
+            then(new.after, || act::new_game(&new))
         }
         Command::Join(a) => join(a),
         Command::Ready(a) => act_then(a, Do::Ready),
