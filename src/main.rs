@@ -25,7 +25,7 @@ const OUTPUT_FAILED: i32 = 3;
 fn main() {
     let cli = starry::cli::Cli::parse();
     let json = cli.json;
-    let (mut code, stdout, stderr) = match starry::app::run(cli) {
+    let (mut code, stdout, stderr) = match starry::cli::run(cli) {
         Ok(out) if !json && out.bytes.is_some() => {
             // A picture, as it is; nothing in it is text for a terminal
             // (PNG is refused on a terminal before this).

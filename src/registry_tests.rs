@@ -18,7 +18,7 @@ fn every_game_is_in_every_list() {
     // The names `new` and `rules` accept.
     assert_eq!(crate::app::GAME_NAMES, NAMES);
     // `rules list`.
-    let out = crate::app::rules::run(crate::cli::RulesCommand::List).unwrap();
+    let out = crate::app::rules::list().unwrap();
     let listed: Vec<&str> = out.json["games"]
         .as_array()
         .unwrap()

@@ -4,11 +4,10 @@
 //! then replaces the file atomically. Any failure leaves the log untouched.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::report::{BotReport, EntryReport};
-use super::{Output, joined_dir, load_identity, status_of, status_text};
-use crate::cli::NewArgs;
+use super::{After, Output, joined_dir, load_identity, status_of, status_text};
 use crate::crypto::identity::Identity;
 use crate::crypto::{Hash, beacon, os_random};
 
@@ -135,8 +134,35 @@ pub(crate) fn parse_variants(variants: &[String]) -> Result<Vec<(String, String)
         .collect()
 }
 
+/// `starry new`: the game and its seats, and each option as its flag gave
+/// it (files by path); read and checked by [`new_game`].
+#[derive(Debug, Default)]
+pub struct NewGame {
+    pub game: String,
+    /// The seats in turn order: `EMAIL`, `Name <EMAIL>` (either maybe with
+    /// `key:HEX`), or `computer[:LEVEL]`; the first is the creator.
+    pub players: Vec<String>,
+    /// `KEY=VALUE` each.
+    pub variants: Vec<String>,
+    pub boards: Option<PathBuf>,
+    pub stars: Option<String>,
+    pub stars_file: Option<PathBuf>,
+    pub random_stars: Option<String>,
+    pub grid: Option<String>,
+    pub map: Option<String>,
+    pub parts: Option<PathBuf>,
+    pub discs: Option<PathBuf>,
+    /// The creator's own wish for mails.
+    pub notify: Notify,
+    /// Seconds for each move; None for no deadline.
+    pub deadline: Option<u64>,
+    /// Where to write the log; None: the games directory.
+    pub out: Option<PathBuf>,
+    pub after: After,
+}
+
 /// `starry new`.
-pub fn new_game(a: &NewArgs) -> Result<Output> {
+pub fn new_game(a: &NewGame) -> Result<Output> {
     let id = load_identity()?;
     // Each seat: a person (`Ann <ann@x.org>`) or a computer (`computer:3`).
     let seats = a
@@ -236,8 +262,8 @@ pub fn new_game(a: &NewArgs) -> Result<Output> {
     let mut fresh = Draw::new(os_random());
     let how = Creating {
         mailing: a.after.mail,
-        notify: a.notify.into(),
-        deadline: a.deadline.seconds(),
+        notify: a.notify,
+        deadline: a.deadline,
     };
     with_game!(a.game.as_str(), G => new_with_computers::<G>(&home, &id, seats, &pairs, extra.as_deref(), a.out.as_deref(), how, &mut fresh))
 }
@@ -618,6 +644,28 @@ pub enum Step {
     WriteRecord,
     /// The log is about to be replaced.
     ReplaceLog,
+}
+
+/// `starry join`: the join entry, and a warning when the game's time
+/// controls are under the player's `floor` (seconds), since a claim that
+/// they stopped answering may come that soon.
+pub fn join(path: &Path, what: Do, floor: u64) -> Result<Output> {
+    let mut out = act_file(path, what, false)?;
+    let short = file::read(path).ok().and_then(|b| {
+        let (g, _) = crate::log::replay::read_genesis(&b).ok()?;
+        (g.protocol >= 3).then(|| super::clock::short_deadline(&g, floor))?
+    });
+    if let Some(why) = short {
+        let w = format!(
+            "{why}. Joined all the same; to be warned only under another floor, \
+             give --min-deadline (e.g. 1h, or none)"
+        );
+        out.warning = Some(match out.warning.take() {
+            Some(prev) => format!("{prev}\nwarning: {w}"),
+            None => w,
+        });
+    }
+    Ok(out)
 }
 
 /// Locks the log, acts, writes.

@@ -17,7 +17,6 @@ use super::report::*;
 use super::{
     Output, ending_text, notes_text, standings_of, standings_text, status_of, status_text,
 };
-use crate::cli::AuditArgs;
 use crate::error::{Error, Fault, LogFault, Result};
 use crate::log::Replay;
 use crate::log::file;
@@ -25,13 +24,22 @@ use crate::log::replay::read_genesis;
 use crate::text::inline;
 use crate::with_game;
 
+/// `starry audit`: what to audit, and how.
+#[derive(Debug, Default)]
+pub struct Audit {
+    /// Logs, and directories to search for logs.
+    pub paths: Vec<PathBuf>,
+    /// How many logs to check at a time; None: one per core.
+    pub jobs: Option<usize>,
+}
+
 /// `starry audit`.
-pub fn run(a: &AuditArgs) -> Result<Output> {
+pub fn run(a: &Audit) -> Result<Output> {
     let files = find_logs(&a.paths)?;
     // Threads beyond one per log are not idle: they verify the signatures
     // of a log ahead of its replay (log::verify), so one game audits on
     // every thread too. Files read at once stay at most one per log.
-    let jobs = a.jobs.map_or(0, usize::from);
+    let jobs = a.jobs.unwrap_or(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()

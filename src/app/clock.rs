@@ -68,6 +68,61 @@ pub fn turn_began<G: Game>(r: &Replay<G>) -> Option<&str> {
 /// warns).
 pub const DEFAULT_MIN_DEADLINE: u64 = 86_400;
 
+/// A per-move deadline as `starry new --deadline` takes it: `none`, or
+/// numbers with units (`w`, `d`, `h`, `m`, `s`) such as `7d` or `1d12h`;
+/// in seconds, None for no deadline.
+pub fn parse_deadline(text: &str) -> std::result::Result<Option<u64>, String> {
+    use crate::log::entry::MAX_DEADLINE;
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let wrong = || {
+        format!(
+            "`{}` is not a duration: write a number and a unit (w weeks, d days, h hours, m \
+             minutes, s seconds), e.g. 7d, 36h or 1d12h, or `none` for no deadline",
+            crate::text::excerpt(text)
+        )
+    };
+    let (mut total, mut number) = (0u64, None::<u64>);
+    for c in text.chars() {
+        if let Some(d) = c.to_digit(10) {
+            number = Some(
+                number
+                    .unwrap_or(0)
+                    .checked_mul(10)
+                    .and_then(|n| n.checked_add(u64::from(d)))
+                    .ok_or_else(wrong)?,
+            );
+            continue;
+        }
+        let unit = match c.to_ascii_lowercase() {
+            'w' => 7 * 86_400,
+            'd' => 86_400,
+            'h' => 3_600,
+            'm' => 60,
+            's' => 1,
+            _ => return Err(wrong()),
+        };
+        total = number
+            .take()
+            .ok_or_else(wrong)?
+            .checked_mul(unit)
+            .and_then(|n| total.checked_add(n))
+            .ok_or_else(wrong)?;
+    }
+    if number.is_some() || total == 0 {
+        return Err(wrong());
+    }
+    if total > MAX_DEADLINE {
+        return Err(format!(
+            "a deadline is at most 366 days (`{}` is longer); give `none` for no deadline",
+            crate::text::excerpt(text)
+        ));
+    }
+    Ok(Some(total))
+}
+
 /// Why the time controls of a game with this genesis fall short of the
 /// floor `min` (seconds): a deadline shorter than it, none at all, or no
 /// time controls (protocol 2). None when they do not.

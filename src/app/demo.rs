@@ -6,9 +6,9 @@ use crate::crypto::identity::Stored as _;
 use std::path::{Path, PathBuf};
 
 use super::act::{self, Do};
+use super::inspect::{Format, Show};
 use super::report::DemoReport;
 use super::{Output, inspect, standings_text};
-use crate::cli::{DemoArgs, Format, ViewArgs};
 use crate::crypto::identity::Identity;
 use crate::crypto::os_random;
 use crate::error::{Error, Result};
@@ -20,11 +20,24 @@ use crate::log::{Action, Kind, Replay};
 
 const NAMES: [&str; 5] = ["Anna", "Ben", "Cleo", "Dan", "Eve"];
 
-pub fn run(a: &DemoArgs) -> Result<Output> {
-    crate::with_game!(a.game.as_deref().unwrap_or(&a.game_arg), G => run_game::<G>(a))
+/// `starry demo`: which game, with how many players and which variants,
+/// kept where.
+#[derive(Debug, Default)]
+pub struct Demo {
+    pub game: String,
+    /// None: the game's fewest.
+    pub players: Option<usize>,
+    /// `KEY=VALUE` each.
+    pub variants: Vec<String>,
+    /// A new or empty directory to keep it all in; None: a temporary one.
+    pub dir: Option<PathBuf>,
 }
 
-fn run_game<G: crate::bot::Bot>(a: &DemoArgs) -> Result<Output> {
+pub fn run(a: &Demo) -> Result<Output> {
+    crate::with_game!(a.game.as_str(), G => run_game::<G>(a))
+}
+
+fn run_game<G: crate::bot::Bot>(a: &Demo) -> Result<Output> {
     let players = a.players.unwrap_or(*G::SEATS.start());
     if !G::SEATS.contains(&players) {
         return Err(Error::Usage(format!(
@@ -149,8 +162,7 @@ fn play_demo<G: crate::bot::Bot>(
     for (file, format) in [(&picture, Format::Png), (&page, Format::Html)] {
         inspect::view(
             &log,
-            &ViewArgs {
-                file: log.clone(),
+            &Show {
                 at: None,
                 spectator: true,
                 format,

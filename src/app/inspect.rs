@@ -2,12 +2,11 @@
 
 use crate::crypto::identity::Stored as _;
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::history;
 use super::report::*;
 use super::{Output, notes_text, seats_text, status_of, status_text};
-use crate::cli::{Format, ViewArgs};
 use crate::crypto::identity::{self, Identity, IdentityError};
 use crate::error::{Error, Result};
 use crate::games::Game;
@@ -59,8 +58,37 @@ pub(super) fn viewer_identity() -> Result<Option<Identity>> {
     }
 }
 
+/// How `view` shows the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Format {
+    /// Text for a terminal.
+    #[default]
+    Text,
+    /// One JSON object (as `--json`).
+    Json,
+    /// A picture (SVG).
+    Svg,
+    /// A picture (PNG).
+    Png,
+    /// One self-contained page: the picture, the position in words and the
+    /// history.
+    Html,
+}
+
+/// `starry view`: which position, seen by whom, shown how, and where.
+#[derive(Clone, Debug, Default)]
+pub struct Show {
+    /// The position after the first N entries; None: the last.
+    pub at: Option<u64>,
+    /// The public view even for a player who holds a seat.
+    pub spectator: bool,
+    pub format: Format,
+    /// A file to write; None or `-`: standard output.
+    pub out: Option<PathBuf>,
+}
+
 /// `starry view`.
-pub fn view(path: &Path, a: &ViewArgs) -> Result<Output> {
+pub fn view(path: &Path, a: &Show) -> Result<Output> {
     let id = if a.spectator {
         None
     } else {

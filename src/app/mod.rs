@@ -1,6 +1,7 @@
-//! The work behind each command. `main` parses arguments and calls [`run`];
-//! everything here returns an [`Output`] (text and JSON) or an [`Error`]
-//! whose exit code says what class of problem it was.
+//! The work behind each command, taking plain values: the command line
+//! (`crate::cli`) and `starry serve` both call it. Everything here returns
+//! an [`Output`] (text and JSON) or an [`Error`] whose exit code says what
+//! class of problem it was.
 
 pub mod act;
 pub mod arena;
@@ -30,7 +31,6 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::cli::{AfterArgs, Cli, Command, IdCommand};
 use crate::crypto::identity::{self, Identity};
 use crate::error::{Error, Result};
 use crate::games::{Game, Seat};
@@ -82,531 +82,23 @@ pub fn unknown_game(name: &str) -> Error {
     crate::games::registry::UnknownGame::named(name).into()
 }
 
-pub fn run(cli: Cli) -> Result<Output> {
-    let json = cli.json;
-    match cli.command {
-        Command::Id(IdCommand::New { name, email }) => {
-            let home = identity::home_dir()?;
-            let id = Identity::create(&home, &name, &email)?;
-            let r = id_report(&id, &home);
-            Ok(Output::new(
-                format!(
-                    "Created identity for {} <{}>\nkey  {}\nfile {}\nBack this file up: it is the only secret you need for all your games.",
-                    r.name, r.email, r.key, r.file
-                ),
-                &r,
-            ))
-        }
-        Command::Id(IdCommand::Show) => {
-            let home = identity::home_dir()?;
-            let id = Identity::load(&home)?;
-            let r = id_report(&id, &home);
-            Ok(Output::new(
-                format!(
-                    "{} <{}>\nkey  {}\nfile {}\nTo pin your seat in a game to this key, its creator lists you in --players as:\n  {}",
-                    r.name, r.email, r.key, r.file, r.players_entry
-                ),
-                &r,
-            ))
-        }
-        Command::New(a) => {
-            let after = a.after;
-            then(after, || act::new_game(&a))
-        }
-        Command::Join(a) => {
-            let path = log_path(&a.file)?;
-            let what = if a.allow_protocol_2 {
-                act::Do::JoinProtocol2(a.notify.into())
-            } else {
-                act::Do::Join(a.notify.into())
-            };
-            let floor = a
-                .min_deadline
-                .map_or(clock::DEFAULT_MIN_DEADLINE, |d| d.seconds().unwrap_or(0));
-            then(a.after, || {
-                let mut out = act::act_file(&path, what, false)?;
-                // Time controls under the player's floor: said, since a
-                // claim that they stopped answering may come that soon.
-                let short = crate::log::file::read(&path).ok().and_then(|b| {
-                    let (g, _) = crate::log::replay::read_genesis(&b).ok()?;
-                    (g.protocol >= 3).then(|| clock::short_deadline(&g, floor))?
-                });
-                if let Some(why) = short {
-                    let w = format!(
-                        "{why}. Joined all the same; to be warned only under another floor, \
-                         give --min-deadline (e.g. 1h, or none)"
-                    );
-                    out.warning = Some(match out.warning.take() {
-                        Some(prev) => format!("{prev}\nwarning: {w}"),
-                        None => w,
-                    });
-                }
-                Ok(out)
-            })
-        }
-        Command::Ready(a) => act_then(&a.file, a.after, act::Do::Ready, false),
-        Command::Play(a) => {
-            let what = match (a.auto, a.r#move) {
-                _ if a.bot.is_some() => act::Do::Bot(
-                    a.bot.and_then(crate::bot::Level::new).unwrap_or(crate::bot::Level::DEFAULT),
-                    a.seed,
-                ),
-                (true, _) => act::Do::Auto,
-                (false, Some(m)) if m.trim().is_empty() => {
-                    return Err(Error::Usage(
-                        "the move is empty; give a move, e.g. `starry play game.jsonl \"10 leo:3\"` \
-                         (Starry Sky), `A-C` (Starry Night) or `\"corner1 f8 r90\"` (Star Map), or \
-                         --auto for a random legal one"
-                            .into(),
-                    ));
-                }
-                (false, Some(m)) => act::Do::Move(m),
-                (false, None) => {
-                    return Err(Error::Usage(
-                        "give a move, e.g. `starry play game.jsonl \"10 leo:3\"` (Starry Sky: token, then \
-                         star as labelled in `starry view`), `A-C` (Starry Night: an edge) or \
-                         `\"corner1 f8 r90\"` (Star Map: disc, square, rotation), or --auto for \
-                         whatever you must do next"
-                            .into(),
-                    ));
-                }
-            };
-            act_then(&a.file, a.after, what, a.dry_run)
-        }
-        Command::Reveal(a) => act_then(&a.file, a.after, act::Do::Reveal, false),
-        Command::Resign(a) => {
-            let path = log_path(&a.file)?;
-            if !a.yes {
-                // Whatever would refuse the resignation (not your turn, the
-                // game over) is said before the question, not after it.
-                act::act_file(&path, act::Do::Resign, true)?;
-                confirm(
-                    &path,
-                    &a.file,
-                    "resign",
-                    &format!(
-                        "Resign {}? The game ends with you placed last; this cannot be undone.",
-                        inline(&crate::error::shown_path(&path))
-                    ),
-                    "resigning ends the game for you and cannot be undone",
-                    "not resigned: nothing was written",
-                )?;
-            }
-            then(a.after, || act::act_file(&path, act::Do::Resign, false))
-        }
-        Command::Abandon(a) => {
-            let path = log_path(&a.file)?;
-            if !a.yes {
-                // The dry run refuses what cannot be claimed (too early, your
-                // own turn, the game over) before the question is asked.
-                let dry = act::act_file(&path, act::Do::Abandon, true)?;
-                confirm(
-                    &path,
-                    &a.file,
-                    "abandon",
-                    &format!(
-                        "{}? If every other player claims it too, the game ends with them placed \
-                         last; until they countersign the result, an entry from them answers \
-                         the claim.",
-                        dry.json["summary"]
-                            .as_str()
-                            .map(|s| s.replacen("claims that", "Claim that", 1))
-                            .unwrap_or_else(|| "Claim the game abandoned".into())
-                    ),
-                    "a claim that a player stopped answering can end the game for them",
-                    "not claimed: nothing was written",
-                )?;
-            }
-            then(a.after, || act::act_file(&path, act::Do::Abandon, false))
-        }
-        Command::Countersign(a) => {
-            let path = log_path(&a.file)?;
-            // A countersignature of claims against oneself gives up the
-            // late answer that still wins (protocol §7): asked first, and
-            // the only path that writes one.
-            let what = match act::concede_question(&path)? {
-                None => act::Do::Countersign,
-                Some(question) => {
-                    if !a.yes {
-                        confirm(
-                            &path,
-                            &a.file,
-                            "countersign",
-                            &question,
-                            "countersigning the claims that you stopped answering gives up your \
-                             answer, which still wins against them",
-                            "not countersigned: nothing was written; your move still wins \
-                             against the claims (`starry play`)",
-                        )?;
-                    }
-                    act::Do::Concede
-                }
-            };
-            then(a.after, || act::act_file(&path, what, false))
-        }
-        Command::Mail(crate::cli::MailArgs {
-            action: Some(crate::cli::MailAction::Setup(s)),
-            ..
-        }) => setup::run(&s),
-        Command::Sync(a) => sync::run(
-            &match a.maildir {
-                Some(d) => sync::Source::Maildir(d),
-                None => sync::Source::Imap,
-            },
-            a.watch,
-            json,
-        ),
-        Command::Mail(a) => match (a.retry, &a.file) {
-            (true, _) => mail::retry_pending(),
-            (false, Some(f)) => mail::mail_file(
-                &log_path(f)?,
-                mail::Sending {
-                    to_all: a.to_all,
-                    full: a.full,
-                    remind: false,
-                    resend: true,
-                    auto_submitted: false,
-                },
-            ),
-            (false, None) => Err(Error::Usage(
-                "give the game log to mail (a file or a game id), or --retry to send what is pending"
-                    .into(),
-            )),
-        },
-        Command::Ingest(a) => ingest::ingest(a.input.as_deref(), a.into.as_deref()),
-        Command::Status(f) => inspect::status(&log_path(&f.file)?),
-        Command::View(a) => inspect::view(&log_path(&a.file)?, &a),
-        Command::Moves(a) => moves::moves(&log_path(&a.file)?, &a),
-        Command::History(a) => history::history(&log_path(&a.file)?, a.since_mine),
-        Command::Games { ids: false } => games::list(),
-        Command::Games { ids: true } => games::ids(),
-        Command::Remind(f) => mail::remind(&log_path(&f.file)?),
-        Command::Completions { shell } => Ok(completions(shell)),
-        Command::Man { command, dir } => match dir {
-            Some(dir) => man_dir(&dir),
-            None => man(command.as_deref()),
-        },
-        Command::Audit(a) => audit::run(&a),
-        Command::Rules(r) => rules::run(r),
-        Command::Demo(a) => demo::run(&a),
-        Command::Serve(a) => crate::serve::run(&a),
-        Command::Robot(a) => robot::run(a.try_into()?, json),
-        Command::Arena(a) => arena::run(&arena::Match {
-            players: a
-                .bots
-                .iter()
-                .map(|b| b.parse().map_err(Error::Usage))
-                .collect::<Result<_>>()?,
-            game: a.game,
-            games: a.games,
-            seed: a.seed,
-            jobs: a.jobs.map(usize::from),
-            variants: act::parse_variants(&a.variants)?,
-        }),
-    }
-}
-
-/// Asks on the terminal before an entry that cannot be taken back (a
-/// resignation, an abandonment claim). Without a terminal there is nobody
-/// to ask: `--yes` is needed. `given` is the FILE argument as the player
-/// typed it (a file or a game id), for the command to run instead.
-fn confirm(
-    _path: &Path,
-    given: &Path,
-    command: &str,
-    question: &str,
-    why: &str,
-    declined: &str,
-) -> Result<()> {
-    use std::io::{BufRead, IsTerminal, Read, Write};
-    let stdin = std::io::stdin();
-    if !stdin.is_terminal() {
-        let file = inline(&given.display().to_string()).into_owned();
-        let file = if file.contains(char::is_whitespace) {
-            format!("\"{file}\"")
-        } else {
-            file
-        };
-        return Err(Error::Usage(format!(
-            "{why}, and there is no terminal to ask you; to confirm, run `starry {command} \
-             {file} --yes`. Nothing was written"
-        )));
-    }
-    eprint!("{question} [y/N] ");
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    stdin
-        .lock()
-        .take(64)
-        .read_line(&mut answer)
-        .map_err(|e| Error::io("cannot read the answer from", "the terminal", e))?;
-    if matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
-        Ok(())
-    } else {
-        Err(Error::Usage(declined.into()))
-    }
-}
-
 /// The games this program plays, as `new` and `rules` name them.
 pub const GAME_NAMES: [&str; crate::games::registry::COUNT] = crate::games::registry::NAMES;
 
-/// `starry completions SHELL`: clap's script, with the game names for
-/// `new`, and for bash, zsh and fish the ids of the games in the games
-/// directory where a command takes a game log: the script runs
-/// `starry games --ids` when Tab is pressed there (file names are still
-/// offered too), so a game that arrived since is offered as well.
-fn completions(shell: clap_complete::Shell) -> Output {
-    use clap::CommandFactory;
-    use clap_complete::Shell;
-    let cmd = Cli::command().mut_subcommand("new", |c| {
-        c.mut_arg("game", |a| {
-            a.value_parser(clap::builder::PossibleValuesParser::new(GAME_NAMES))
-        })
-    });
-    // The commands whose first argument is a game log (a file or an id).
-    let takes_game: Vec<String> = cmd
-        .get_subcommands()
-        .filter(|c| {
-            c.get_positionals()
-                .next()
-                .is_some_and(|a| a.get_id() == "file")
-        })
-        .map(|c| c.get_name().to_string())
-        .collect();
-    let mut buf = Vec::new();
-    clap_complete::generate(shell, &mut cmd.clone(), "starry", &mut buf);
-    let mut text = String::from_utf8_lossy(&buf).trim_end().to_string();
-    match shell {
-        Shell::Bash => {
-            text = text.replace("complete -F _starry ", "complete -F _starry_with_games ");
-            text.push_str(&format!(
-                r#"
-
-# Game ids from the games directory for a command's GAME argument.
-_starry_with_games() {{
-    _starry "$@"
-    local cur="${{COMP_WORDS[COMP_CWORD]}}"
-    if [[ $COMP_CWORD -eq 2 && "$cur" != -* ]]; then
-        case "${{COMP_WORDS[1]}}" in
-            {})
-                local ids
-                ids="$(starry games --ids 2>/dev/null)"
-                COMPREPLY+=( $(compgen -W "$ids" -- "$cur") )
-                ;;
-        esac
-    fi
-}}"#,
-                takes_game.join("|")
-            ));
-        }
-        Shell::Zsh => {
-            text = text
-                .lines()
-                .map(|l| {
-                    let spec = l.trim_start();
-                    let file = spec.starts_with("':file -- ") || spec.starts_with("'::file -- ");
-                    if file && l.ends_with(":_files' \\") {
-                        l.replace(":_files' \\", ":_starry_game_files' \\")
-                    } else {
-                        l.to_string()
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join("\n");
-            // Defined before the last lines, which run `_starry` at once
-            // when the file is autoloaded.
-            let helper = r#"# Game ids from the games directory, and files, for a GAME argument.
-(( $+functions[_starry_game_files] )) ||
-_starry_game_files() {
-    local -a ids
-    ids=(${(f)"$(starry games --ids 2>/dev/null)"})
-    compadd -X 'game ids' -a ids
-    _files
-}
-
-"#;
-            match text.rfind("if [ \"$funcstack[1]\" = \"_starry\" ]") {
-                Some(at) => text.insert_str(at, helper),
-                None => text.push_str(&format!("\n\n{helper}")),
-            }
-        }
-        Shell::Fish => {
-            // clap's fish script completes no positional argument.
-            text.push_str(&format!(
-                "\n\n# The games of `new`.\n\
-                 complete -c starry -n \"__fish_starry_using_subcommand new\" -a \"{}\"\n\
-                 # Game ids from the games directory for a command's GAME argument.\n\
-                 complete -c starry -n \"__fish_seen_subcommand_from {}\" -a \"(starry games --ids 2>/dev/null)\"",
-                GAME_NAMES.join(" "),
-                takes_game.join(" ")
-            ));
-        }
-        _ => {}
-    }
-    Output::new(text, &serde_json::json!({ "shell": shell.to_string() }))
-}
-
-/// Every manual page: starry(1) and, for each command, starry-COMMAND(1)
-/// (starry-id-new(1) for `starry id new`), as each page's list of commands
-/// names them. The name is the page's title and file name.
-fn man_pages() -> Vec<(String, clap::Command)> {
-    use clap::CommandFactory;
-    fn add(prefix: &str, cmd: &clap::Command, out: &mut Vec<(String, clap::Command)>) {
-        for sub in cmd.get_subcommands().filter(|c| !c.is_hide_set()) {
-            let name = format!("{prefix}-{}", sub.get_name());
-            out.push((name.clone(), sub.clone().name(name.clone())));
-            add(&name, sub, out);
-        }
-    }
-    let top = Cli::command();
-    let mut out = vec![("starry".to_string(), top.clone())];
-    add("starry", &top, &mut out);
-    // No page for clap's `help` commands, which are not documented either.
-    out.into_iter()
-        .map(|(n, c)| (n, c.disable_help_subcommand(true)))
-        .collect()
-}
-
-/// `starry man [COMMAND]`: starry(1), or a command's page starry-COMMAND(1),
-/// which starry(1) refers to.
-fn man(command: Option<&str>) -> Result<Output> {
-    let pages = man_pages();
-    let wanted = match command {
-        None => "starry".to_string(),
-        Some(name) => format!(
-            "starry-{}",
-            name.trim_start_matches("starry-").replace(' ', "-")
-        ),
-    };
-    let Some((_, page)) = pages.into_iter().find(|(n, _)| *n == wanted) else {
-        use clap::CommandFactory;
-        let top = Cli::command();
-        let names: Vec<&str> = top.get_subcommands().map(|c| c.get_name()).collect();
-        return Err(Error::Usage(format!(
-            "there is no command `{}`; the commands are {}",
-            crate::text::excerpt(command.unwrap_or_default()),
-            names.join(", ")
-        )));
-    };
-    let text = render_man(page)?;
-    Ok(Output::new(
-        text.trim_end().to_string(),
-        &serde_json::json!({ "format": "roff" }),
-    ))
-}
-
-/// `starry man --dir DIR`: every page, as DIR/NAME.1.
-fn man_dir(dir: &Path) -> Result<Output> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Error::io("cannot create the directory for the manual pages", dir, e))?;
-    let mut written = Vec::new();
-    for (name, page) in man_pages() {
-        let path = dir.join(format!("{name}.1"));
-        let text = render_man(page)?;
-        std::fs::write(&path, text)
-            .map_err(|e| Error::io("cannot write the manual page", &path, e))?;
-        written.push(path.display().to_string());
-    }
-    Ok(Output::new(
-        format!(
-            "Wrote {} manual pages into {} (starry.1 and one per command); `man starry` shows \
-             them when that directory is in your MANPATH.",
-            written.len(),
-            inline(&dir.display().to_string())
-        ),
-        &serde_json::json!({ "format": "roff", "dir": dir.display().to_string(), "pages": written }),
-    ))
-}
-
-/// One page in roff. clap_mangen feeds the text after the options to roff
-/// line by line as running text, so roff refills it: the examples run into
-/// each other. Here that text becomes its own EXTRA section: paragraphs
-/// filled, each example and each indented line on a line of its own, as
-/// `--help` shows them.
-fn render_man(page: clap::Command) -> Result<String> {
-    let extra = page
-        .get_after_long_help()
-        .or_else(|| page.get_after_help())
-        .map(|t| t.to_string());
-    let page = page.after_help(None::<&str>).after_long_help(None::<&str>);
-    let mut buf = Vec::new();
-    clap_mangen::Man::new(page)
-        .render(&mut buf)
-        .map_err(|e| Error::Other(format!("cannot render the manual page: {e}")))?;
-    let mut text = String::from_utf8_lossy(&buf).into_owned();
-    if let Some(extra) = extra {
-        let section = roff_extra(&extra);
-        match text.find("\n.SH VERSION") {
-            Some(at) => text.insert_str(at + 1, &section),
-            None => text.push_str(&section),
-        }
-    }
-    Ok(text)
-}
-
-/// The EXTRA section of a page from the text after a command's options:
-/// blank lines part paragraphs; a line starting with white space stands on
-/// its own (an example, a setting), and one starting with `- ` is a list
-/// item; the other lines of a paragraph are filled, a line ending a
-/// sentence ending its paragraph.
-fn roff_extra(text: &str) -> String {
-    fn esc(line: &str) -> String {
-        let s = line.replace('\\', "\\e").replace('-', "\\-");
-        if s.starts_with('.') || s.starts_with('\'') {
-            format!("\\&{s}")
-        } else {
-            s
-        }
-    }
-    let mut out = String::from(".SH EXTRA\n");
-    let mut open_nf = false;
-    let mut new_paragraph = true;
-    for line in text.lines() {
-        let trimmed = line.trim();
-        let indented = line.starts_with(char::is_whitespace);
-        if open_nf && (trimmed.is_empty() || !indented || trimmed.starts_with("- ")) {
-            out.push_str(".fi\n.RE\n");
-            open_nf = false;
-        }
-        if trimmed.is_empty() {
-            new_paragraph = true;
-        } else if let (true, Some(item)) = (indented, trimmed.strip_prefix("- ")) {
-            out.push_str(&format!(".IP \\(bu 2\n{}\n", esc(item)));
-            new_paragraph = true;
-        } else if indented {
-            if !open_nf {
-                out.push_str(".RS 2\n.nf\n");
-                open_nf = true;
-            }
-            out.push_str(&esc(trimmed));
-            out.push('\n');
-            new_paragraph = true;
-        } else {
-            if new_paragraph {
-                out.push_str(".PP\n");
-            }
-            out.push_str(&esc(trimmed));
-            out.push('\n');
-            new_paragraph = trimmed.ends_with('.') || trimmed.ends_with(':');
-        }
-    }
-    if open_nf {
-        out.push_str(".fi\n.RE\n");
-    }
-    out
-}
-
-/// A writing command, then what `--mail` and `--git-commit` ask for.
-fn act_then(file: &Path, after: AfterArgs, what: act::Do, dry_run: bool) -> Result<Output> {
-    let path = log_path(file)?;
-    then(after, || act::act_file(&path, what, dry_run))
+/// What to do once an entry is written (`--mail`, `--git-commit`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct After {
+    /// Mail the log to whoever must act next.
+    pub mail: bool,
+    /// Commit the log in its git repository.
+    pub git_commit: bool,
 }
 
 /// Runs `write` (a command that appends an entry), then mails and commits as
 /// asked. The mail settings are checked first, so that broken settings stop
 /// the command before anything is written; after that, the entry is written
 /// whatever happens to the mail or the commit.
-pub(crate) fn then(after: AfterArgs, write: impl FnOnce() -> Result<Output>) -> Result<Output> {
+pub fn then(after: After, write: impl FnOnce() -> Result<Output>) -> Result<Output> {
     let mail_cfg = if after.mail {
         let home = identity::home_dir()?;
         Some(crate::mail::load(&home).map_err(|e| {
@@ -730,6 +222,34 @@ pub fn log_path(arg: &Path) -> Result<PathBuf> {
             dir.display()
         ))),
     }
+}
+
+/// `starry id new`.
+pub fn new_identity(name: &str, email: &str) -> Result<Output> {
+    let home = identity::home_dir()?;
+    let id = Identity::create(&home, name, email)?;
+    let r = id_report(&id, &home);
+    Ok(Output::new(
+        format!(
+            "Created identity for {} <{}>\nkey  {}\nfile {}\nBack this file up: it is the only secret you need for all your games.",
+            r.name, r.email, r.key, r.file
+        ),
+        &r,
+    ))
+}
+
+/// `starry id show`.
+pub fn show_identity() -> Result<Output> {
+    let home = identity::home_dir()?;
+    let id = Identity::load(&home)?;
+    let r = id_report(&id, &home);
+    Ok(Output::new(
+        format!(
+            "{} <{}>\nkey  {}\nfile {}\nTo pin your seat in a game to this key, its creator lists you in --players as:\n  {}",
+            r.name, r.email, r.key, r.file, r.players_entry
+        ),
+        &r,
+    ))
 }
 
 fn id_report(id: &Identity, home: &Path) -> IdReport {

@@ -14,7 +14,6 @@ use serde::Serialize;
 
 use super::Output;
 use super::inspect::{open, viewer_identity};
-use crate::cli::MovesArgs;
 use crate::error::{Error, Result};
 use crate::games::Game;
 use crate::log::Replay;
@@ -60,7 +59,9 @@ pub struct MoveItem {
     pub group: Vec<String>,
 }
 
-pub fn moves(path: &Path, a: &MovesArgs) -> Result<Output> {
+/// `starry moves`: at most `limit` of them listed (the count of all is
+/// still given).
+pub fn moves(path: &Path, limit: Option<usize>) -> Result<Output> {
     let id = viewer_identity()?;
     open(path, |bytes, game| {
         with_game!(game, G => {
@@ -74,7 +75,7 @@ pub fn moves(path: &Path, a: &MovesArgs) -> Result<Output> {
                 Some(k) => Replay::<G>::from_bytes_upto(bytes, k as usize).map_err(|fault| Error::Log { path: path.into(), fault })?,
                 None => r,
             };
-            let mut report = list::<G>(&r, id.as_ref(), a.limit)?;
+            let mut report = list::<G>(&r, id.as_ref(), limit)?;
             report.hint = hint::<G>(&r, &report, &file);
             let mut text = text::<G>(&report, &file);
             if let Some(k) = late {

@@ -6,76 +6,78 @@ use std::path::Path;
 
 use super::Output;
 use super::report::{GameInfo, RulesList, VariantInfo};
-use crate::cli::RulesCommand;
 use crate::error::{Error, Result};
 use crate::games::registry::{self, Entry};
 use crate::games::starry_sky::referee::MAX_POSITION_BYTES;
 use crate::text::{excerpt_bytes, inline};
 
-pub fn run(cmd: RulesCommand) -> Result<Output> {
-    match cmd {
-        RulesCommand::List => {
-            let games: Vec<GameInfo> = registry::ALL.iter().map(info).collect();
-            let mut text = String::new();
-            for g in &games {
-                let players = if g.min_players == g.max_players {
-                    g.min_players.to_string()
-                } else {
-                    format!("{} to {}", g.min_players, g.max_players)
-                };
-                text.push_str(&format!(
-                    "{} (rules version {}), {players} players\n",
-                    g.name, g.rules_version
-                ));
-                for v in &g.variants {
-                    text.push_str(&format!(
-                        "  --variant {}={}   (default {}) {}\n",
-                        v.key,
-                        v.values.join("|"),
-                        v.values[0],
-                        v.help
-                    ));
-                }
-            }
-            Ok(Output::new(
-                text.trim_end().to_string(),
-                &RulesList { games },
-            ))
-        }
-        RulesCommand::Score { game, position } => {
-            let (text, source) = read_input(Some(&position), Input::Position)?;
-            let Some(entry) = registry::find(&game) else {
-                return Err(super::unknown_game(&game));
-            };
-            let (text, report) = (entry.score)(&text).map_err(|e| {
-                // The likeliest mistake: another game's position without
-                // --game, which defaults to the first registered game.
-                let hint = if entry.name == registry::NAMES[0] {
-                    registry::ALL
-                        .iter()
-                        .filter(|other| other.name != entry.name)
-                        .find_map(|other| {
-                            let (mark, what) = other.position_mark?;
-                            text.contains(mark)
-                                .then(|| format!("; for {what} add --game {}", other.name))
-                        })
-                        .unwrap_or_default()
-                } else {
-                    String::new()
-                };
-                Error::Usage(format!("{source}: {e}{hint}"))
-            })?;
-            Ok(Output::new(text, &report))
-        }
-        RulesCommand::Replay { game, input } => {
-            // The game first: an unknown one is refused before standard
-            // input is read.
-            crate::with_game!(game.as_str(), G => {
-                let (text, source) = read_input(input.as_deref(), Input::Actions)?;
-                replay::run::<G>(&text, &source)
-            })
+/// `starry rules list`.
+pub fn list() -> Result<Output> {
+    let games: Vec<GameInfo> = registry::ALL.iter().map(info).collect();
+    let mut text = String::new();
+    for g in &games {
+        let players = if g.min_players == g.max_players {
+            g.min_players.to_string()
+        } else {
+            format!("{} to {}", g.min_players, g.max_players)
+        };
+        text.push_str(&format!(
+            "{} (rules version {}), {players} players\n",
+            g.name, g.rules_version
+        ));
+        for v in &g.variants {
+            text.push_str(&format!(
+                "  --variant {}={}   (default {}) {}\n",
+                v.key,
+                v.values.join("|"),
+                v.values[0],
+                v.help
+            ));
         }
     }
+    Ok(Output::new(
+        text.trim_end().to_string(),
+        &RulesList { games },
+    ))
+}
+
+/// `starry rules score`: the position in the file `position` (`-`:
+/// standard input), scored by the rules of `game`.
+pub fn score(game: &str, position: &Path) -> Result<Output> {
+    let (text, source) = read_input(Some(position), Input::Position)?;
+    let Some(entry) = registry::find(game) else {
+        return Err(super::unknown_game(game));
+    };
+    let (text, report) = (entry.score)(&text).map_err(|e| {
+        // The likeliest mistake: another game's position without
+        // --game, which defaults to the first registered game.
+        let hint = if entry.name == registry::NAMES[0] {
+            registry::ALL
+                .iter()
+                .filter(|other| other.name != entry.name)
+                .find_map(|other| {
+                    let (mark, what) = other.position_mark?;
+                    text.contains(mark)
+                        .then(|| format!("; for {what} add --game {}", other.name))
+                })
+                .unwrap_or_default()
+        } else {
+            String::new()
+        };
+        Error::Usage(format!("{source}: {e}{hint}"))
+    })?;
+    Ok(Output::new(text, &report))
+}
+
+/// `starry rules replay`: the actions in `input` (None or `-`: standard
+/// input), replayed by the rules of `game`.
+pub fn replay(game: &str, input: Option<&Path>) -> Result<Output> {
+    // The game first: an unknown one is refused before standard
+    // input is read.
+    crate::with_game!(game, G => {
+        let (text, source) = read_input(input, Input::Actions)?;
+        replay::run::<G>(&text, &source)
+    })
 }
 
 /// What a `rules` command reads.

@@ -16,7 +16,6 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::Output;
-use crate::cli::MailSetupArgs;
 use crate::crypto::identity::{self, Identity};
 use crate::error::{Error, Result};
 use crate::mail::imap::{Imap, ImapSecurity};
@@ -86,57 +85,130 @@ pub struct SetupReport {
     pub imap: Option<String>,
 }
 
+/// `starry mail setup`: each value as its flag gave it; what is missing
+/// comes from the provider, the settings already there, or a question.
+#[derive(Debug, Default)]
+pub struct Setup {
+    pub email: Option<String>,
+    pub provider: Option<String>,
+    pub smtp_host: Option<String>,
+    pub smtp_port: Option<u16>,
+    pub smtp_security: Option<String>,
+    pub imap_host: Option<String>,
+    pub imap_port: Option<u16>,
+    pub imap_security: Option<String>,
+    pub user: Option<String>,
+    pub password_command: Option<String>,
+    pub password_stdin: bool,
+    pub ca_file: Option<PathBuf>,
+    /// Write the settings without trying the connections.
+    pub no_test: bool,
+}
+
 /// `starry mail setup`.
-pub fn run(a: &MailSetupArgs) -> Result<Output> {
+pub fn run(a: &Setup) -> Result<Output> {
     let home = identity::home_dir()?;
     let path = home.join(CONFIG_FILE);
-    let mut table: toml::Table = match fs::read_to_string(&path) {
+    let mut table = read_settings(&path)?;
+    let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let mut ask = Asker { terminal };
+    let servers = servers(a, &table, &home, &mut ask)?;
+    let secret = secret(a, &table, &servers.user, terminal)?;
+    write_over(&mut table, &servers, &secret, a.ca_file.as_deref())?;
+    let text_of_settings = toml::to_string(&table)
+        .map_err(|e| Error::Other(format!("cannot write the settings: {e}")))?;
+
+    // Tried in a scratch home, with the same environment.
+    let scratch =
+        tempfile::tempdir().map_err(|e| Error::io("cannot create", "a temporary folder", e))?;
+    write_private(
+        &scratch.path().join(CONFIG_FILE),
+        text_of_settings.as_bytes(),
+    )?;
+    let cfg = load_with_env(scratch.path(), &|n| std::env::var(n).ok())
+        .map_err(|e| Error::Usage(format!("{e}; nothing was changed")))?;
+    let mut report = SetupReport {
+        file: path.display().to_string(),
+        written: false,
+        backup: None,
+        smtp: None,
+        imap: None,
+    };
+    if !a.no_test
+        && let Some(failed) = try_both(&cfg, &home, &servers.user, &mut report)
+    {
+        return Ok(failed);
+    }
+    keep(&home, &path, &text_of_settings, report)
+}
+
+/// The settings file as it is; empty when there is none.
+fn read_settings(path: &Path) -> Result<toml::Table> {
+    match fs::read_to_string(path) {
         Ok(t) => t.parse().map_err(|_| {
             Error::Usage(format!(
                 "{} is not valid TOML; fix or remove it first (nothing was changed)",
                 path.display()
             ))
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => toml::Table::new(),
-        Err(e) => return Err(Error::io("cannot read", &path, e)),
-    };
-    let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let mut ask = Asker { terminal };
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(toml::Table::new()),
+        Err(e) => Err(Error::io("cannot read", path, e)),
+    }
+}
 
-    let provider = match &a.provider {
-        Some(p) => Some(
-            PROVIDERS
-                .iter()
-                .find(|x| x.name.eq_ignore_ascii_case(p.trim()))
-                .ok_or_else(|| {
-                    Error::Usage(format!(
-                        "--provider {}: not one starry knows; known: {}. Give --smtp-host and \
-                         --imap-host instead",
-                        text::excerpt(p),
-                        PROVIDERS
-                            .iter()
-                            .map(|p| p.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
-                })?,
-        ),
-        None => None,
+/// The value of `key` in `section` of the settings already there.
+fn current(table: &toml::Table, section: &str, key: &str) -> Option<String> {
+    table
+        .get(section)
+        .and_then(|s| s.get(key))
+        .and_then(|v| match v {
+            toml::Value::String(s) => Some(s.clone()),
+            toml::Value::Integer(i) => Some(i.to_string()),
+            _ => None,
+        })
+}
+
+fn provider(name: Option<&str>) -> Result<Option<&'static Provider>> {
+    let Some(p) = name else {
+        return Ok(None);
     };
-    let current = |section: &str, key: &str| -> Option<String> {
-        table
-            .get(section)
-            .and_then(|s| s.get(key))
-            .and_then(|v| match v {
-                toml::Value::String(s) => Some(s.clone()),
-                toml::Value::Integer(i) => Some(i.to_string()),
-                _ => None,
-            })
-    };
+    PROVIDERS
+        .iter()
+        .find(|x| x.name.eq_ignore_ascii_case(p.trim()))
+        .map(Some)
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "--provider {}: not one starry knows; known: {}. Give --smtp-host and \
+                 --imap-host instead",
+                text::excerpt(p),
+                PROVIDERS
+                    .iter()
+                    .map(|p| p.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
+}
+
+/// Where and as whom to log in; None keeps what the settings say.
+struct Servers {
+    user: String,
+    smtp_host: String,
+    imap_host: String,
+    smtp_security: Option<Security>,
+    imap_security: Option<ImapSecurity>,
+    smtp_port: Option<u16>,
+    imap_port: Option<u16>,
+}
+
+/// The address, the login and both servers: from the flags, else the
+/// provider, else the settings there, else a question.
+fn servers(a: &Setup, table: &toml::Table, home: &Path, ask: &mut Asker) -> Result<Servers> {
+    let provider = provider(a.provider.as_deref())?;
     let email = match a.email.clone() {
         Some(e) => Some(e),
-        None => current("smtp", "user")
-            .or_else(|| Identity::load(&home).ok().map(|i| i.email))
+        None => current(table, "smtp", "user")
+            .or_else(|| Identity::load(home).ok().map(|i| i.email))
             .or(ask.line("Your e-mail address")?),
     };
     let email = email.ok_or_else(|| missing("--email"))?;
@@ -146,33 +218,30 @@ pub fn run(a: &MailSetupArgs) -> Result<Output> {
         let domain = email.rsplit('@').next().unwrap_or_default();
         format!("{kind}.{domain}")
     };
-
-    let smtp_host = match (&a.smtp_host, provider) {
-        (Some(h), _) => h.clone(),
-        (None, Some(p)) => p.smtp.0.to_string(),
-        (None, None) => match current("smtp", "host") {
-            Some(h) => h,
-            None => ask
-                .line_or(
-                    &format!("SMTP server (sending) [{}]", guess("smtp")),
-                    guess("smtp"),
-                )?
-                .ok_or_else(|| missing("--smtp-host"))?,
-        },
+    let mut host = |given: &Option<String>, known: Option<&str>, kind: &str, question: &str| {
+        Ok::<_, Error>(match (given, known) {
+            (Some(h), _) => h.clone(),
+            (None, Some(k)) => k.to_string(),
+            (None, None) => match current(table, kind, "host") {
+                Some(h) => h,
+                None => ask
+                    .line_or(&format!("{question} [{}]", guess(kind)), guess(kind))?
+                    .ok_or_else(|| missing(&format!("--{kind}-host")))?,
+            },
+        })
     };
-    let imap_host = match (&a.imap_host, provider) {
-        (Some(h), _) => h.clone(),
-        (None, Some(p)) => p.imap.0.to_string(),
-        (None, None) => match current("imap", "host") {
-            Some(h) => h,
-            None => ask
-                .line_or(
-                    &format!("IMAP server (receiving) [{}]", guess("imap")),
-                    guess("imap"),
-                )?
-                .ok_or_else(|| missing("--imap-host"))?,
-        },
-    };
+    let smtp_host = host(
+        &a.smtp_host,
+        provider.map(|p| p.smtp.0),
+        "smtp",
+        "SMTP server (sending)",
+    )?;
+    let imap_host = host(
+        &a.imap_host,
+        provider.map(|p| p.imap.0),
+        "imap",
+        "IMAP server (receiving)",
+    )?;
     let smtp_security = match &a.smtp_security {
         Some(s) => Some(parse_security(s)?),
         None => provider.map(|p| p.smtp.2),
@@ -193,18 +262,32 @@ pub fn run(a: &MailSetupArgs) -> Result<Output> {
             return Err(Error::Usage(format!("{flag} cannot be 0")));
         }
     }
+    Ok(Servers {
+        user,
+        smtp_host,
+        imap_host,
+        smtp_security,
+        imap_security,
+        smtp_port,
+        imap_port,
+    })
+}
 
-    // The secret: a command, a password read from standard input, the one
-    // already there, or a question.
-    enum Secret {
-        Command(String),
-        Password(String),
-        Keep,
-    }
-    let had_secret =
-        current("smtp", "password").is_some() || current("smtp", "password_command").is_some();
-    let secret = if let Some(c) = &a.password_command {
-        Secret::Command(c.clone())
+/// The password, or how to get it.
+enum Secret {
+    Command(String),
+    Password(String),
+    /// The one already in the settings.
+    Keep,
+}
+
+/// The secret: a command, a password read from standard input, the one
+/// already there, or a question.
+fn secret(a: &Setup, table: &toml::Table, user: &str, terminal: bool) -> Result<Secret> {
+    let had_secret = current(table, "smtp", "password").is_some()
+        || current(table, "smtp", "password_command").is_some();
+    if let Some(c) = &a.password_command {
+        Ok(Secret::Command(c.clone()))
     } else if a.password_stdin {
         let mut line = String::new();
         std::io::stdin()
@@ -217,13 +300,13 @@ pub fn run(a: &MailSetupArgs) -> Result<Output> {
                 "--password-stdin: standard input held no password".into(),
             ));
         }
-        Secret::Password(p)
+        Ok(Secret::Password(p))
     } else if had_secret {
-        Secret::Keep
+        Ok(Secret::Keep)
     } else if terminal {
         let p = rpassword::prompt_password(format!(
             "Password for {} (an app password for most providers; not shown): ",
-            text::inline(&user)
+            text::inline(user)
         ))
         .map_err(|e| Error::io("cannot read the password from", "the terminal", e))?;
         if p.is_empty() {
@@ -231,26 +314,33 @@ pub fn run(a: &MailSetupArgs) -> Result<Output> {
                 "no password given; nothing was changed".into(),
             ));
         }
-        Secret::Password(p)
+        Ok(Secret::Password(p))
     } else {
-        return Err(Error::Usage(
+        Err(Error::Usage(
             "no password: give --password-command COMMAND (a command that prints it) or \
              --password-stdin, or run `starry mail setup` on a terminal; nothing was changed"
                 .into(),
-        ));
-    };
+        ))
+    }
+}
 
-    // The new settings, over the old ones.
-    let smtp = section(&mut table, "smtp");
-    smtp.insert("host".into(), smtp_host.clone().into());
-    set_or_keep(smtp, "port", smtp_port.map(|p| i64::from(p).into()));
+/// The new settings, over the old ones.
+fn write_over(
+    table: &mut toml::Table,
+    s: &Servers,
+    secret: &Secret,
+    ca_file: Option<&Path>,
+) -> Result<()> {
+    let smtp = section(table, "smtp");
+    smtp.insert("host".into(), s.smtp_host.clone().into());
+    set_or_keep(smtp, "port", s.smtp_port.map(|p| i64::from(p).into()));
     set_or_keep(
         smtp,
         "security",
-        smtp_security.map(|s| security_name(s).into()),
+        s.smtp_security.map(|s| security_name(s).into()),
     );
-    smtp.insert("user".into(), user.clone().into());
-    match &secret {
+    smtp.insert("user".into(), s.user.clone().into());
+    match secret {
         Secret::Command(c) => {
             smtp.remove("password");
             smtp.insert("password_command".into(), c.clone().into());
@@ -261,76 +351,71 @@ pub fn run(a: &MailSetupArgs) -> Result<Output> {
         }
         Secret::Keep => {}
     }
-    if let Some(ca) = &a.ca_file {
+    if let Some(ca) = ca_file {
         let abs = fs::canonicalize(ca).map_err(|e| Error::io("cannot find", ca, e))?;
         smtp.insert("ca_file".into(), abs.display().to_string().into());
     }
-    let imap = section(&mut table, "imap");
-    imap.insert("host".into(), imap_host.clone().into());
-    set_or_keep(imap, "port", imap_port.map(|p| i64::from(p).into()));
-    set_or_keep(imap, "security", imap_security.map(|s| s.as_str().into()));
+    let imap = section(table, "imap");
+    imap.insert("host".into(), s.imap_host.clone().into());
+    set_or_keep(imap, "port", s.imap_port.map(|p| i64::from(p).into()));
+    set_or_keep(imap, "security", s.imap_security.map(|s| s.as_str().into()));
     table.insert("transport".into(), "smtp".into());
-    let text_of_settings = toml::to_string(&table)
-        .map_err(|e| Error::Other(format!("cannot write the settings: {e}")))?;
+    Ok(())
+}
 
-    // Tried in a scratch home, with the same environment.
-    let scratch =
-        tempfile::tempdir().map_err(|e| Error::io("cannot create", "a temporary folder", e))?;
-    write_private(
-        &scratch.path().join(CONFIG_FILE),
-        text_of_settings.as_bytes(),
-    )?;
-    let cfg = load_with_env(scratch.path(), &|n| std::env::var(n).ok())
-        .map_err(|e| Error::Usage(format!("{e}; nothing was changed")))?;
-    let mut report = SetupReport {
-        file: path.display().to_string(),
-        written: false,
-        backup: None,
-        smtp: None,
-        imap: None,
+/// Tries both connections (log in, nothing sent), saying how each went in
+/// `report`; the answer that nothing was written when one failed.
+fn try_both(
+    cfg: &crate::mail::transport::MailConfig,
+    home: &Path,
+    user: &str,
+    report: &mut SetupReport,
+) -> Option<Output> {
+    let smtp_result = check_smtp(cfg, home);
+    let imap_result = Imap::connect(&cfg.imap).and_then(|mut i| {
+        let sel = i.select(&cfg.imap.inbox)?;
+        let server = i.server().to_string();
+        i.logout();
+        Ok((server, sel.exists))
+    });
+    let smtp_text = match &smtp_result {
+        Ok(sent) => format!("SMTP works: {sent}"),
+        Err(e) => format!("SMTP failed: {e}"),
     };
-    if !a.no_test {
-        let smtp_result = check_smtp(&cfg, &home);
-        let imap_result = Imap::connect(&cfg.imap).and_then(|mut i| {
-            let sel = i.select(&cfg.imap.inbox)?;
-            let server = i.server().to_string();
-            i.logout();
-            Ok((server, sel.exists))
-        });
-        let smtp_text = match &smtp_result {
-            Ok(sent) => format!("SMTP works: {sent}"),
-            Err(e) => format!("SMTP failed: {e}"),
-        };
-        let imap_text = match &imap_result {
-            Ok((server, n)) => format!(
-                "IMAP works: logged in at {server} as {}; {} holds {n} mails",
-                text::inline(&user),
-                text::inline(&cfg.imap.inbox)
+    let imap_text = match &imap_result {
+        Ok((server, n)) => format!(
+            "IMAP works: logged in at {server} as {}; {} holds {n} mails",
+            text::inline(user),
+            text::inline(&cfg.imap.inbox)
+        ),
+        Err(e) => format!("IMAP failed: {e}"),
+    };
+    report.smtp = Some(smtp_text.clone());
+    report.imap = Some(imap_text.clone());
+    if smtp_result.is_err() || imap_result.is_err() {
+        let mut out = Output::new(
+            format!(
+                "{smtp_text}\n{imap_text}\nNothing was written: fix what failed and run \
+                 `starry mail setup` again (or add --no-test to keep the settings \
+                 untried)."
             ),
-            Err(e) => format!("IMAP failed: {e}"),
-        };
-        report.smtp = Some(smtp_text.clone());
-        report.imap = Some(imap_text.clone());
-        if smtp_result.is_err() || imap_result.is_err() {
-            let mut out = Output::new(
-                format!(
-                    "{smtp_text}\n{imap_text}\nNothing was written: fix what failed and run \
-                     `starry mail setup` again (or add --no-test to keep the settings \
-                     untried)."
-                ),
-                &report,
-            );
-            out.code = 2;
-            return Ok(out);
-        }
+            &*report,
+        );
+        out.code = 2;
+        return Some(out);
     }
+    None
+}
+
+/// Writes the settings, keeping the earlier file aside.
+fn keep(home: &Path, path: &Path, settings: &str, mut report: SetupReport) -> Result<Output> {
     if path.exists() {
         let backup = home.join(format!("{CONFIG_FILE}.bak"));
-        fs::copy(&path, &backup).map_err(|e| Error::io("cannot keep a copy at", &backup, e))?;
+        fs::copy(path, &backup).map_err(|e| Error::io("cannot keep a copy at", &backup, e))?;
         report.backup = Some(backup.display().to_string());
     }
-    fs::create_dir_all(&home).map_err(|e| Error::io("cannot create", &home, e))?;
-    write_private(&path, text_of_settings.as_bytes())?;
+    fs::create_dir_all(home).map_err(|e| Error::io("cannot create", home, e))?;
+    write_private(path, settings.as_bytes())?;
     report.written = true;
     let mut t = String::new();
     for line in [&report.smtp, &report.imap].into_iter().flatten() {

@@ -1,5 +1,10 @@
-//! Command-line definitions (clap). Only parsing lives here; the work is in
-//! `app`.
+//! The command line: its definitions (clap), and [`run`], which turns
+//! them into the plain values the use cases in `app` take.
+
+mod docs;
+mod run;
+
+pub use run::run;
 
 use std::path::PathBuf;
 
@@ -353,6 +358,15 @@ pub struct ActArgs {
     pub after: AfterArgs,
 }
 
+impl From<AfterArgs> for crate::app::After {
+    fn from(a: AfterArgs) -> Self {
+        crate::app::After {
+            mail: a.mail,
+            git_commit: a.git_commit,
+        }
+    }
+}
+
 /// Which mails a player wants while others play.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Notify {
@@ -364,7 +378,7 @@ pub enum Notify {
 }
 
 impl From<Notify> for crate::log::entry::Notify {
-    fn from(n: Notify) -> crate::log::entry::Notify {
+    fn from(n: Notify) -> Self {
         match n {
             Notify::All => crate::log::entry::Notify::All,
             Notify::Turn => crate::log::entry::Notify::Turn,
@@ -625,6 +639,19 @@ pub enum Format {
     Html,
 }
 
+impl From<Format> for crate::app::inspect::Format {
+    fn from(f: Format) -> Self {
+        use crate::app::inspect::Format as F;
+        match f {
+            Format::Text => F::Text,
+            Format::Json => F::Json,
+            Format::Svg => F::Svg,
+            Format::Png => F::Png,
+            Format::Html => F::Html,
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct ViewArgs {
     /// The game log (a .jsonl file, or the id of a game in your games directory).
@@ -853,55 +880,7 @@ impl std::str::FromStr for Deadline {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Deadline, String> {
-        use crate::log::entry::MAX_DEADLINE;
-        let text = text.trim();
-        if text.eq_ignore_ascii_case("none") {
-            return Ok(Deadline(None));
-        }
-        let wrong = || {
-            format!(
-                "`{}` is not a duration: write a number and a unit (w weeks, d days, h hours, m \
-                 minutes, s seconds), e.g. 7d, 36h or 1d12h, or `none` for no deadline",
-                crate::text::excerpt(text)
-            )
-        };
-        let (mut total, mut number) = (0u64, None::<u64>);
-        for c in text.chars() {
-            if let Some(d) = c.to_digit(10) {
-                number = Some(
-                    number
-                        .unwrap_or(0)
-                        .checked_mul(10)
-                        .and_then(|n| n.checked_add(u64::from(d)))
-                        .ok_or_else(wrong)?,
-                );
-                continue;
-            }
-            let unit = match c.to_ascii_lowercase() {
-                'w' => 7 * 86_400,
-                'd' => 86_400,
-                'h' => 3_600,
-                'm' => 60,
-                's' => 1,
-                _ => return Err(wrong()),
-            };
-            total = number
-                .take()
-                .ok_or_else(wrong)?
-                .checked_mul(unit)
-                .and_then(|n| total.checked_add(n))
-                .ok_or_else(wrong)?;
-        }
-        if number.is_some() || total == 0 {
-            return Err(wrong());
-        }
-        if total > MAX_DEADLINE {
-            return Err(format!(
-                "a deadline is at most 366 days (`{}` is longer); give `none` for no deadline",
-                crate::text::excerpt(text)
-            ));
-        }
-        Ok(Deadline(Some(total)))
+        crate::app::clock::parse_deadline(text).map(Deadline)
     }
 }
 

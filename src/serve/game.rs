@@ -22,7 +22,6 @@ use crate::app::games::GameRow;
 use crate::app::history::{self, Event};
 use crate::app::moves::{OwnMoves, own_moves};
 use crate::app::{Output, status_of};
-use crate::cli::AfterArgs;
 use crate::error::{Error, Result};
 use crate::games::{Click, Game, Seat};
 use crate::log::Replay;
@@ -549,7 +548,7 @@ pub async fn act(
                 );
             }
         },
-        "join" => Do::Join(crate::cli::Notify::All.into()),
+        "join" => Do::Join(crate::log::entry::Notify::All),
         "ready" => Do::Ready,
         "reveal" => Do::Reveal,
         "countersign" => Do::Countersign,
@@ -563,7 +562,7 @@ pub async fn act(
             return problem(StatusCode::BAD_REQUEST, "this server knows no such action");
         }
     };
-    let after = AfterArgs {
+    let after = crate::app::After {
         mail: s.mail_on(),
         git_commit: false,
     };

@@ -22,6 +22,9 @@ mod live;
 mod pages;
 
 use crate::crypto::identity::Stored as _;
+#[cfg(test)]
+pub(crate) use pages::new_game_of;
+
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
@@ -30,7 +33,6 @@ use std::sync::{Arc, Mutex};
 use axum::Router;
 use axum::routing::{get, post};
 
-use crate::cli::ServeArgs;
 use crate::crypto::identity::{self, Identity};
 use crate::error::{Error, Result};
 
@@ -98,6 +100,19 @@ impl Server {
     }
 }
 
+/// `starry serve`: where to listen, and what else to do.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Serve {
+    /// None: 7357; 0: any free port. With `link`: the running server to ask.
+    pub port: Option<u16>,
+    /// Open the page in the default browser.
+    pub open: bool,
+    /// Only ask the server already running for a fresh address.
+    pub link: bool,
+    /// An address to listen on instead of loopback.
+    pub listen: Option<IpAddr>,
+}
+
 /// 32 random bytes as hex.
 fn secret_hex() -> Result<String> {
     let mut b = [0u8; 32];
@@ -107,7 +122,7 @@ fn secret_hex() -> Result<String> {
 
 /// The addresses to listen on: loopback, both families where the machine
 /// has them, or the one `--listen` names.
-fn addresses(a: &ServeArgs) -> Vec<IpAddr> {
+fn addresses(a: &Serve) -> Vec<IpAddr> {
     match a.listen {
         Some(ip) => vec![ip],
         None => vec![
@@ -122,7 +137,7 @@ const PORT: u16 = 7357;
 
 /// `starry serve`: runs until interrupted. With `--link`: asks the running
 /// server for a fresh address.
-pub fn run(a: &ServeArgs) -> Result<Output> {
+pub fn run(a: &Serve) -> Result<Output> {
     let home = identity::home_dir()?;
     if a.link {
         return link(a, &home);
@@ -143,7 +158,7 @@ pub fn run(a: &ServeArgs) -> Result<Output> {
     runtime.block_on(serve(a, home, identity))
 }
 
-async fn serve(a: &ServeArgs, home: PathBuf, identity: Identity) -> Result<Output> {
+async fn serve(a: &Serve, home: PathBuf, identity: Identity) -> Result<Output> {
     // Bind first: the port (when 0) and the families that exist decide the
     // allowed hosts.
     let mut listeners = Vec::new();
@@ -275,7 +290,7 @@ fn open_browser(target: &str) {
 }
 
 /// `starry serve --link [--open]`.
-fn link(a: &ServeArgs, home: &std::path::Path) -> Result<Output> {
+fn link(a: &Serve, home: &std::path::Path) -> Result<Output> {
     #[cfg(unix)]
     {
         if a.open {

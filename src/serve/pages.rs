@@ -255,43 +255,10 @@ pub async fn new_game(
             },
         );
     };
-    // The arguments `starry new` takes, each as `--flag=value` so that no
-    // value can pass for a flag; only flags the form offers.
-    let players: Vec<&str> = get("players")
-        .unwrap_or("")
-        .split(['\n', ','])
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .collect();
-    let mut args = vec![
-        "starry".to_string(),
-        "new".into(),
-        entry.name.into(),
-        format!("--players={}", players.join(",")),
-        format!("--deadline={}", get("deadline").unwrap_or("14d").trim()),
-    ];
-    if s.mail_on() {
-        args.push("--mail".into());
-    }
-    for (k, v) in &fields {
-        if let Some(key) = k.strip_prefix("variant:")
-            && (entry.variants)().iter().any(|(name, _, _)| *name == key)
-        {
-            args.push(format!("--variant={key}={}", v.trim()));
-        }
-        if let Some(flag) = k.strip_prefix("flag:")
-            && !v.trim().is_empty()
-            && entry.form_flags.iter().any(|(f, _, _)| *f == flag)
-        {
-            args.push(format!("{flag}={}", v.trim()));
-        }
-    }
+    let mail = s.mail_on();
     let done = blocking(move || {
-        use clap::Parser;
-        let cli = crate::cli::Cli::try_parse_from(&args).map_err(|e| {
-            crate::error::Error::Usage(e.render().to_string().trim().replace("Usage:", "\nUsage:"))
-        })?;
-        crate::app::run(cli)
+        let new = new_game_of(entry, &fields, mail)?;
+        crate::app::then(new.after, || crate::app::act::new_game(&new))
     })
     .await;
     match done {
@@ -316,6 +283,136 @@ pub async fn new_game(
         ),
         Err(r) => r,
     }
+}
+
+/// The new game the form asks for, as `starry new` would take it from its
+/// flags: the players one per line (or comma-separated), each variant the
+/// game has, and only the flags the form offers. What the command line
+/// itself would refuse (a deadline that does not read, a flag given twice,
+/// `--stars` with `--random-stars`) is refused in the words it uses.
+pub(crate) fn new_game_of(
+    entry: &registry::Entry,
+    fields: &[(String, String)],
+    mail: bool,
+) -> crate::error::Result<crate::app::act::NewGame> {
+    let get = |name: &str| {
+        fields
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let mut players: Vec<String> = get("players")
+        .unwrap_or("")
+        .split(['\n', ','])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(String::from)
+        .collect();
+    if players.is_empty() {
+        // `--players=` is one empty player, refused as such.
+        players.push(String::new());
+    }
+    let deadline = get("deadline").unwrap_or("14d").trim();
+    let deadline = crate::app::clock::parse_deadline(deadline).map_err(|e| {
+        as_new_says(format!(
+            "error: invalid value '{deadline}' for '--deadline <DURATION>': {e}\n\n\
+             For more information, try '--help'."
+        ))
+    })?;
+    let mut new = crate::app::act::NewGame {
+        game: entry.name.into(),
+        players,
+        deadline,
+        after: crate::app::After {
+            mail,
+            git_commit: false,
+        },
+        ..Default::default()
+    };
+    // The flags as the command line would have them, in order, each once.
+    let mut given = vec!["--players", "--deadline"];
+    if mail {
+        given.push("--mail");
+    }
+    for (k, v) in fields {
+        if let Some(key) = k.strip_prefix("variant:")
+            && (entry.variants)().iter().any(|(name, _, _)| *name == key)
+        {
+            new.variants.push(format!("{key}={}", v.trim()));
+            if !given.contains(&"--variant") {
+                given.push("--variant");
+            }
+        }
+        let Some((flag, _, _)) = k
+            .strip_prefix("flag:")
+            .filter(|_| !v.trim().is_empty())
+            .and_then(|flag| entry.form_flags.iter().find(|(f, _, _)| *f == flag))
+        else {
+            continue;
+        };
+        let field = match *flag {
+            "--random-stars" => &mut new.random_stars,
+            "--grid" => &mut new.grid,
+            "--stars" => &mut new.stars,
+            "--map" => &mut new.map,
+            _ => continue,
+        };
+        if field.is_some() {
+            return Err(as_new_says(format!(
+                "error: the argument '{flag} {}' cannot be used multiple times\n\n\
+                 Usage: starry new [OPTIONS] --players <PLAYERS> <GAME>\n\n\
+                 For more information, try '--help'.",
+                value_name(flag)
+            )));
+        }
+        *field = Some(v.trim().to_string());
+        given.push(flag);
+    }
+    let at = |flag: &str| given.iter().position(|f| *f == flag);
+    if let (Some(stars), Some(random)) = (at("--stars"), at("--random-stars")) {
+        let (first, then) = if stars < random {
+            ("--stars", "--random-stars")
+        } else {
+            ("--random-stars", "--stars")
+        };
+        let used: Vec<String> = given
+            .iter()
+            .filter(|f| **f != then)
+            .map(|f| match value_name(f) {
+                "" => f.to_string(),
+                name => format!("{f} {name}"),
+            })
+            .collect();
+        return Err(as_new_says(format!(
+            "error: the argument '{first} {}' cannot be used with '{then} {}'\n\n\
+             Usage: starry new {} <GAME>\n\n\
+             For more information, try '--help'.",
+            value_name(first),
+            value_name(then),
+            used.join(" ")
+        )));
+    }
+    Ok(new)
+}
+
+/// The placeholder `starry new --help` shows after a flag of the form.
+fn value_name(flag: &str) -> &'static str {
+    match flag {
+        "--players" => "<PLAYERS>",
+        "--deadline" => "<DURATION>",
+        "--variant" => "<KEY=VALUE>",
+        "--random-stars" => "<N>",
+        "--grid" => "<WxH>",
+        "--stars" => "<POINTS>",
+        "--map" => "<LAYOUT>",
+        _ => "",
+    }
+}
+
+/// A refusal of the new-game form as the page has always shown it: the
+/// command line's message, its usage set apart.
+fn as_new_says(message: String) -> crate::error::Error {
+    crate::error::Error::Usage(message.replace("Usage:", "\nUsage:"))
 }
 
 #[derive(Deserialize)]
