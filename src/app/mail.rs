@@ -344,35 +344,104 @@ fn send_game<G: Game>(
         entry: Some(r.len() - 1),
         ..MailReport::default()
     };
-
-    let (action, who) = r.expected();
     // This machine's computer seats read the log itself: a mail to one
     // would only come back here.
     let computers = super::computer::seats(home, &r.genesis, &r.game_id);
-    let mut targets: Vec<(Seat, Role)> = Vec::new();
-    if how.remind {
-        if me.is_none() {
-            return Err(Error::Usage(format!(
-                "you ({from_email}) hold no seat in this game; only its players remind each other"
-            )));
-        }
-        match who {
-            Some(w) if !r.is_over() && Some(w) == me => {
-                return Err(Error::Usage(format!(
-                    "the game waits for you ({}): there is nobody to remind. Next: {}",
-                    action.as_str(),
-                    next_command(&r, action, &id16)
-                )));
-            }
-            Some(w) if !r.is_over() => targets.push((w, Role::Act(action))),
-            _ => {
-                return Err(Error::Usage(format!(
-                    "{}: the game is over; there is nobody to remind",
-                    path.display()
-                )));
-            }
-        }
-    } else if r.is_over() {
+    let mut targets = if how.remind {
+        reminded(&r, me, &from_email, path)?
+    } else {
+        let (targets, note) = told(&r, me, how);
+        report.note = note;
+        targets
+    };
+    targets.retain(|(s, _)| !computers.contains(s));
+    let public = public_text(&r);
+    let picture = picture(&r, paint, &mut report.warnings);
+    let thread = Thread::of(&r);
+    let lines = split_lines(bytes).map_err(|fault| Error::Log {
+        path: path.into(),
+        fault,
+    })?;
+    let about = About {
+        r: &r,
+        id16: &id16,
+        how,
+        public: &public,
+        picture: &picture,
+        thread: &thread,
+    };
+    let from = (from_name.as_str(), from_email.as_str());
+    for (seat, role) in targets {
+        let since = history::since_last_entry_of(&events, seat);
+        // What the recipient lacks: everything after their own last entry
+        // (they wrote it, so they hold the log up to there).
+        let from_entry = match (how.full, since.first()) {
+            (false, Some(e)) if e.entry > 0 => e.entry as usize,
+            _ => 0,
+        };
+        let log = crate::log::replay::split_at_entry(bytes, &lines, from_entry)
+            .1
+            .to_vec();
+        let log_name = if from_entry == 0 {
+            format!("{id16}.jsonl")
+        } else {
+            format!("{id16}-{from_entry}-{}.jsonl", lines.len() - 1)
+        };
+        let to = Recipient {
+            seat,
+            role,
+            since,
+            log_name,
+            from_entry,
+        };
+        let mail = turn_mail(&about, &to, from, log);
+        let outcome = deliver(cfg, home, &mail);
+        record(&mut report, path, mail, from_entry, outcome);
+    }
+    Ok(report)
+}
+
+/// The reminder's one recipient: the player the game waits for. Refused
+/// when the sender holds no seat, is the one awaited, or the game is over.
+fn reminded<G: Game>(
+    r: &Replay<G>,
+    me: Option<Seat>,
+    from_email: &str,
+    path: &Path,
+) -> Result<Vec<(Seat, Role)>> {
+    if me.is_none() {
+        return Err(Error::Usage(format!(
+            "you ({from_email}) hold no seat in this game; only its players remind each other"
+        )));
+    }
+    let (action, who) = r.expected();
+    match who {
+        Some(w) if !r.is_over() && Some(w) == me => Err(Error::Usage(format!(
+            "the game waits for you ({}): there is nobody to remind. Next: {}",
+            action.as_str(),
+            next_command(r, action, &short_id(&r.game_id))
+        ))),
+        Some(w) if !r.is_over() => Ok(vec![(w, Role::Act(action))]),
+        _ => Err(Error::Usage(format!(
+            "{}: the game is over; there is nobody to remind",
+            path.display()
+        ))),
+    }
+}
+
+/// Who hears of the log's last entry, and as what: after the end, every
+/// other player; before, the player who must act next and the others who
+/// asked for every move. The note says when the next turn is the sender's
+/// own.
+fn told<G: Game>(
+    r: &Replay<G>,
+    me: Option<Seat>,
+    how: Sending,
+) -> (Vec<(Seat, Role)>, Option<String>) {
+    let (action, who) = r.expected();
+    let mut targets = Vec::new();
+    let mut note = None;
+    if r.is_over() {
         targets.extend(
             (0..r.seat_count())
                 .filter(|&s| Some(s) != me)
@@ -380,10 +449,10 @@ fn send_game<G: Game>(
         );
     } else if let Some(w) = who {
         if Some(w) == me {
-            report.note = Some(format!(
+            note = Some(format!(
                 "It is your own turn again ({}): there is nobody to mail yet. Next: {}",
                 action.as_str(),
-                next_command(&r, action, &id16)
+                next_command(r, action, &short_id(&r.game_id))
             ));
         } else {
             targets.push((w, Role::Act(action)));
@@ -399,133 +468,138 @@ fn send_game<G: Game>(
                 .map(|s| (s, Role::Info)),
         );
     }
+    (targets, note)
+}
 
-    targets.retain(|(s, _)| !computers.contains(s));
-    let public = public_text(&r);
-    // The board as everybody may see it: the spectator view, so that no
-    // secret can reach a mail. A picture that cannot be drawn stops no
-    // mail: the mails go without it and say so, and so does the report.
-    let picture: Picture = match &r.state {
-        Some(state) => {
-            let svg = G::render_svg(&G::view(state, None, None), &r.names());
-            match paint(&svg) {
-                Ok(png) => Picture::Drawn(png),
-                Err(e) => {
-                    let why = text::excerpt(&e);
-                    report.warnings.push(format!(
-                        "the board picture could not be drawn ({why}); the mails went \
-                         without it, each saying so"
-                    ));
-                    Picture::Failed(why)
-                }
-            }
-        }
-        None => Picture::NoBoard,
+/// The board as everybody may see it: the spectator view, so that no
+/// secret can reach a mail. A picture that cannot be drawn stops no
+/// mail: the mails go without it and say so, and so does the report.
+fn picture<G: Game>(r: &Replay<G>, paint: Painter<'_>, warnings: &mut Vec<String>) -> Picture {
+    let Some(state) = &r.state else {
+        return Picture::NoBoard;
     };
-    let thread = Thread::of(&r);
-    let lines = split_lines(bytes).map_err(|fault| Error::Log {
-        path: path.into(),
-        fault,
-    })?;
-    for (seat, role) in targets {
-        let to = &r.genesis.seats[seat];
-        let since = history::since_last_entry_of(&events, seat);
-        // What the recipient lacks: everything after their own last entry
-        // (they wrote it, so they hold the log up to there).
-        let from_entry = match (how.full, since.first()) {
-            (false, Some(e)) if e.entry > 0 => e.entry as usize,
-            _ => 0,
-        };
-        let log = crate::log::replay::split_at_entry(bytes, &lines, from_entry)
-            .1
-            .to_vec();
-        let log_file_name = if from_entry == 0 {
-            format!("{id16}.jsonl")
-        } else {
-            format!("{id16}-{from_entry}-{}.jsonl", lines.len() - 1)
-        };
-        let subject = subject::<G>(&id16, role);
-        let text = body_text::<G>(
-            &r,
-            &id16,
-            seat,
-            role,
-            &public,
-            since,
-            how,
-            &picture,
-            &log_file_name,
-            from_entry,
-        );
-        let html = body_html::<G>(
-            &r,
-            &id16,
-            seat,
-            role,
-            since,
-            how,
-            &picture,
-            &thread,
-            &log_file_name,
-        );
-        let mail = TurnMail {
-            from_name: from_name.clone(),
-            from_email: from_email.clone(),
-            to_name: to.name.clone(),
-            to_email: to.email.clone(),
-            subject: subject.clone(),
-            body_text: text,
-            body_html: Some(html),
-            picture: match &picture {
-                Picture::Drawn(png) => Some(png.clone()),
-                _ => None,
-            },
-            picture_id: thread.picture_id(r.len() - 1),
-            message_id: Some(thread.message_id(r.len() - 1, seat, how)),
-            references: thread.references(r.len() - 1, seat),
-            log_file_name,
-            log,
-            auto_submitted: how.auto_submitted,
-        };
-        let result = compose(&mail).and_then(|msg| {
-            let size = crate::mail::to_eml(&msg).len();
-            crate::mail::send(cfg, home, &msg).map(|sent| (sent, size))
-        });
-        match result {
-            Ok((sent, size)) => report.sent.push(SentMailReport {
-                to: to.email.clone(),
-                to_name: to.name.clone(),
-                subject,
-                via: match &sent {
-                    Sent::Outbox { .. } => "outbox",
-                    Sent::Smtp { .. } => "smtp",
-                    Sent::Sendmail { .. } => "sendmail",
-                }
-                .into(),
-                detail: sent.to_string(),
-                path: match &sent {
-                    Sent::Outbox { path } => Some(path.display().to_string()),
-                    _ => None,
-                },
-                bytes: size as u64,
-                entries_from: from_entry as u64,
-            }),
-            Err(e) => report.failed.push(UnsentMailReport {
-                to: Some(to.email.clone()),
-                subject: Some(subject),
-                pending: e.pending_path().map(|p| p.display().to_string()),
-                error: match &e {
-                    MailError::NotSent { .. } | MailError::NotSentNotKept { .. } => e.to_string(),
-                    other => format!(
-                        "{other}. Nothing was kept for `starry mail --retry`; run `starry mail {}` \
-                         once this is fixed",
-                        path.display()
-                    ),
-                },
-            }),
+    let svg = G::render_svg(&G::view(state, None, None), &r.names());
+    match paint(&svg) {
+        Ok(png) => Picture::Drawn(png),
+        Err(e) => {
+            let why = text::excerpt(&e);
+            warnings.push(format!(
+                "the board picture could not be drawn ({why}); the mails went \
+                 without it, each saying so"
+            ));
+            Picture::Failed(why)
         }
     }
-    Ok(report)
+}
+
+/// What every mail of one sending is about: the game, and what is the same
+/// for each recipient.
+struct About<'a, G: Game> {
+    r: &'a Replay<G>,
+    id16: &'a str,
+    how: Sending,
+    /// [`public_text`].
+    public: &'a str,
+    picture: &'a Picture,
+    thread: &'a Thread,
+}
+
+/// One recipient's mail: to whom, as what, and which entries it carries.
+struct Recipient<'a> {
+    seat: Seat,
+    role: Role,
+    /// What happened since their last entry.
+    since: &'a [history::Event],
+    /// The name of the attached log.
+    log_name: String,
+    /// The first entry the attached log holds.
+    from_entry: usize,
+}
+
+/// The mail to `to`, from `from` (name, address), carrying `log`.
+fn turn_mail<G: Game>(
+    about: &About<'_, G>,
+    to: &Recipient<'_>,
+    from: (&str, &str),
+    log: Vec<u8>,
+) -> TurnMail {
+    let (r, thread) = (about.r, about.thread);
+    let seat = &r.genesis.seats[to.seat];
+    TurnMail {
+        from_name: from.0.to_string(),
+        from_email: from.1.to_string(),
+        to_name: seat.name.clone(),
+        to_email: seat.email.clone(),
+        subject: subject::<G>(about.id16, to.role),
+        body_text: body_text(about, to),
+        body_html: Some(body_html(about, to)),
+        picture: match about.picture {
+            Picture::Drawn(png) => Some(png.clone()),
+            _ => None,
+        },
+        picture_id: thread.picture_id(r.len() - 1),
+        message_id: Some(thread.message_id(r.len() - 1, to.seat, about.how)),
+        references: thread.references(r.len() - 1, to.seat),
+        log_file_name: to.log_name.clone(),
+        log,
+        auto_submitted: about.how.auto_submitted,
+    }
+}
+
+/// Composes and sends `mail`: how it went, and the size of the message.
+fn deliver(
+    cfg: &MailConfig,
+    home: &Path,
+    mail: &TurnMail,
+) -> std::result::Result<(Sent, usize), MailError> {
+    compose(mail).and_then(|msg| {
+        let size = crate::mail::to_eml(&msg).len();
+        crate::mail::send(cfg, home, &msg).map(|sent| (sent, size))
+    })
+}
+
+/// Adds how sending `mail` (of the log at `path`, from its entry
+/// `from_entry` on) went to `report`.
+fn record(
+    report: &mut MailReport,
+    path: &Path,
+    mail: TurnMail,
+    from_entry: usize,
+    outcome: std::result::Result<(Sent, usize), MailError>,
+) {
+    match outcome {
+        Ok((sent, size)) => report.sent.push(SentMailReport {
+            to: mail.to_email,
+            to_name: mail.to_name,
+            subject: mail.subject,
+            via: match &sent {
+                Sent::Outbox { .. } => "outbox",
+                Sent::Smtp { .. } => "smtp",
+                Sent::Sendmail { .. } => "sendmail",
+            }
+            .into(),
+            detail: sent.to_string(),
+            path: match &sent {
+                Sent::Outbox { path } => Some(path.display().to_string()),
+                _ => None,
+            },
+            bytes: size as u64,
+            entries_from: from_entry as u64,
+        }),
+        Err(e) => report.failed.push(UnsentMailReport {
+            to: Some(mail.to_email),
+            subject: Some(mail.subject),
+            pending: e.pending_path().map(|p| p.display().to_string()),
+            error: match &e {
+                MailError::NotSent { .. } | MailError::NotSentNotKept { .. } => e.to_string(),
+                other => format!(
+                    "{other}. Nothing was kept for `starry mail --retry`; run `starry mail {}` \
+                     once this is fixed",
+                    path.display()
+                ),
+            },
+        }),
+    }
 }
 
 /// The identifiers that make one game one thread in every mail program:
@@ -897,72 +971,80 @@ fn no_picture(why: &str, id16: &str) -> String {
 /// The text part. Names and summaries come from the log and are made
 /// [`text::inline`] where they are inserted, so none can fake a line of the
 /// instructions; compose makes the whole text [`text::terminal`].
-#[allow(clippy::too_many_arguments)]
-fn body_text<G: Game>(
-    r: &Replay<G>,
-    id16: &str,
-    seat: Seat,
-    role: Role,
-    public: &str,
-    since: &[history::Event],
-    how: Sending,
-    picture: &Picture,
-    log_name: &str,
-    from_entry: usize,
-) -> String {
-    // Whether the game has face-down things the mail must say it leaves out.
-    let hides = !G::hidden_values().is_empty();
-    let to = &r.genesis.seats[seat];
+fn body_text<G: Game>(about: &About<'_, G>, to: &Recipient<'_>) -> String {
+    let r = about.r;
     let mut t = String::new();
-    for line in headline(r, id16, seat, role, how) {
+    for line in headline(r, about.id16, to.seat, to.role, about.how) {
         t.push_str(&wrap(&format!("{line}\n"), WIDTH, ""));
         t.push('\n');
     }
-    t.push_str(&format!("Hello {},\n\n", text::inline(&to.name)));
-    let invited = role == Role::Act(Action::Join);
+    t.push_str(&format!(
+        "Hello {},\n\n",
+        text::inline(&r.genesis.seats[to.seat].name)
+    ));
+    let invited = to.role == Role::Act(Action::Join);
     if invited {
         t.push_str(&wrap(&about_starry(r), WIDTH, ""));
         t.push('\n');
     }
-    t.push_str(&history::since_text(since, id16));
+    t.push_str(&history::since_text(to.since, about.id16));
     t.push_str("\nWhat to do now\n--------------\n");
     let mut n = 0;
     if invited {
-        step(
-            &mut t,
-            &mut n,
-            &format!(
-                "Install starry, once. It is installed from a copy of its source code (ask {} \
-                 where to get one) with cargo, which comes with Rust (see rustup.rs): in the \
-                 directory of that copy, run",
-                r.name(0)
-            ),
-            Some("cargo install --path . --locked"),
-        );
-        match &to.key {
-            None => step(
-                &mut t,
-                &mut n,
-                "Create your starry identity, once: your name, your address and the key that \
-                 signs your entries, kept in your starry directory ($STARRY_HOME, by default \
-                 ~/.config/starry). Skip this if you have one already.",
-                Some(&id_new_command(r, seat)),
-            ),
-            Some(key) => step(
-                &mut t,
-                &mut n,
-                &format!(
-                    "Your seat is pinned to the starry key {}: use the identity that holds it \
-                     (`starry id show` shows your key).",
-                    crate::log::replay::fingerprint(&key.0)
-                ),
-                None,
-            ),
-        }
+        install_steps(&mut t, &mut n, r, to.seat);
     }
+    take_in_steps(&mut t, &mut n, &to.log_name);
+    match to.role {
+        Role::Act(a) => act_steps(&mut t, &mut n, r, about.id16, a),
+        Role::Info => {}
+        Role::Over => over_steps(&mut t, &mut n, r, about.id16, to.seat),
+    }
+    t.push('\n');
+    t.push_str(&game_now_text(about, to));
+    t
+}
+
+/// The first steps of an invited player: install starry, and create the
+/// identity their seat asks for (or use the one it is pinned to).
+fn install_steps<G: Game>(t: &mut String, n: &mut u32, r: &Replay<G>, seat: Seat) {
     step(
-        &mut t,
-        &mut n,
+        t,
+        n,
+        &format!(
+            "Install starry, once. It is installed from a copy of its source code (ask {} \
+             where to get one) with cargo, which comes with Rust (see rustup.rs): in the \
+             directory of that copy, run",
+            r.name(0)
+        ),
+        Some("cargo install --path . --locked"),
+    );
+    match &r.genesis.seats[seat].key {
+        None => step(
+            t,
+            n,
+            "Create your starry identity, once: your name, your address and the key that \
+             signs your entries, kept in your starry directory ($STARRY_HOME, by default \
+             ~/.config/starry). Skip this if you have one already.",
+            Some(&id_new_command(r, seat)),
+        ),
+        Some(key) => step(
+            t,
+            n,
+            &format!(
+                "Your seat is pinned to the starry key {}: use the identity that holds it \
+                 (`starry id show` shows your key).",
+                crate::log::replay::fingerprint(&key.0)
+            ),
+            None,
+        ),
+    }
+}
+
+/// The steps of every recipient: save the attached log, and take it in.
+fn take_in_steps(t: &mut String, n: &mut u32, log_name: &str) {
+    step(
+        t,
+        n,
         &format!(
             "Save the attached file {log_name}, or this whole mail as a file, say turn.eml \
              (in most mail programs: \"Save as\", \"Download message\" or \"Show original\")."
@@ -970,124 +1052,133 @@ fn body_text<G: Game>(
         None,
     );
     step(
-        &mut t,
-        &mut n,
+        t,
+        n,
         "Take it in. This verifies every entry and brings your copy of the game up to date; it \
          refuses anything that does not continue your copy:",
         Some(&format!("starry ingest {log_name}      (or turn.eml)")),
     );
-    match role {
-        Role::Act(a) => {
-            step(
-                &mut t,
-                &mut n,
-                &format!(
-                    "Look at the game{}:",
-                    if hides {
-                        " (your view shows your own face-down tokens too)"
-                    } else {
-                        ""
-                    }
-                ),
-                Some(&format!("starry view {id16}")),
-            );
-            step(
-                &mut t,
-                &mut n,
-                &format!(
-                    "{} and mail the log on, in one command:",
-                    match a {
-                        Action::Join => "Join",
-                        Action::Ready => "Send your ready",
-                        Action::Move => "Make your move",
-                        Action::Reveal => "Reveal",
-                        Action::Over => "Countersign",
-                    }
-                ),
-                Some(&next_command(r, a, id16)),
-            );
-            if a == Action::Move {
-                t.push_str(&wrap(&format!("   {}\n", move_hint(r).1), WIDTH, "   "));
+}
+
+/// The steps of the player who must act: look, then do `a` and mail on.
+fn act_steps<G: Game>(t: &mut String, n: &mut u32, r: &Replay<G>, id16: &str, a: Action) {
+    step(
+        t,
+        n,
+        &format!(
+            "Look at the game{}:",
+            if hides::<G>() {
+                " (your view shows your own face-down tokens too)"
+            } else {
+                ""
             }
-        }
-        Role::Info => {}
-        Role::Over if super::clock::late_answer_at(r, seat).is_some() => {
-            let k = super::clock::late_answer_at(r, seat).unwrap_or_default();
-            step(
-                &mut t,
-                &mut n,
-                &format!(
-                    "Answer: the others claimed that you had stopped answering, but your move \
-                     still wins against the claims, however late, until you countersign. It is \
-                     written at entry {k}, in place of the claims, and the game goes on. List \
-                     your moves with `starry moves {id16}`, then play and mail the log on (do not \
-                     countersign: that would accept being placed last for good):"
-                ),
-                Some(&format!("starry play {id16} MOVE --mail")),
-            );
-        }
-        Role::Over => {
-            let when = first_or_next(r);
-            let cmd = next_command(r, Action::Over, id16);
-            match next_countersigner(r) {
-                Some(x) if x == seat => step(
-                    &mut t,
-                    &mut n,
-                    &format!(
-                        "If you agree with the result, countersign it now. You countersign \
-                         {when}: the others wait for your countersignature, so that no two are \
-                         written at once."
-                    ),
-                    Some(&cmd),
-                ),
-                Some(x) if !r.countersigned.contains(&seat) => step(
-                    &mut t,
-                    &mut n,
-                    &format!(
-                        "Wait: {} countersigns {when}, and the mail of each countersignature \
-                         names the player who countersigns after it, one at a time, so that no \
-                         two are written at once. When a mail names you, take it in as above \
-                         and, if you agree with the result, countersign it (should {} never \
-                         countersign, countersign all the same: the protocol settles \
-                         countersignatures written at once):",
-                        r.name(x),
-                        r.name(x)
-                    ),
-                    Some(&cmd),
-                ),
-                Some(x) => step(
-                    &mut t,
-                    &mut n,
-                    &format!(
-                        "Nothing more: you have countersigned, and {} countersigns {when}.",
-                        r.name(x)
-                    ),
-                    None,
-                ),
-                None => step(
-                    &mut t,
-                    &mut n,
-                    "Nothing more: every player has countersigned the result.",
-                    None,
-                ),
+        ),
+        Some(&format!("starry view {id16}")),
+    );
+    step(
+        t,
+        n,
+        &format!(
+            "{} and mail the log on, in one command:",
+            match a {
+                Action::Join => "Join",
+                Action::Ready => "Send your ready",
+                Action::Move => "Make your move",
+                Action::Reveal => "Reveal",
+                Action::Over => "Countersign",
             }
-        }
+        ),
+        Some(&next_command(r, a, id16)),
+    );
+    if a == Action::Move {
+        t.push_str(&wrap(&format!("   {}\n", move_hint(r).1), WIDTH, "   "));
     }
-    t.push('\n');
-    t.push_str(&wrap(
+}
+
+/// The steps after the end for the player at `seat`: answer the claims
+/// that placed them last, countersign, wait for the mail that names them,
+/// or nothing.
+fn over_steps<G: Game>(t: &mut String, n: &mut u32, r: &Replay<G>, id16: &str, seat: Seat) {
+    if let Some(k) = super::clock::late_answer_at(r, seat) {
+        step(
+            t,
+            n,
+            &format!(
+                "Answer: the others claimed that you had stopped answering, but your move \
+                 still wins against the claims, however late, until you countersign. It is \
+                 written at entry {k}, in place of the claims, and the game goes on. List \
+                 your moves with `starry moves {id16}`, then play and mail the log on (do not \
+                 countersign: that would accept being placed last for good):"
+            ),
+            Some(&format!("starry play {id16} MOVE --mail")),
+        );
+        return;
+    }
+    let when = first_or_next(r);
+    let cmd = next_command(r, Action::Over, id16);
+    match next_countersigner(r) {
+        Some(x) if x == seat => step(
+            t,
+            n,
+            &format!(
+                "If you agree with the result, countersign it now. You countersign \
+                 {when}: the others wait for your countersignature, so that no two are \
+                 written at once."
+            ),
+            Some(&cmd),
+        ),
+        Some(x) if !r.countersigned.contains(&seat) => step(
+            t,
+            n,
+            &format!(
+                "Wait: {} countersigns {when}, and the mail of each countersignature \
+                 names the player who countersigns after it, one at a time, so that no \
+                 two are written at once. When a mail names you, take it in as above \
+                 and, if you agree with the result, countersign it (should {} never \
+                 countersign, countersign all the same: the protocol settles \
+                 countersignatures written at once):",
+                r.name(x),
+                r.name(x)
+            ),
+            Some(&cmd),
+        ),
+        Some(x) => step(
+            t,
+            n,
+            &format!(
+                "Nothing more: you have countersigned, and {} countersigns {when}.",
+                r.name(x)
+            ),
+            None,
+        ),
+        None => step(
+            t,
+            n,
+            "Nothing more: every player has countersigned the result.",
+            None,
+        ),
+    }
+}
+
+/// The end of the text part: where the copy of the game is, the picture
+/// that could not be drawn, the game as everybody sees it, and what the
+/// attachment holds.
+fn game_now_text<G: Game>(about: &About<'_, G>, to: &Recipient<'_>) -> String {
+    let id16 = about.id16;
+    let mut t = wrap(
         &format!(
             "({id16} names your copy of the game in $STARRY_HOME/games/; for a copy \
              elsewhere, give its path, and `--into FILE` to `starry ingest`.)\n"
         ),
         WIDTH,
         "",
-    ));
-    if let Picture::Failed(why) = picture {
+    );
+    if let Picture::Failed(why) = about.picture {
         t.push('\n');
         t.push_str(&wrap(&format!("{}\n", no_picture(why, id16)), WIDTH, ""));
     }
     t.push_str(&wrap(
-        if hides {
+        if hides::<G>() {
             "\nThe game now, as everybody sees it (this mail knows nobody's secrets, so \
              your face-down tokens are hidden too; `starry view` shows them):\n"
         } else {
@@ -1097,10 +1188,19 @@ fn body_text<G: Game>(
         "",
     ));
     t.push('\n');
-    t.push_str(public.trim_end());
+    t.push_str(about.public.trim_end());
     t.push_str("\n\n");
-    t.push_str(&wrap(&carried(r, from_entry, log_name), WIDTH, ""));
+    t.push_str(&wrap(
+        &carried(about.r, to.from_entry, &to.log_name),
+        WIDTH,
+        "",
+    ));
     t
+}
+
+/// Whether the game has face-down things the mail must say it leaves out.
+fn hides<G: Game>() -> bool {
+    !G::hidden_values().is_empty()
 }
 
 /// What the attachment holds, and what to do if it is not enough.
@@ -1121,36 +1221,28 @@ fn carried<G: Game>(r: &Replay<G>, from_entry: usize, log_name: &str) -> String 
 /// travels inline in the mail, `cid:`, since many mail programs show no
 /// SVG). Everything from the log is escaped; no style sheet, no script, no
 /// remote image.
-#[allow(clippy::too_many_arguments)]
-fn body_html<G: Game>(
-    r: &Replay<G>,
-    id16: &str,
-    seat: Seat,
-    role: Role,
-    since: &[history::Event],
-    how: Sending,
-    picture: &Picture,
-    thread: &Thread,
-    log_name: &str,
-) -> String {
+fn body_html<G: Game>(about: &About<'_, G>, to: &Recipient<'_>) -> String {
     use crate::picture::esc;
-    let to = &r.genesis.seats[seat];
+    let (r, id16) = (about.r, about.id16);
     let mut h = String::from(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n\
          <body style=\"font-family:'DejaVu Sans',Verdana,sans-serif;color:#1a1a1a\">\n",
     );
-    for line in headline(r, id16, seat, role, how) {
+    for line in headline(r, id16, to.seat, to.role, about.how) {
         h.push_str(&format!("<p><strong>{}</strong></p>\n", esc(&line)));
     }
-    h.push_str(&format!("<p>Hello {},</p>\n", esc(&to.name)));
-    let invited = role == Role::Act(Action::Join);
+    h.push_str(&format!(
+        "<p>Hello {},</p>\n",
+        esc(&r.genesis.seats[to.seat].name)
+    ));
+    let invited = to.role == Role::Act(Action::Join);
     if invited {
         h.push_str(&format!("<p>{}</p>\n", esc(about_starry(r).trim_end())));
     }
-    if !since.is_empty() {
+    if !to.since.is_empty() {
         h.push_str("<p>Since your last entry:</p>\n<ol>\n");
-        let skip = since.len().saturating_sub(history::SINCE_MAX);
-        for e in &since[skip..] {
+        let skip = to.since.len().saturating_sub(history::SINCE_MAX);
+        for e in &to.since[skip..] {
             h.push_str(&format!(
                 "<li value=\"{}\">{}</li>\n",
                 e.entry,
@@ -1159,11 +1251,11 @@ fn body_html<G: Game>(
         }
         h.push_str("</ol>\n");
     }
-    match picture {
+    match about.picture {
         Picture::Drawn(_) => h.push_str(&format!(
             "<p><img src=\"cid:{}\" alt=\"The game after entry {}, as everybody sees it\" \
              style=\"max-width:100%\"></p>\n",
-            esc(&thread.picture_id(r.len() - 1)),
+            esc(&about.thread.picture_id(r.len() - 1)),
             r.len() - 1
         )),
         Picture::Failed(why) => {
@@ -1171,28 +1263,7 @@ fn body_html<G: Game>(
         }
         Picture::NoBoard => {}
     }
-    let mut commands = Vec::new();
-    if invited {
-        commands.push("cargo install --path . --locked".to_string());
-        if to.key.is_none() {
-            commands.push(id_new_command(r, seat));
-        }
-    }
-    commands.push(format!("starry ingest {log_name}"));
-    match role {
-        Role::Act(a) => {
-            commands.push(format!("starry view {id16}"));
-            commands.push(next_command(r, a, id16));
-        }
-        Role::Over if super::clock::late_answer_at(r, seat).is_some() => {
-            commands.push(format!("starry moves {id16}"));
-            commands.push(format!("starry play {id16} MOVE --mail"));
-        }
-        Role::Over if next_countersigner(r) == Some(seat) => {
-            commands.push(next_command(r, Action::Over, id16));
-        }
-        Role::Info | Role::Over => commands.clear(),
-    }
+    let commands = html_commands(about, to);
     if !commands.is_empty() {
         h.push_str(&format!(
             "<p>{}</p>\n<pre>{}</pre>\n",
@@ -1214,6 +1285,35 @@ fn body_html<G: Game>(
          every step; the attached file is the log.</p>\n</body></html>\n",
     );
     h
+}
+
+/// The commands of the HTML part, in the order the text part's steps give
+/// them; none for a recipient who has nothing to do.
+fn html_commands<G: Game>(about: &About<'_, G>, to: &Recipient<'_>) -> Vec<String> {
+    let (r, id16, seat) = (about.r, about.id16, to.seat);
+    let mut commands = Vec::new();
+    if to.role == Role::Act(Action::Join) {
+        commands.push("cargo install --path . --locked".to_string());
+        if r.genesis.seats[seat].key.is_none() {
+            commands.push(id_new_command(r, seat));
+        }
+    }
+    commands.push(format!("starry ingest {}", to.log_name));
+    match to.role {
+        Role::Act(a) => {
+            commands.push(format!("starry view {id16}"));
+            commands.push(next_command(r, a, id16));
+        }
+        Role::Over if super::clock::late_answer_at(r, seat).is_some() => {
+            commands.push(format!("starry moves {id16}"));
+            commands.push(format!("starry play {id16} MOVE --mail"));
+        }
+        Role::Over if next_countersigner(r) == Some(seat) => {
+            commands.push(next_command(r, Action::Over, id16));
+        }
+        Role::Info | Role::Over => commands.clear(),
+    }
+    commands
 }
 
 /// Width of the mail's paragraphs.
