@@ -30,19 +30,17 @@ pub struct Event {
     pub text: String,
 }
 
+/// A log told: its replay and its story, or what is wrong with it.
+pub type Told<G> = std::result::Result<(Replay<G>, Vec<Event>), crate::error::LogFault>;
+
 /// Tells every entry of a log that replays.
-pub fn tell<G: Game>(
-    bytes: &[u8],
-) -> std::result::Result<(Replay<G>, Vec<Event>), crate::error::LogFault> {
+pub fn tell<G: Game>(bytes: &[u8]) -> Told<G> {
     tell_known(bytes, 0)
 }
 
 /// [`tell`], for a log whose first `known` entries this player's program
 /// verified before (`app::cache`): they are not verified again.
-pub fn tell_known<G: Game>(
-    bytes: &[u8],
-    known: usize,
-) -> std::result::Result<(Replay<G>, Vec<Event>), crate::error::LogFault> {
+pub fn tell_known<G: Game>(bytes: &[u8], known: usize) -> Told<G> {
     use crate::log::replay::Check;
     let (lines, end) = lines(bytes);
     let Some(first) = lines.first() else {
@@ -72,12 +70,7 @@ pub fn tell_known<G: Game>(
 /// Goes on telling the log `bytes` from `r` and `events`, the replay and
 /// the story of its first `r.len()` entries; the first `known` entries
 /// need not be verified again.
-pub fn tell_on<G: Game>(
-    r: Replay<G>,
-    events: Vec<Event>,
-    bytes: &[u8],
-    known: usize,
-) -> std::result::Result<(Replay<G>, Vec<Event>), crate::error::LogFault> {
+pub fn tell_on<G: Game>(r: Replay<G>, events: Vec<Event>, bytes: &[u8], known: usize) -> Told<G> {
     let (lines, end) = lines(bytes);
     let from = known.max(r.len() as usize);
     crate::log::verify::ahead(&lines, from, |ahead| {
@@ -94,7 +87,7 @@ fn tell_lines<G: Game>(
     lines: &[&[u8]],
     known: usize,
     ahead: Option<&crate::log::verify::Ahead>,
-) -> std::result::Result<(Replay<G>, Vec<Event>), crate::error::LogFault> {
+) -> Told<G> {
     use crate::log::replay::Check;
     for (i, l) in lines.iter().enumerate().skip(r.len() as usize) {
         let before = scores(&r);

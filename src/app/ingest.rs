@@ -60,7 +60,13 @@ pub fn ingest_bytes(home: &Path, raw: &[u8], name: &str, into: Option<&Path>) ->
     let to = crate::mail::headers(raw)
         .map(|h| h.recipients)
         .unwrap_or_default();
-    with_game!(genesis.game.as_str(), G => ingest_game::<G>(home, name, &to, &log, into))
+    let cx = Ingest {
+        home,
+        input: name,
+        to: &to,
+        into,
+    };
+    with_game!(genesis.game.as_str(), G => ingest_game::<G>(&cx, &log))
 }
 
 /// Where a partial log (a turn mail's entries that its recipient lacks)
@@ -291,13 +297,40 @@ fn verifies(log: &[u8]) -> bool {
     ok.unwrap_or(false)
 }
 
-fn ingest_game<G: crate::bot::Bot>(
-    home: &Path,
-    input: &str,
-    to: &[String],
-    log: &[u8],
-    into: Option<&Path>,
-) -> Result<Output> {
+/// One ingest: where the received log comes from and whom it is for, and
+/// where the local copy lives.
+struct Ingest<'a> {
+    home: &'a Path,
+    /// The input, as messages name it.
+    input: &'a str,
+    /// The mail's `To:` and `Cc:` addresses (none when the input is no mail).
+    to: &'a [String],
+    /// The copy given with `--into`; else the games directory's.
+    into: Option<&'a Path>,
+}
+
+impl Ingest<'_> {
+    /// The local copy of the game `game`.
+    fn target(&self, game: &crate::crypto::Hash) -> PathBuf {
+        match self.into {
+            Some(p) => p.to_path_buf(),
+            None => game_path(self.home, game),
+        }
+    }
+}
+
+/// What became of the received log, in entries.
+#[derive(Clone, Copy)]
+struct Taken {
+    outcome: IngestOutcome,
+    /// The local copy's entries before.
+    before: u64,
+    /// The received log's entries.
+    received: u64,
+}
+
+fn ingest_game<G: crate::bot::Bot>(cx: &Ingest<'_>, log: &[u8]) -> Result<Output> {
+    let input = cx.input;
     let incoming = Replay::<G>::from_bytes(log).map_err(|fault| refused(input, fault))?;
     // An entry from the future is not taken: its author's claims would
     // otherwise come early (docs/protocol.md, §8, the clock of the reader).
@@ -308,7 +341,7 @@ fn ingest_game<G: crate::bot::Bot>(
         .ahead_of(&now, crate::error::CLOCK_SLACK)
         .map(|(e, t)| (e, t.to_string()))
     else {
-        return ingest_verified::<G>(home, input, to, log, incoming, into);
+        return ingest_verified::<G>(cx, log, incoming);
     };
     if ahead <= 1 {
         super::clock::refuse_ahead(&incoming, Path::new(input), &now)?;
@@ -318,7 +351,7 @@ fn ingest_game<G: crate::bot::Bot>(
     let (prefix, _) = crate::log::replay::split_at_entry(log, &lines, ahead as usize);
     let kept = Replay::<G>::from_bytes_upto(prefix, ahead as usize)
         .map_err(|fault| refused(input, fault))?;
-    let mut out = ingest_verified::<G>(home, input, to, prefix, kept, into)?;
+    let mut out = ingest_verified::<G>(cx, prefix, kept)?;
     let why = format!(
         "{}: entry {ahead}, written by {author}, is dated {time}, more than {} ahead of this \
          machine's clock ({now}); it and the {} after it were left out, and entries 0 to {} \
@@ -347,147 +380,159 @@ fn ingest_game<G: crate::bot::Bot>(
 /// [`ingest_game`] of a received log `log`, verified as `incoming`, none of
 /// whose entries is dated ahead of this machine's clock.
 fn ingest_verified<G: crate::bot::Bot>(
-    home: &Path,
-    input: &str,
-    to: &[String],
+    cx: &Ingest<'_>,
     log: &[u8],
     incoming: Replay<G>,
-    into: Option<&Path>,
 ) -> Result<Output> {
-    let target = match into {
-        Some(p) => p.to_path_buf(),
-        None => game_path(home, &incoming.game_id),
-    };
+    let target = cx.target(&incoming.game_id);
     let received = incoming.len();
     // A link the games directory kept to a copy that is gone since
     // (`super::remember_game`) stands for no copy: it gives way to the
     // received log, now that it has verified.
-    if into.is_none()
+    if cx.into.is_none()
         && std::fs::symlink_metadata(&target).is_ok_and(|m| m.file_type().is_symlink())
         && !target.exists()
     {
         std::fs::remove_file(&target)
             .map_err(|e| Error::io("cannot remove the dangling link", &target, e))?;
     }
-    let mut note = None;
-    let (outcome, before, final_bytes) = if target.exists() {
-        let locked = LockedLog::open(&target)?;
-        let local = locked.bytes.clone();
-        let (outcome, before) = match compare::<G>(&target, &local, log, &incoming)? {
-            Compared::Plain(o, before) => (o, before),
-            Compared::Fork(k, before) => {
-                let (mine, theirs) = (
-                    split_lines(&local).expect("compared"),
-                    split_lines(log).expect("verified"),
-                );
-                match crate::log::fork::resolve(&mine, &theirs, k) {
-                    None => return Err(fork::<G>(&target, log, &incoming, k, mine[k])),
-                    Some((0, why)) => {
-                        note = Some(resolution_note(why, false, k));
-                        (IngestOutcome::Kept, before)
-                    }
-                    Some((_, why)) => {
-                        let mut bytes = log.to_vec();
-                        let mut text = resolution_note(why, true, k);
-                        // The entry written again on top and the record of
-                        // this player's last entry change together, under
-                        // the lock every writer of this game holds (as
-                        // `act` does), so that no `play` on another copy
-                        // signs at the same position between them.
-                        let _game = super::written::lock(home, &incoming.game_id)?;
-                        let again = reapply::<G>(home, &local, &incoming, why)?;
-                        if let Some(line) = &again {
-                            bytes.extend_from_slice(line);
-                            text.push_str(
-                                " Your own entry was on the other side: it is written again on \
-                                 top — mail the log on so that the others have it.",
-                            );
-                        }
-                        locked.replace(&bytes)?;
-                        match &again {
-                            Some(line) => {
-                                super::written::remember_again_locked(
-                                    home,
-                                    &incoming.game_id,
-                                    received,
-                                    line,
-                                );
-                            }
-                            None => super::written::rewind_after_lost_fork(
-                                home,
-                                &incoming.game_id,
-                                &mine,
-                                &theirs,
-                                k,
-                                |i| incoming.entries[i].author,
-                                |key| incoming.seat_of_key(key),
-                            )?,
-                        }
-                        note = Some(text);
-                        return finish::<G>(
-                            home,
-                            input,
-                            to,
-                            &target,
-                            into,
-                            IngestOutcome::Resolved,
-                            before,
-                            received,
-                            &bytes,
-                            None,
-                            note,
-                        );
-                    }
-                }
-            }
-        };
-        match outcome {
-            IngestOutcome::FastForwarded => {
-                locked.replace(log)?;
-                (outcome, before, log.to_vec())
-            }
-            _ => (outcome, before, local),
-        }
-    } else {
-        if into.is_none() {
-            let dir = games_dir(home);
+    if !target.exists() {
+        if cx.into.is_none() {
+            let dir = games_dir(cx.home);
             std::fs::create_dir_all(&dir).map_err(|e| Error::io("cannot create", &dir, e))?;
         }
         file::create(&target, log)?;
-        (IngestOutcome::Created, 0, log.to_vec())
+        let taken = Taken {
+            outcome: IngestOutcome::Created,
+            before: 0,
+            received,
+        };
+        return finish::<G>(cx, &target, taken, log, Some(incoming), None);
+    }
+    let locked = LockedLog::open(&target)?;
+    let local = locked.bytes.clone();
+    let compared = compare::<G>(&target, &local, log, &incoming)?;
+    let (outcome, before, note, final_bytes) = match compared {
+        Compared::Plain(IngestOutcome::FastForwarded, before) => {
+            locked.replace(log)?;
+            (IngestOutcome::FastForwarded, before, None, log.to_vec())
+        }
+        Compared::Plain(outcome, before) => {
+            // Unlocked before the report: a computer seat of this machine
+            // may write to the copy then.
+            drop(locked);
+            (outcome, before, None, local)
+        }
+        Compared::Fork(k, before) => {
+            match settle_fork::<G>(cx.home, &target, locked, log, &incoming, k)? {
+                Settled::Kept(text) => (IngestOutcome::Kept, before, Some(text), local),
+                Settled::Resolved(bytes, text, game_lock) => {
+                    // The game's lock stays held while the copy is
+                    // reported on, as it always was here.
+                    let taken = Taken {
+                        outcome: IngestOutcome::Resolved,
+                        before,
+                        received,
+                    };
+                    let out = finish::<G>(cx, &target, taken, &bytes, None, Some(text));
+                    drop(game_lock);
+                    return out;
+                }
+            }
+        }
     };
-    let same = final_bytes == log;
-    finish::<G>(
-        home,
-        input,
-        to,
-        &target,
-        into,
+    let taken = Taken {
         outcome,
         before,
         received,
+    };
+    let same = final_bytes == log;
+    finish::<G>(
+        cx,
+        &target,
+        taken,
         &final_bytes,
         same.then_some(incoming),
         note,
     )
 }
 
-/// Reports on the local copy as it is now (verified again unless it is the
-/// received log itself).
-#[allow(clippy::too_many_arguments)]
-fn finish<G: crate::bot::Bot>(
+/// A fork settled by the protocol's rule.
+enum Settled {
+    /// The local copy wins and is kept as it is; the note says why.
+    Kept(String),
+    /// The received log wins: the local copy now holds these bytes (with
+    /// this player's entry of the losing side written again on top, if
+    /// any); the note says why. The game's lock is still held.
+    Resolved(Vec<u8>, String, super::written::GameLock),
+}
+
+/// Settles the fork at entry `k` between the local copy, open as `locked`
+/// at `target`, and the received `log` (verified as `incoming`) — or
+/// refuses it, naming what differs.
+fn settle_fork<G: Game>(
     home: &Path,
-    input: &str,
-    to: &[String],
     target: &Path,
-    into: Option<&Path>,
-    outcome: IngestOutcome,
-    before: u64,
-    received: u64,
+    mut locked: LockedLog,
+    log: &[u8],
+    incoming: &Replay<G>,
+    k: usize,
+) -> Result<Settled> {
+    // `replace` needs the lock, not the bytes it read.
+    let local = std::mem::take(&mut locked.bytes);
+    let (mine, theirs) = (
+        split_lines(&local).expect("compared"),
+        split_lines(log).expect("verified"),
+    );
+    let why = match crate::log::fork::resolve(&mine, &theirs, k) {
+        None => return Err(fork::<G>(target, log, incoming, k, mine[k])),
+        Some((0, why)) => return Ok(Settled::Kept(resolution_note(why, false, k))),
+        Some((_, why)) => why,
+    };
+    let mut bytes = log.to_vec();
+    let mut text = resolution_note(why, true, k);
+    // The entry written again on top and the record of this player's last
+    // entry change together, under the lock every writer of this game
+    // holds (as `act` does), so that no `play` on another copy signs at the
+    // same position between them.
+    let game_lock = super::written::lock(home, &incoming.game_id)?;
+    let again = reapply::<G>(home, &local, incoming, why)?;
+    if let Some(line) = &again {
+        bytes.extend_from_slice(line);
+        text.push_str(
+            " Your own entry was on the other side: it is written again on top — mail the log \
+             on so that the others have it.",
+        );
+    }
+    locked.replace(&bytes)?;
+    match &again {
+        Some(line) => {
+            super::written::remember_again_locked(home, &incoming.game_id, incoming.len(), line);
+        }
+        None => super::written::rewind_after_lost_fork(
+            home,
+            &incoming.game_id,
+            &mine,
+            &theirs,
+            k,
+            |i| incoming.entries[i].author,
+            |key| incoming.seat_of_key(key),
+        )?,
+    }
+    Ok(Settled::Resolved(bytes, text, game_lock))
+}
+
+/// Reports on the local copy `target` as it is now, `bytes` (verified
+/// again unless it is the received log itself, `verified`), after `note`.
+fn finish<G: crate::bot::Bot>(
+    cx: &Ingest<'_>,
+    target: &Path,
+    taken: Taken,
     bytes: &[u8],
     verified: Option<Replay<G>>,
     note: Option<String>,
 ) -> Result<Output> {
+    let home = cx.home;
     let mut now = match verified {
         Some(r) => r,
         None => Replay::<G>::from_bytes(bytes).map_err(|fault| Error::Log {
@@ -509,14 +554,12 @@ fn finish<G: crate::bot::Bot>(
             fault,
         })?;
     }
-    let file_arg = if into.is_some() {
+    let file_arg = if cx.into.is_some() {
         target.display().to_string()
     } else {
         short_id(&now.game_id)
     };
-    let mut out = report::<G>(
-        input, to, target, &file_arg, outcome, before, received, &now, home,
-    )?;
+    let mut out = report::<G>(cx, target, &file_arg, taken, &now)?;
     if let Some(n) = note {
         out.text = format!("{n}\n{}", out.text);
         out.json["resolution"] = serde_json::Value::String(n);
@@ -776,43 +819,128 @@ fn fork<G: Game>(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Who reads the report: this machine's identity and the seat it holds.
+struct Reader {
+    id: Option<Identity>,
+    /// Where the identity was looked for, when there is none.
+    missing: Option<PathBuf>,
+    /// The seat joined with this identity's key.
+    joined: Option<Seat>,
+    /// The seat listed with this identity's address, joined by a key that
+    /// is not its own: someone else joined in its place.
+    stolen: Option<Seat>,
+    /// The seat joined, else the one listed with this identity's address
+    /// (unless stolen).
+    seat: Option<Seat>,
+}
+
+impl Reader {
+    fn of<G: Game>(home: &Path, r: &Replay<G>) -> Result<Reader> {
+        let (id, missing) = match Identity::load(home) {
+            Ok(id) => (Some(id), None),
+            Err(IdentityError::Missing { path }) => (None, Some(path)),
+            Err(e) => return Err(e.into()),
+        };
+        let joined = id.as_ref().and_then(|i| r.seat_of_key(&i.public_key()));
+        let stolen = match (joined, &id) {
+            (None, Some(i)) => r
+                .seat_of_email(&i.email)
+                .filter(|&s| r.seats[s].key.is_some_and(|k| k != i.public_key())),
+            _ => None,
+        };
+        let seat = joined.or_else(|| {
+            id.as_ref()
+                .and_then(|i| r.seat_of_email(&i.email))
+                .filter(|_| stolen.is_none())
+        });
+        Ok(Reader {
+            id,
+            missing,
+            joined,
+            stolen,
+            seat,
+        })
+    }
+}
+
 fn report<G: Game>(
-    input: &str,
-    to: &[String],
+    cx: &Ingest<'_>,
     target: &Path,
     file_arg: &str,
-    outcome: IngestOutcome,
-    before: u64,
-    received: u64,
+    taken: Taken,
     r: &Replay<G>,
-    home: &Path,
 ) -> Result<Output> {
-    let (id, missing) = match Identity::load(home) {
-        Ok(id) => (Some(id), None),
-        Err(IdentityError::Missing { path }) => (None, Some(path)),
-        Err(e) => return Err(e.into()),
-    };
+    let reader = Reader::of(cx.home, r)?;
     let status = status_of(r);
-    let joined = id.as_ref().and_then(|i| r.seat_of_key(&i.public_key()));
-    // The seat listed with your address, joined by a key that is not yours:
-    // someone else joined in your place.
-    let stolen = match (joined, &id) {
-        (None, Some(i)) => r
-            .seat_of_email(&i.email)
-            .filter(|&s| r.seats[s].key.is_some_and(|k| k != i.public_key())),
-        _ => None,
-    };
-    let seat = joined.or_else(|| {
-        id.as_ref()
-            .and_then(|i| r.seat_of_email(&i.email))
-            .filter(|_| stolen.is_none())
-    });
     let (action, who) = r.expected();
-    let your_turn = seat.is_some() && who == seat;
+    let your_turn = reader.seat.is_some() && who == reader.seat;
     let next = your_turn.then(|| next_command(r, action, file_arg));
 
-    let mut text = match outcome {
+    let mut text = outcome_text(cx.input, target, taken, r.len());
+    let no_identity = reader
+        .missing
+        .as_ref()
+        .map(|path| newcomer(r, path, cx.to, file_arg));
+    if let Some(n) = &no_identity {
+        text.push_str(&newcomer_text(r, n));
+    }
+    text.push_str(&format!(
+        "{} — game {} — {} entries\n{}",
+        status.game,
+        &status.game_id[..16],
+        status.entries,
+        status_text(&status)
+    ));
+    if let Some(s) = reader.stolen {
+        text.push_str(&format!(
+            "Warning: seat {} ({}) was joined with the key {}, and yours is {}: someone else \
+             joined in your place. Tell the other players; the creator can start the game again \
+             with pinned seats.\n",
+            s,
+            crate::text::inline(&r.genesis.seats[s].email),
+            crate::log::replay::fingerprint(&r.seats[s].key.expect("joined")),
+            crate::log::replay::fingerprint(
+                &reader.id.as_ref().expect("has an identity").public_key()
+            )
+        ));
+    }
+    text.push_str(&next_text(
+        r,
+        &reader,
+        next.as_deref(),
+        file_arg,
+        no_identity.is_some(),
+    ));
+    let view = view_text(r, &reader, &mut text)?;
+    let report = IngestReport {
+        input: cx.input.to_string(),
+        file: target.display().to_string(),
+        game: status.game.clone(),
+        game_id: status.game_id.clone(),
+        outcome: taken.outcome,
+        entries_before: taken.before,
+        entries_received: taken.received,
+        entries_after: r.len(),
+        seat: reader.seat.map(|s| s as u32),
+        your_turn,
+        next_command: next,
+        status,
+        view,
+        no_identity,
+        then: Vec::new(),
+    };
+    Ok(Output::new(text.trim_end().to_string(), &report))
+}
+
+/// The report's first line: what became of the received log from `input`
+/// and the local copy `target`, which now has `after` entries.
+fn outcome_text(input: &str, target: &Path, taken: Taken, after: u64) -> String {
+    let Taken {
+        outcome,
+        before,
+        received,
+    } = taken;
+    match outcome {
         IngestOutcome::Created => format!(
             "{input}: verified {received} entries; created your copy {}.\n",
             target.display()
@@ -832,92 +960,64 @@ fn report<G: Game>(
             target.display()
         ),
         IngestOutcome::Resolved => format!(
-            "{input}: verified {received} entries; your copy {} now has {}.\n",
+            "{input}: verified {received} entries; your copy {} now has {after}.\n",
             target.display(),
-            r.len()
         ),
         IngestOutcome::Kept => format!(
             "{input}: verified {received} entries; your copy {} is kept with its {before} entries.\n",
             target.display()
         ),
-    };
-    let no_identity = missing.map(|path| newcomer(r, &path, to, file_arg));
-    if let Some(n) = &no_identity {
-        text.push_str(&newcomer_text(r, n));
     }
-    text.push_str(&format!(
-        "{} — game {} — {} entries\n{}",
-        status.game,
-        &status.game_id[..16],
-        status.entries,
-        status_text(&status)
-    ));
-    if let Some(s) = stolen {
-        text.push_str(&format!(
-            "Warning: seat {} ({}) was joined with the key {}, and yours is {}: someone else \
-             joined in your place. Tell the other players; the creator can start the game again \
-             with pinned seats.\n",
-            s,
-            crate::text::inline(&r.genesis.seats[s].email),
-            crate::log::replay::fingerprint(&r.seats[s].key.expect("joined")),
-            crate::log::replay::fingerprint(&id.as_ref().expect("has an identity").public_key())
-        ));
-    }
-    match (&next, seat) {
-        (Some(cmd), _) => {
-            text.push_str(&format!(
-                "It is your turn ({}). Next:\n  {cmd}\n",
-                action.as_str()
-            ));
-        }
-        (None, Some(_)) if !r.is_over() => text.push_str("It is not your turn.\n"),
-        (None, Some(_)) if joined.is_some() => {
-            // Over: countersign now, or wait for the mail that names you.
-            if let Some(t) = countersign_text(r, joined, file_arg) {
-                text.push_str(&format!("{t}\n"));
-            }
-        }
-        // Without an identity, what to do is said above.
-        (None, None) if no_identity.is_none() => text.push_str("You hold no seat in this game.\n"),
-        _ => {}
-    }
+}
 
-    let view = match &r.state {
-        None => None,
-        Some(state) => {
-            let v = match (joined, &id) {
-                (Some(s), Some(i)) => super::own_view(r, state, s, i)?,
-                _ => G::view(state, None, None),
-            };
-            text.push_str(&format!(
-                "\n{}\n",
-                match joined {
-                    Some(s) => format!("Your view (seat {s}):"),
-                    None => "The spectator view:".into(),
-                }
-            ));
-            text.push_str(&G::render_text(&v, &r.names()));
-            Some(v)
+/// What the reader is to do next: `next` on their turn, else wait,
+/// countersign, or nothing. A newcomer (no identity) was told above.
+fn next_text<G: Game>(
+    r: &Replay<G>,
+    reader: &Reader,
+    next: Option<&str>,
+    file_arg: &str,
+    newcomer: bool,
+) -> String {
+    match (next, reader.seat) {
+        (Some(cmd), _) => format!(
+            "It is your turn ({}). Next:\n  {cmd}\n",
+            r.expected().0.as_str()
+        ),
+        (None, Some(_)) if !r.is_over() => "It is not your turn.\n".into(),
+        // Over: countersign now, or wait for the mail that names you.
+        (None, Some(_)) if reader.joined.is_some() => {
+            countersign_text(r, reader.joined, file_arg).map_or(String::new(), |t| format!("{t}\n"))
         }
+        (None, None) if !newcomer => "You hold no seat in this game.\n".into(),
+        _ => String::new(),
+    }
+}
+
+/// The reader's view of the game (with their own face-down tokens when they
+/// joined), else the spectator view, added to `text`; none before the
+/// setup.
+fn view_text<G: Game>(
+    r: &Replay<G>,
+    reader: &Reader,
+    text: &mut String,
+) -> Result<Option<G::View>> {
+    let Some(state) = &r.state else {
+        return Ok(None);
     };
-    let report = IngestReport {
-        input: input.to_string(),
-        file: target.display().to_string(),
-        game: status.game.clone(),
-        game_id: status.game_id.clone(),
-        outcome,
-        entries_before: before,
-        entries_received: received,
-        entries_after: r.len(),
-        seat: seat.map(|s| s as u32),
-        your_turn,
-        next_command: next,
-        status,
-        view,
-        no_identity,
-        then: Vec::new(),
+    let v = match (reader.joined, &reader.id) {
+        (Some(s), Some(i)) => super::own_view(r, state, s, i)?,
+        _ => G::view(state, None, None),
     };
-    Ok(Output::new(text.trim_end().to_string(), &report))
+    text.push_str(&format!(
+        "\n{}\n",
+        match reader.joined {
+            Some(s) => format!("Your view (seat {s}):"),
+            None => "The spectator view:".into(),
+        }
+    ));
+    text.push_str(&G::render_text(&v, &r.names()));
+    Ok(Some(v))
 }
 
 /// What someone with no starry identity may do about the game `r`: the

@@ -307,9 +307,10 @@ pub fn check<G: Game>(
         )));
     }
     let me = r.seat_of_key(&id.public_key());
-    if let Some((games, theirs, differ)) = newer_in_games_dir::<G>(home, path, r, again, me) {
-        let shown = inline(&games.display().to_string()).into_owned();
-        let differ = match differ {
+    if let Some(newer) = newer_in_games_dir::<G>(home, path, r, again, me) {
+        let shown = inline(&newer.path.display().to_string()).into_owned();
+        let theirs = newer.entries;
+        let differ = match newer.differ {
             Some(k) => format!(
                 " The two differ from entry {k} on: `starry audit {shown} {this_arg}` shows \
                  which is which."
@@ -332,19 +333,28 @@ fn path_of(home: &Path, game: &Hash) -> String {
     path(home, game).display().to_string()
 }
 
+/// A copy of the game in the games directory that is ahead of the one
+/// written to.
+struct Newer {
+    path: PathBuf,
+    /// Its number of entries.
+    entries: u64,
+    /// The first entry at which it differs from the copy written to, if it
+    /// does.
+    differ: Option<u64>,
+}
+
 /// The games directory's copy of `r`'s game when it is another file than
 /// `path`, verifies, and holds more entries than `r` — unless what it holds
-/// at `r.len()` is the entry `again` — with its number of entries and the
-/// first entry at which it differs from `r`, if it does. Anything else
-/// (no such copy, the same file, one that cannot be read or does not
-/// verify) is no newer copy.
+/// at `r.len()` is the entry `again`. Anything else (no such copy, the same
+/// file, one that cannot be read or does not verify) is no newer copy.
 fn newer_in_games_dir<G: Game>(
     home: &Path,
     path: &Path,
     r: &Replay<G>,
     again: Option<Hash>,
     me: Option<crate::games::Seat>,
-) -> Option<(PathBuf, u64, Option<u64>)> {
+) -> Option<Newer> {
     let games = super::game_path(home, &r.game_id);
     let theirs_meta = fs::metadata(&games).ok()?;
     let ours_meta = fs::metadata(path).ok()?;
@@ -379,7 +389,11 @@ fn newer_in_games_dir<G: Game>(
     {
         return None;
     }
-    Some((games, theirs.len(), differ))
+    Some(Newer {
+        path: games,
+        entries: theirs.len(),
+        differ,
+    })
 }
 
 #[cfg(unix)]

@@ -15,11 +15,10 @@
 //! `starry mail --retry` (see `crate::mail::transport`).
 
 use crate::crypto::identity::Stored as _;
-use crate::text::wrap;
 use std::path::Path;
 
 use super::report::{MailReport, RetriedReport, RetryReport, SentMailReport, UnsentMailReport};
-use super::{Output, history, short_id, status_of, status_text};
+use super::{Output, history, short_id};
 use crate::crypto::identity::{self, Identity, IdentityError};
 use crate::error::{Error, Result};
 use crate::games::{Game, Seat};
@@ -30,6 +29,9 @@ use crate::mail::transport::TransportKind;
 use crate::mail::{MailConfig, MailError, Sent, TurnMail, compose};
 use crate::text;
 use crate::with_game;
+
+mod body;
+use body::{body_html, body_text, public_text};
 
 /// Exit code of a command whose mail could not be sent (the entry, if any,
 /// is written; the mail is kept in the pending folder).
@@ -345,35 +347,104 @@ fn send_game<G: Game>(
         entry: Some(r.len() - 1),
         ..MailReport::default()
     };
-
-    let (action, who) = r.expected();
     // This machine's computer seats read the log itself: a mail to one
     // would only come back here.
     let computers = super::computer::seats(home, &r.genesis, &r.game_id);
-    let mut targets: Vec<(Seat, Role)> = Vec::new();
-    if how.remind {
-        if me.is_none() {
-            return Err(Error::Usage(format!(
-                "you ({from_email}) hold no seat in this game; only its players remind each other"
-            )));
-        }
-        match who {
-            Some(w) if !r.is_over() && Some(w) == me => {
-                return Err(Error::Usage(format!(
-                    "the game waits for you ({}): there is nobody to remind. Next: {}",
-                    action.as_str(),
-                    next_command(&r, action, &id16)
-                )));
-            }
-            Some(w) if !r.is_over() => targets.push((w, Role::Act(action))),
-            _ => {
-                return Err(Error::Usage(format!(
-                    "{}: the game is over; there is nobody to remind",
-                    path.display()
-                )));
-            }
-        }
-    } else if r.is_over() {
+    let mut targets = if how.remind {
+        reminded(&r, me, &from_email, path)?
+    } else {
+        let (targets, note) = told(&r, me, how);
+        report.note = note;
+        targets
+    };
+    targets.retain(|(s, _)| !computers.contains(s));
+    let public = public_text(&r);
+    let picture = picture(&r, paint, &mut report.warnings);
+    let thread = Thread::of(&r);
+    let lines = split_lines(bytes).map_err(|fault| Error::Log {
+        path: path.into(),
+        fault,
+    })?;
+    let about = About {
+        r: &r,
+        id16: &id16,
+        how,
+        public: &public,
+        picture: &picture,
+        thread: &thread,
+    };
+    let from = (from_name.as_str(), from_email.as_str());
+    for (seat, role) in targets {
+        let since = history::since_last_entry_of(&events, seat);
+        // What the recipient lacks: everything after their own last entry
+        // (they wrote it, so they hold the log up to there).
+        let from_entry = match (how.full, since.first()) {
+            (false, Some(e)) if e.entry > 0 => e.entry as usize,
+            _ => 0,
+        };
+        let log = crate::log::replay::split_at_entry(bytes, &lines, from_entry)
+            .1
+            .to_vec();
+        let log_name = if from_entry == 0 {
+            format!("{id16}.jsonl")
+        } else {
+            format!("{id16}-{from_entry}-{}.jsonl", lines.len() - 1)
+        };
+        let to = Recipient {
+            seat,
+            role,
+            since,
+            log_name,
+            from_entry,
+        };
+        let mail = turn_mail(&about, &to, from, log);
+        let outcome = deliver(cfg, home, &mail);
+        record(&mut report, path, mail, from_entry, outcome);
+    }
+    Ok(report)
+}
+
+/// The reminder's one recipient: the player the game waits for. Refused
+/// when the sender holds no seat, is the one awaited, or the game is over.
+fn reminded<G: Game>(
+    r: &Replay<G>,
+    me: Option<Seat>,
+    from_email: &str,
+    path: &Path,
+) -> Result<Vec<(Seat, Role)>> {
+    if me.is_none() {
+        return Err(Error::Usage(format!(
+            "you ({from_email}) hold no seat in this game; only its players remind each other"
+        )));
+    }
+    let (action, who) = r.expected();
+    match who {
+        Some(w) if !r.is_over() && Some(w) == me => Err(Error::Usage(format!(
+            "the game waits for you ({}): there is nobody to remind. Next: {}",
+            action.as_str(),
+            next_command(r, action, &short_id(&r.game_id))
+        ))),
+        Some(w) if !r.is_over() => Ok(vec![(w, Role::Act(action))]),
+        _ => Err(Error::Usage(format!(
+            "{}: the game is over; there is nobody to remind",
+            path.display()
+        ))),
+    }
+}
+
+/// Who hears of the log's last entry, and as what: after the end, every
+/// other player; before, the player who must act next and the others who
+/// asked for every move. The note says when the next turn is the sender's
+/// own.
+fn told<G: Game>(
+    r: &Replay<G>,
+    me: Option<Seat>,
+    how: Sending,
+) -> (Vec<(Seat, Role)>, Option<String>) {
+    let (action, who) = r.expected();
+    let mut targets = Vec::new();
+    let mut note = None;
+    if r.is_over() {
         targets.extend(
             (0..r.seat_count())
                 .filter(|&s| Some(s) != me)
@@ -381,10 +452,10 @@ fn send_game<G: Game>(
         );
     } else if let Some(w) = who {
         if Some(w) == me {
-            report.note = Some(format!(
+            note = Some(format!(
                 "It is your own turn again ({}): there is nobody to mail yet. Next: {}",
                 action.as_str(),
-                next_command(&r, action, &id16)
+                next_command(r, action, &short_id(&r.game_id))
             ));
         } else {
             targets.push((w, Role::Act(action)));
@@ -400,133 +471,138 @@ fn send_game<G: Game>(
                 .map(|s| (s, Role::Info)),
         );
     }
+    (targets, note)
+}
 
-    targets.retain(|(s, _)| !computers.contains(s));
-    let public = public_text(&r);
-    // The board as everybody may see it: the spectator view, so that no
-    // secret can reach a mail. A picture that cannot be drawn stops no
-    // mail: the mails go without it and say so, and so does the report.
-    let picture: Picture = match &r.state {
-        Some(state) => {
-            let svg = G::render_svg(&G::view(state, None, None), &r.names());
-            match paint(&svg) {
-                Ok(png) => Picture::Drawn(png),
-                Err(e) => {
-                    let why = text::excerpt(&e);
-                    report.warnings.push(format!(
-                        "the board picture could not be drawn ({why}); the mails went \
-                         without it, each saying so"
-                    ));
-                    Picture::Failed(why)
-                }
-            }
-        }
-        None => Picture::NoBoard,
+/// The board as everybody may see it: the spectator view, so that no
+/// secret can reach a mail. A picture that cannot be drawn stops no
+/// mail: the mails go without it and say so, and so does the report.
+fn picture<G: Game>(r: &Replay<G>, paint: Painter<'_>, warnings: &mut Vec<String>) -> Picture {
+    let Some(state) = &r.state else {
+        return Picture::NoBoard;
     };
-    let thread = Thread::of(&r);
-    let lines = split_lines(bytes).map_err(|fault| Error::Log {
-        path: path.into(),
-        fault,
-    })?;
-    for (seat, role) in targets {
-        let to = &r.genesis.seats[seat];
-        let since = history::since_last_entry_of(&events, seat);
-        // What the recipient lacks: everything after their own last entry
-        // (they wrote it, so they hold the log up to there).
-        let from_entry = match (how.full, since.first()) {
-            (false, Some(e)) if e.entry > 0 => e.entry as usize,
-            _ => 0,
-        };
-        let log = crate::log::replay::split_at_entry(bytes, &lines, from_entry)
-            .1
-            .to_vec();
-        let log_file_name = if from_entry == 0 {
-            format!("{id16}.jsonl")
-        } else {
-            format!("{id16}-{from_entry}-{}.jsonl", lines.len() - 1)
-        };
-        let subject = subject::<G>(&id16, role);
-        let text = body_text::<G>(
-            &r,
-            &id16,
-            seat,
-            role,
-            &public,
-            since,
-            how,
-            &picture,
-            &log_file_name,
-            from_entry,
-        );
-        let html = body_html::<G>(
-            &r,
-            &id16,
-            seat,
-            role,
-            since,
-            how,
-            &picture,
-            &thread,
-            &log_file_name,
-        );
-        let mail = TurnMail {
-            from_name: from_name.clone(),
-            from_email: from_email.clone(),
-            to_name: to.name.clone(),
-            to_email: to.email.clone(),
-            subject: subject.clone(),
-            body_text: text,
-            body_html: Some(html),
-            picture: match &picture {
-                Picture::Drawn(png) => Some(png.clone()),
-                _ => None,
-            },
-            picture_id: thread.picture_id(r.len() - 1),
-            message_id: Some(thread.message_id(r.len() - 1, seat, how)),
-            references: thread.references(r.len() - 1, seat),
-            log_file_name,
-            log,
-            auto_submitted: how.auto_submitted,
-        };
-        let result = compose(&mail).and_then(|msg| {
-            let size = crate::mail::to_eml(&msg).len();
-            crate::mail::send(cfg, home, &msg).map(|sent| (sent, size))
-        });
-        match result {
-            Ok((sent, size)) => report.sent.push(SentMailReport {
-                to: to.email.clone(),
-                to_name: to.name.clone(),
-                subject,
-                via: match &sent {
-                    Sent::Outbox { .. } => "outbox",
-                    Sent::Smtp { .. } => "smtp",
-                    Sent::Sendmail { .. } => "sendmail",
-                }
-                .into(),
-                detail: sent.to_string(),
-                path: match &sent {
-                    Sent::Outbox { path } => Some(path.display().to_string()),
-                    _ => None,
-                },
-                bytes: size as u64,
-                entries_from: from_entry as u64,
-            }),
-            Err(e) => report.failed.push(UnsentMailReport {
-                to: Some(to.email.clone()),
-                subject: Some(subject),
-                pending: e.pending_path().map(|p| p.display().to_string()),
-                error: match &e {
-                    MailError::NotSent { .. } | MailError::NotSentNotKept { .. } => e.to_string(),
-                    other => format!(
-                        "{other}. Nothing was kept for `starry mail --retry`; run `starry mail {}` \
-                         once this is fixed",
-                        path.display()
-                    ),
-                },
-            }),
+    let svg = G::render_svg(&G::view(state, None, None), &r.names());
+    match paint(&svg) {
+        Ok(png) => Picture::Drawn(png),
+        Err(e) => {
+            let why = text::excerpt(&e);
+            warnings.push(format!(
+                "the board picture could not be drawn ({why}); the mails went \
+                 without it, each saying so"
+            ));
+            Picture::Failed(why)
         }
     }
-    Ok(report)
+}
+
+/// What every mail of one sending is about: the game, and what is the same
+/// for each recipient.
+struct About<'a, G: Game> {
+    r: &'a Replay<G>,
+    id16: &'a str,
+    how: Sending,
+    /// [`public_text`].
+    public: &'a str,
+    picture: &'a Picture,
+    thread: &'a Thread,
+}
+
+/// One recipient's mail: to whom, as what, and which entries it carries.
+struct Recipient<'a> {
+    seat: Seat,
+    role: Role,
+    /// What happened since their last entry.
+    since: &'a [history::Event],
+    /// The name of the attached log.
+    log_name: String,
+    /// The first entry the attached log holds.
+    from_entry: usize,
+}
+
+/// The mail to `to`, from `from` (name, address), carrying `log`.
+fn turn_mail<G: Game>(
+    about: &About<'_, G>,
+    to: &Recipient<'_>,
+    from: (&str, &str),
+    log: Vec<u8>,
+) -> TurnMail {
+    let (r, thread) = (about.r, about.thread);
+    let seat = &r.genesis.seats[to.seat];
+    TurnMail {
+        from_name: from.0.to_string(),
+        from_email: from.1.to_string(),
+        to_name: seat.name.clone(),
+        to_email: seat.email.clone(),
+        subject: subject::<G>(about.id16, to.role),
+        body_text: body_text(about, to),
+        body_html: Some(body_html(about, to)),
+        picture: match about.picture {
+            Picture::Drawn(png) => Some(png.clone()),
+            _ => None,
+        },
+        picture_id: thread.picture_id(r.len() - 1),
+        message_id: Some(thread.message_id(r.len() - 1, to.seat, about.how)),
+        references: thread.references(r.len() - 1, to.seat),
+        log_file_name: to.log_name.clone(),
+        log,
+        auto_submitted: about.how.auto_submitted,
+    }
+}
+
+/// Composes and sends `mail`: how it went, and the size of the message.
+fn deliver(
+    cfg: &MailConfig,
+    home: &Path,
+    mail: &TurnMail,
+) -> std::result::Result<(Sent, usize), MailError> {
+    compose(mail).and_then(|msg| {
+        let size = crate::mail::to_eml(&msg).len();
+        crate::mail::send(cfg, home, &msg).map(|sent| (sent, size))
+    })
+}
+
+/// Adds how sending `mail` (of the log at `path`, from its entry
+/// `from_entry` on) went to `report`.
+fn record(
+    report: &mut MailReport,
+    path: &Path,
+    mail: TurnMail,
+    from_entry: usize,
+    outcome: std::result::Result<(Sent, usize), MailError>,
+) {
+    match outcome {
+        Ok((sent, size)) => report.sent.push(SentMailReport {
+            to: mail.to_email,
+            to_name: mail.to_name,
+            subject: mail.subject,
+            via: match &sent {
+                Sent::Outbox { .. } => "outbox",
+                Sent::Smtp { .. } => "smtp",
+                Sent::Sendmail { .. } => "sendmail",
+            }
+            .into(),
+            detail: sent.to_string(),
+            path: match &sent {
+                Sent::Outbox { path } => Some(path.display().to_string()),
+                _ => None,
+            },
+            bytes: size as u64,
+            entries_from: from_entry as u64,
+        }),
+        Err(e) => report.failed.push(UnsentMailReport {
+            to: Some(mail.to_email),
+            subject: Some(mail.subject),
+            pending: e.pending_path().map(|p| p.display().to_string()),
+            error: match &e {
+                MailError::NotSent { .. } | MailError::NotSentNotKept { .. } => e.to_string(),
+                other => format!(
+                    "{other}. Nothing was kept for `starry mail --retry`; run `starry mail {}` \
+                     once this is fixed",
+                    path.display()
+                ),
+            },
+        }),
+    }
 }
 
 /// The identifiers that make one game one thread in every mail program:
@@ -593,17 +669,6 @@ impl Thread {
 
     fn picture_id(&self, entry: u64) -> String {
         format!("board.{}.{entry}@{}", self.id16, self.domain)
-    }
-}
-
-/// What is asked of someone who must act, in a sentence.
-fn asked(action: Action) -> &'static str {
-    match action {
-        Action::Join => "please join the game",
-        Action::Ready => "please send your ready (setup randomness)",
-        Action::Move => "your move",
-        Action::Reveal => "please reveal your face-down tokens",
-        Action::Over => "the game is over",
     }
 }
 
@@ -747,478 +812,6 @@ pub fn id_new_command<G: Game>(r: &Replay<G>, seat: Seat) -> String {
         shell_word(&s.email)
     )
 }
-
-/// The public part, the same for every recipient: where the game stands,
-/// who is who, and the spectator view. Nothing in it depends on a secret.
-fn public_text<G: Game>(r: &Replay<G>) -> String {
-    let status = status_of(r);
-    let mut t = format!(
-        "{} — game {} — {} entries\n{}",
-        status.game,
-        &status.game_id[..16],
-        status.entries,
-        status_text(&status)
-    );
-    if let Some(state) = &r.state {
-        t.push('\n');
-        t.push_str(&G::render_text(&G::view(state, None, None), &r.names()));
-    }
-    t
-}
-
-/// The first lines of a mail: what is asked of the recipient at `seat` —
-/// or whom the game waits for — then, in a reminder, since when. It comes
-/// first, before any greeting, since it is what a mail program shows of a
-/// message beside its subject.
-fn headline<G: Game>(
-    r: &Replay<G>,
-    id16: &str,
-    seat: Seat,
-    role: Role,
-    how: Sending,
-) -> Vec<String> {
-    let mut out = Vec::new();
-    let title = history::title(G::NAME);
-    let id8 = &id16[..8];
-    out.push(match role {
-        Role::Act(a) => format!("It is your turn in {title} {id8}: {}.", asked(a)),
-        Role::Info => {
-            let (a, who) = r.expected();
-            format!(
-                "Nothing to do for you now in {title} {id8}: {} must {} next.",
-                who.map_or("nobody".into(), |w| r.name(w)),
-                a.as_str()
-            )
-        }
-        Role::Over if super::clock::late_answer_at(r, seat).is_some() => format!(
-            "{title} {id8} ended with claims that you stopped answering. Your move still wins \
-             against them, however late."
-        ),
-        Role::Over => {
-            let when = first_or_next(r);
-            match next_countersigner(r) {
-                Some(n) if n == seat => format!(
-                    "{title} {id8} is over. You countersign {when}: the others wait for your \
-                     countersignature."
-                ),
-                Some(n) if r.countersigned.contains(&seat) => format!(
-                    "{title} {id8} is over. You have countersigned; {} countersigns {when}.",
-                    r.name(n)
-                ),
-                Some(n) => format!(
-                    "{title} {id8} is over. {} countersigns {when}; please wait for a mail that \
-                     names you before you countersign.",
-                    r.name(n)
-                ),
-                None => {
-                    format!("{title} {id8} is over. Every player has countersigned the result.")
-                }
-            }
-        }
-    });
-    // The clock of the player asked to act, in their own mail: how long
-    // they have, or that others may now claim the game abandoned.
-    if let (Role::Act(_), Some(clock)) = (role, r.clock())
-        && clock.seat == seat
-        && let Some(now) = crate::log::replay::time_seconds(&crate::log::replay::now())
-    {
-        out.push(if now < clock.due {
-            format!(
-                "You have {} to answer (until {}).",
-                crate::log::replay::span_text((clock.due - now) as u64),
-                super::clock::shown_time(clock.due)
-            )
-        } else {
-            format!(
-                "Your time ran out {} ago ({}): any other player may now claim the game \
-                 abandoned. Answer now and your entry stands.",
-                crate::log::replay::span_text((now - clock.due) as u64),
-                super::clock::shown_time(clock.due)
-            )
-        });
-    }
-    if how.remind {
-        out.push(format!(
-            "A reminder: the game has waited for you since {} (entry {}).",
-            history::short_time(&r.entries.last().map(|e| e.time.clone()).unwrap_or_default()),
-            r.len() - 1
-        ));
-    }
-    out
-}
-
-/// What starry is, for someone invited to a game who may never have heard
-/// of it.
-fn about_starry<G: Game>(r: &Replay<G>) -> String {
-    let title = history::title(G::NAME);
-    format!(
-        "{} invites you to a game of {title} by e-mail. starry is the program that plays it: \
-         every move is an entry in a log, signed by its player and chained to the entries \
-         before it by their hashes, and every player's program checks every entry itself, so \
-         there is nothing and nobody to trust — no server, and not the other players either.\n{}",
-        r.name(0),
-        computers_text(r)
-    )
-}
-
-/// What an invited player must know of the computer seats (the genesis
-/// names each one's operator, docs/protocol.md section 3.4): their
-/// operator sees what they hold face down and signs their moves, so a
-/// computer is no independent player.
-fn computers_text<G: Game>(r: &Replay<G>) -> String {
-    (0..r.seat_count())
-        .filter(|&s| r.operator_of(s) != s)
-        .map(|s| {
-            let op = r.name(r.operator_of(s));
-            format!(
-                "{} (seat {s}) is a computer that {op}'s machine plays: {op} can see its \
-                 face-down tokens and signs its moves, so it plays on {op}'s side, not as a \
-                 player of its own.\n",
-                r.name(s)
-            )
-        })
-        .collect()
-}
-
-/// Writes step `n` of "What to do now": its text as a paragraph, then the
-/// command to run, if any, indented on a line of its own.
-fn step(t: &mut String, n: &mut u32, what: &str, command: Option<&str>) {
-    *n += 1;
-    t.push_str(&wrap(&format!("{n}. {what}\n"), WIDTH, "   "));
-    if let Some(c) = command {
-        t.push_str(&format!("     {c}\n"));
-    }
-}
-
-/// The one line a mail holds instead of the picture it could not draw.
-fn no_picture(why: &str, id16: &str) -> String {
-    format!("The board picture could not be drawn: {why}; `starry view {id16}` shows it.")
-}
-
-/// The text part. Names and summaries come from the log and are made
-/// [`text::inline`] where they are inserted, so none can fake a line of the
-/// instructions; compose makes the whole text [`text::terminal`].
-#[allow(clippy::too_many_arguments)]
-fn body_text<G: Game>(
-    r: &Replay<G>,
-    id16: &str,
-    seat: Seat,
-    role: Role,
-    public: &str,
-    since: &[history::Event],
-    how: Sending,
-    picture: &Picture,
-    log_name: &str,
-    from_entry: usize,
-) -> String {
-    // Whether the game has face-down things the mail must say it leaves out.
-    let hides = !G::hidden_values().is_empty();
-    let to = &r.genesis.seats[seat];
-    let mut t = String::new();
-    for line in headline(r, id16, seat, role, how) {
-        t.push_str(&wrap(&format!("{line}\n"), WIDTH, ""));
-        t.push('\n');
-    }
-    t.push_str(&format!("Hello {},\n\n", text::inline(&to.name)));
-    let invited = role == Role::Act(Action::Join);
-    if invited {
-        t.push_str(&wrap(&about_starry(r), WIDTH, ""));
-        t.push('\n');
-    }
-    t.push_str(&history::since_text(since, id16));
-    t.push_str("\nWhat to do now\n--------------\n");
-    let mut n = 0;
-    if invited {
-        step(
-            &mut t,
-            &mut n,
-            &format!(
-                "Install starry, once. It is installed from a copy of its source code (ask {} \
-                 where to get one) with cargo, which comes with Rust (see rustup.rs): in the \
-                 directory of that copy, run",
-                r.name(0)
-            ),
-            Some("cargo install --path . --locked"),
-        );
-        match &to.key {
-            None => step(
-                &mut t,
-                &mut n,
-                "Create your starry identity, once: your name, your address and the key that \
-                 signs your entries, kept in your starry directory ($STARRY_HOME, by default \
-                 ~/.config/starry). Skip this if you have one already.",
-                Some(&id_new_command(r, seat)),
-            ),
-            Some(key) => step(
-                &mut t,
-                &mut n,
-                &format!(
-                    "Your seat is pinned to the starry key {}: use the identity that holds it \
-                     (`starry id show` shows your key).",
-                    crate::log::replay::fingerprint(&key.0)
-                ),
-                None,
-            ),
-        }
-    }
-    step(
-        &mut t,
-        &mut n,
-        &format!(
-            "Save the attached file {log_name}, or this whole mail as a file, say turn.eml \
-             (in most mail programs: \"Save as\", \"Download message\" or \"Show original\")."
-        ),
-        None,
-    );
-    step(
-        &mut t,
-        &mut n,
-        "Take it in. This verifies every entry and brings your copy of the game up to date; it \
-         refuses anything that does not continue your copy:",
-        Some(&format!("starry ingest {log_name}      (or turn.eml)")),
-    );
-    match role {
-        Role::Act(a) => {
-            step(
-                &mut t,
-                &mut n,
-                &format!(
-                    "Look at the game{}:",
-                    if hides {
-                        " (your view shows your own face-down tokens too)"
-                    } else {
-                        ""
-                    }
-                ),
-                Some(&format!("starry view {id16}")),
-            );
-            step(
-                &mut t,
-                &mut n,
-                &format!(
-                    "{} and mail the log on, in one command:",
-                    match a {
-                        Action::Join => "Join",
-                        Action::Ready => "Send your ready",
-                        Action::Move => "Make your move",
-                        Action::Reveal => "Reveal",
-                        Action::Over => "Countersign",
-                    }
-                ),
-                Some(&next_command(r, a, id16)),
-            );
-            if a == Action::Move {
-                t.push_str(&wrap(&format!("   {}\n", move_hint(r).1), WIDTH, "   "));
-            }
-        }
-        Role::Info => {}
-        Role::Over if super::clock::late_answer_at(r, seat).is_some() => {
-            let k = super::clock::late_answer_at(r, seat).unwrap_or_default();
-            step(
-                &mut t,
-                &mut n,
-                &format!(
-                    "Answer: the others claimed that you had stopped answering, but your move \
-                     still wins against the claims, however late, until you countersign. It is \
-                     written at entry {k}, in place of the claims, and the game goes on. List \
-                     your moves with `starry moves {id16}`, then play and mail the log on (do not \
-                     countersign: that would accept being placed last for good):"
-                ),
-                Some(&format!("starry play {id16} MOVE --mail")),
-            );
-        }
-        Role::Over => {
-            let when = first_or_next(r);
-            let cmd = next_command(r, Action::Over, id16);
-            match next_countersigner(r) {
-                Some(x) if x == seat => step(
-                    &mut t,
-                    &mut n,
-                    &format!(
-                        "If you agree with the result, countersign it now. You countersign \
-                         {when}: the others wait for your countersignature, so that no two are \
-                         written at once."
-                    ),
-                    Some(&cmd),
-                ),
-                Some(x) if !r.countersigned.contains(&seat) => step(
-                    &mut t,
-                    &mut n,
-                    &format!(
-                        "Wait: {} countersigns {when}, and the mail of each countersignature \
-                         names the player who countersigns after it, one at a time, so that no \
-                         two are written at once. When a mail names you, take it in as above \
-                         and, if you agree with the result, countersign it (should {} never \
-                         countersign, countersign all the same: the protocol settles \
-                         countersignatures written at once):",
-                        r.name(x),
-                        r.name(x)
-                    ),
-                    Some(&cmd),
-                ),
-                Some(x) => step(
-                    &mut t,
-                    &mut n,
-                    &format!(
-                        "Nothing more: you have countersigned, and {} countersigns {when}.",
-                        r.name(x)
-                    ),
-                    None,
-                ),
-                None => step(
-                    &mut t,
-                    &mut n,
-                    "Nothing more: every player has countersigned the result.",
-                    None,
-                ),
-            }
-        }
-    }
-    t.push('\n');
-    t.push_str(&wrap(
-        &format!(
-            "({id16} names your copy of the game in $STARRY_HOME/games/; for a copy \
-             elsewhere, give its path, and `--into FILE` to `starry ingest`.)\n"
-        ),
-        WIDTH,
-        "",
-    ));
-    if let Picture::Failed(why) = picture {
-        t.push('\n');
-        t.push_str(&wrap(&format!("{}\n", no_picture(why, id16)), WIDTH, ""));
-    }
-    t.push_str(&wrap(
-        if hides {
-            "\nThe game now, as everybody sees it (this mail knows nobody's secrets, so \
-             your face-down tokens are hidden too; `starry view` shows them):\n"
-        } else {
-            "\nThe game now:\n"
-        },
-        WIDTH,
-        "",
-    ));
-    t.push('\n');
-    t.push_str(public.trim_end());
-    t.push_str("\n\n");
-    t.push_str(&wrap(&carried(r, from_entry, log_name), WIDTH, ""));
-    t
-}
-
-/// What the attachment holds, and what to do if it is not enough.
-fn carried<G: Game>(r: &Replay<G>, from_entry: usize, log_name: &str) -> String {
-    let last = r.len() - 1;
-    if from_entry == 0 {
-        format!("The attached {log_name} is the whole log (entries 0 to {last}).\n")
-    } else {
-        format!(
-            "The attached {log_name} holds entries {from_entry} to {last}: those written since \
-             your last entry, which your copy lacks. If `starry ingest` says that it needs a \
-             full copy, ask the sender to run `starry mail GAME --full`.\n"
-        )
-    }
-}
-
-/// The HTML part: the same as the text, with the board drawn (the PNG
-/// travels inline in the mail, `cid:`, since many mail programs show no
-/// SVG). Everything from the log is escaped; no style sheet, no script, no
-/// remote image.
-#[allow(clippy::too_many_arguments)]
-fn body_html<G: Game>(
-    r: &Replay<G>,
-    id16: &str,
-    seat: Seat,
-    role: Role,
-    since: &[history::Event],
-    how: Sending,
-    picture: &Picture,
-    thread: &Thread,
-    log_name: &str,
-) -> String {
-    use crate::picture::esc;
-    let to = &r.genesis.seats[seat];
-    let mut h = String::from(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n\
-         <body style=\"font-family:'DejaVu Sans',Verdana,sans-serif;color:#1a1a1a\">\n",
-    );
-    for line in headline(r, id16, seat, role, how) {
-        h.push_str(&format!("<p><strong>{}</strong></p>\n", esc(&line)));
-    }
-    h.push_str(&format!("<p>Hello {},</p>\n", esc(&to.name)));
-    let invited = role == Role::Act(Action::Join);
-    if invited {
-        h.push_str(&format!("<p>{}</p>\n", esc(about_starry(r).trim_end())));
-    }
-    if !since.is_empty() {
-        h.push_str("<p>Since your last entry:</p>\n<ol>\n");
-        let skip = since.len().saturating_sub(history::SINCE_MAX);
-        for e in &since[skip..] {
-            h.push_str(&format!(
-                "<li value=\"{}\">{}</li>\n",
-                e.entry,
-                esc(&e.text)
-            ));
-        }
-        h.push_str("</ol>\n");
-    }
-    match picture {
-        Picture::Drawn(_) => h.push_str(&format!(
-            "<p><img src=\"cid:{}\" alt=\"The game after entry {}, as everybody sees it\" \
-             style=\"max-width:100%\"></p>\n",
-            esc(&thread.picture_id(r.len() - 1)),
-            r.len() - 1
-        )),
-        Picture::Failed(why) => {
-            h.push_str(&format!("<p>{}</p>\n", esc(&no_picture(why, id16))));
-        }
-        Picture::NoBoard => {}
-    }
-    let mut commands = Vec::new();
-    if invited {
-        commands.push("cargo install --path . --locked".to_string());
-        if to.key.is_none() {
-            commands.push(id_new_command(r, seat));
-        }
-    }
-    commands.push(format!("starry ingest {log_name}"));
-    match role {
-        Role::Act(a) => {
-            commands.push(format!("starry view {id16}"));
-            commands.push(next_command(r, a, id16));
-        }
-        Role::Over if super::clock::late_answer_at(r, seat).is_some() => {
-            commands.push(format!("starry moves {id16}"));
-            commands.push(format!("starry play {id16} MOVE --mail"));
-        }
-        Role::Over if next_countersigner(r) == Some(seat) => {
-            commands.push(next_command(r, Action::Over, id16));
-        }
-        Role::Info | Role::Over => commands.clear(),
-    }
-    if !commands.is_empty() {
-        h.push_str(&format!(
-            "<p>{}</p>\n<pre>{}</pre>\n",
-            if invited {
-                "Install starry and create your identity once (the text part of this mail says \
-                 how), then take in the attached log and join:"
-            } else {
-                "Take in the attached log, then act:"
-            },
-            commands
-                .iter()
-                .map(|c| esc(c))
-                .collect::<Vec<_>>()
-                .join("\n")
-        ));
-    }
-    h.push_str(
-        "<p style=\"color:#555\">The text part of this mail has the position in words and \
-         every step; the attached file is the log.</p>\n</body></html>\n",
-    );
-    h
-}
-
-/// Width of the mail's paragraphs.
-const WIDTH: usize = 72;
 
 #[cfg(test)]
 mod tests {
