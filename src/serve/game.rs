@@ -410,8 +410,8 @@ impl<G: Game> Page<'_, G> {
         }
     }
 
-    /// The seat that may act here, when it is this player's: the one it
-    /// holds, or the one its email was invited to.
+    /// Whether the game waits for this player (never in the history): in
+    /// the seat they hold, or, to join, the free one their email is invited to.
     fn mine_to_act(&self) -> bool {
         let me = &self.s.identity;
         let (action, to_act) = self.r.expected();
