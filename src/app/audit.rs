@@ -794,48 +794,16 @@ impl Progress {
 /// ([`salvage`]): two different ones for one position and signer, here or
 /// beside a verified entry, are proof of a fork too.
 fn find_forks(copies: &[Audited], trie: &Trie) -> Vec<ForkReport> {
-    use std::collections::{BTreeSet, HashMap};
-    let mut digests = HashSet::new();
-    let first: Vec<bool> = copies
-        .iter()
-        .map(|c| c.report.digest.is_some_and(|d| digests.insert(d)))
-        .collect();
+    let Held {
+        through,
+        children,
+        under,
+    } = held(copies, trie);
     let reread = |c: &Audited| {
         file::read(&c.path)
             .ok()
             .filter(|b| Some(crate::crypto::sha256(b)) == c.report.digest)
     };
-    // The part of the trie these copies hold: a copy through each node,
-    // each node's children, and how many copies pass each node.
-    let mut through: HashMap<usize, usize> = HashMap::new();
-    let mut children: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
-    let mut under: HashMap<usize, usize> = HashMap::new();
-    for (i, c) in copies.iter().enumerate() {
-        let Some(tip) = c.tip else { continue };
-        *under.entry(tip).or_default() += 1;
-        if !first[i] {
-            continue;
-        }
-        let mut n = tip;
-        while let std::collections::hash_map::Entry::Vacant(v) = through.entry(n) {
-            v.insert(i);
-            let parent = trie.parent(n);
-            children.entry(parent).or_default().insert(n);
-            if parent == Trie::ROOT {
-                break;
-            }
-            n = parent;
-        }
-    }
-    let mut deepest_first: Vec<usize> = through.keys().copied().collect();
-    deepest_first.sort_by_key(|&n| std::cmp::Reverse(trie.nodes[n].depth));
-    for n in deepest_first {
-        let parent = trie.parent(n);
-        let here = under.get(&n).copied().unwrap_or(0);
-        if parent != Trie::ROOT {
-            *under.entry(parent).or_default() += here;
-        }
-    }
     let seats = copies
         .iter()
         .filter(|c| c.tip.is_some())
@@ -876,35 +844,10 @@ fn find_forks(copies: &[Audited], trie: &Trie) -> Vec<ForkReport> {
             };
             let (a, b) = (file_of(reference), file_of(kid));
             let (fa, fb) = (shown(Path::new(&a)), shown(Path::new(&b)));
-            let names = [&fa, &fb];
             let silent = label(Some(
                 trie.nodes[if w == 0 { reference } else { kid }].author,
             ));
-            let message = match why {
-                crate::log::fork::Resolution::ClaimLapsed => format!(
-                    "{fa} and {fb} are copies of the same game that differ from entry {k} on: {} \
-                     holds claims that {silent} stopped answering, {} holds that player's awaited \
-                     entry. The entry wins and the claims lapse; the game goes on as in {}. \
-                     Nobody cheated.",
-                    names[1 - w],
-                    names[w],
-                    names[w]
-                ),
-                crate::log::fork::Resolution::Claims => format!(
-                    "{fa} and {fb} are copies of the same game that differ from entry {k} on only \
-                     in abandonment claims written at the same time. Either order is valid; by \
-                     the protocol's rule the copy whose entry {k} has the smaller id, {}, is \
-                     kept, and `starry ingest` re-applies the other claims on top.",
-                    names[w]
-                ),
-                crate::log::fork::Resolution::Countersignatures => format!(
-                    "{fa} and {fb} are copies of the same game that differ from entry {k} on only \
-                     in countersignatures written at the same time. Either order is valid; by \
-                     the protocol's rule the copy whose entry {k} has the smaller id, {}, is \
-                     kept, and `starry ingest` re-applies the other countersignatures on top.",
-                    names[w]
-                ),
-            };
+            let message = resolved_message(why, [&fa, &fb], k, w, &silent);
             forks.push(ForkReport {
                 files: [a.clone(), b.clone()],
                 entry: k as u64,
@@ -959,6 +902,95 @@ fn find_forks(copies: &[Audited], trie: &Trie) -> Vec<ForkReport> {
         copies, trie, &through, &children, &forks, &label,
     ));
     forks
+}
+
+/// The part of the trie a game's copies hold: a copy through each node
+/// (the first, in file order), each node's children, and how many copies
+/// pass each node.
+struct Held {
+    through: std::collections::HashMap<usize, usize>,
+    children: BTreeMap<usize, std::collections::BTreeSet<usize>>,
+    under: std::collections::HashMap<usize, usize>,
+}
+
+fn held(copies: &[Audited], trie: &Trie) -> Held {
+    use std::collections::{BTreeSet, HashMap};
+    let mut digests = HashSet::new();
+    let first: Vec<bool> = copies
+        .iter()
+        .map(|c| c.report.digest.is_some_and(|d| digests.insert(d)))
+        .collect();
+    let mut through: HashMap<usize, usize> = HashMap::new();
+    let mut children: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    let mut under: HashMap<usize, usize> = HashMap::new();
+    for (i, c) in copies.iter().enumerate() {
+        let Some(tip) = c.tip else { continue };
+        *under.entry(tip).or_default() += 1;
+        if !first[i] {
+            continue;
+        }
+        let mut n = tip;
+        while let std::collections::hash_map::Entry::Vacant(v) = through.entry(n) {
+            v.insert(i);
+            let parent = trie.parent(n);
+            children.entry(parent).or_default().insert(n);
+            if parent == Trie::ROOT {
+                break;
+            }
+            n = parent;
+        }
+    }
+    let mut deepest_first: Vec<usize> = through.keys().copied().collect();
+    deepest_first.sort_by_key(|&n| std::cmp::Reverse(trie.nodes[n].depth));
+    for n in deepest_first {
+        let parent = trie.parent(n);
+        let here = under.get(&n).copied().unwrap_or(0);
+        if parent != Trie::ROOT {
+            *under.entry(parent).or_default() += here;
+        }
+    }
+    Held {
+        through,
+        children,
+        under,
+    }
+}
+
+/// The words of a fork the protocol's rules resolve: `w` is the winner's
+/// index in `names`, `silent` the player the claims named.
+fn resolved_message(
+    why: crate::log::fork::Resolution,
+    names: [&String; 2],
+    k: usize,
+    w: usize,
+    silent: &str,
+) -> String {
+    let [fa, fb] = names;
+    match why {
+        crate::log::fork::Resolution::ClaimLapsed => format!(
+            "{fa} and {fb} are copies of the same game that differ from entry {k} on: {} \
+             holds claims that {silent} stopped answering, {} holds that player's awaited \
+             entry. The entry wins and the claims lapse; the game goes on as in {}. \
+             Nobody cheated.",
+            names[1 - w],
+            names[w],
+            names[w]
+        ),
+        crate::log::fork::Resolution::Claims => format!(
+            "{fa} and {fb} are copies of the same game that differ from entry {k} on only \
+             in abandonment claims written at the same time. Either order is valid; by \
+             the protocol's rule the copy whose entry {k} has the smaller id, {}, is \
+             kept, and `starry ingest` re-applies the other claims on top.",
+            names[w]
+        ),
+        crate::log::fork::Resolution::Countersignatures => format!(
+            "{fa} and {fb} are copies of the same game that differ from entry {k} on only \
+             in countersignatures written at the same time. Either order is valid; by \
+             the protocol's rule the copy whose entry {k} has the smaller id, {}, is \
+             kept, and `starry ingest` re-applies the other countersignatures on top.",
+            names[w]
+        ),
+    }
 }
 
 /// A fork's words: which copies, where, how many different entries in how

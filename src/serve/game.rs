@@ -21,6 +21,7 @@ use crate::app::act::{self, Do};
 use crate::app::games::GameRow;
 use crate::app::history::{self, Event};
 use crate::app::moves::{OwnMoves, own_moves};
+use crate::app::report::StatusReport;
 use crate::app::{Output, status_of};
 use crate::error::{Error, Result};
 use crate::games::{Click, Game, Seat};
@@ -236,6 +237,33 @@ fn choosing<G: Game>(om: &OwnMoves<G>, id: &str, picks: &[String]) -> Choosing {
     }
 }
 
+/// What a game page is drawn from: the position shown (the whole log, a
+/// step back in its history, or where a late answer goes) and the player's
+/// place in it.
+struct Page<'a, G: Game> {
+    s: &'a Server,
+    id: &'a str,
+    r: Replay<G>,
+    status: StatusReport,
+    /// Entries in the whole log: what the forms expect to find there.
+    total: u64,
+    /// The history stepper's position, when not the last.
+    at: Option<u64>,
+    /// Where the claims that ended the game waiting for this player begin.
+    late: Option<u64>,
+    /// The seat this identity holds.
+    joined: Option<Seat>,
+    game_href: String,
+}
+
+/// The move being chosen: the board's links, and the move once whole.
+#[derive(Default)]
+struct Moves {
+    links: Links,
+    chosen: Option<String>,
+    steps: Option<Choosing>,
+}
+
 /// The page's title and body.
 fn body<G: Game>(
     s: &Server,
@@ -264,161 +292,206 @@ fn body<G: Game>(
         }
         (None, None) => full,
     };
-    let me = &s.identity;
-    let (action, to_act) = r.expected();
-    let seat: Option<Seat> = r.seat_of_key(&me.public_key()).or_else(|| {
-        (action == Action::Join)
-            .then(|| r.seat_of_email(&me.email))
-            .flatten()
-            .filter(|&s| r.seats[s].key.is_none())
-    });
-    let joined = r.seat_of_key(&me.public_key());
-    let status = status_of(&r);
-    let names = r.names();
+    let p = Page {
+        s,
+        id,
+        joined: r.seat_of_key(&s.identity.public_key()),
+        status: status_of(&r),
+        r,
+        total,
+        at,
+        late,
+        game_href: format!("/game/{id}"),
+    };
     let title = format!(
         "{} — game {}",
         history::title(G::NAME),
-        &status.game_id[..8]
+        &p.status.game_id[..8]
     );
-    let view = match (&r.state, joined) {
-        (Some(st), Some(se)) => Some(crate::app::own_view(&r, st, se, me)?),
-        (Some(st), None) => Some(G::view(st, None, None)),
-        (None, _) => None,
-    };
-
-    // Choosing a move: by clicks, or typed.
-    let mut links = Links::default();
-    let mut chosen: Option<String> = None;
-    let mut steps = None;
-    if at.is_none()
-        && ask.confirm.is_none()
-        && let Some(om) = own_moves(&r, me)?
-    {
-        if let Some(t) = &ask.typed {
-            chosen = Some(t.clone());
-        } else {
-            let c = choosing::<G>(&om, id, &ask.picks);
-            match &c {
-                Choosing::Next {
-                    picked, options, ..
-                } => {
-                    for p in picked {
-                        links.insert(p.key.clone(), Link::Picked);
-                    }
-                    for (o, href) in options {
-                        links.insert(
-                            o.key.clone(),
-                            Link::To {
-                                href: href.clone(),
-                                label: o.label.clone(),
-                            },
-                        );
-                    }
-                }
-                Choosing::Chosen { notation, .. } => chosen = Some(notation.clone()),
-            }
-            steps = Some(c);
-        }
-    }
+    let view = p.view()?;
+    let moves = p.moves(ask)?;
     // A whole move: what `play --dry-run` says of it, and the position after.
-    let preview = chosen
+    let preview = moves
+        .chosen
         .as_ref()
         .map(|m| act::act_file_expecting(path, Do::Move(m.clone()), true, Some(total)));
-    let board = match (&preview, &view) {
-        (Some(Ok(out)), _) if out.preview_svg.is_some() => {
-            out.preview_svg.clone().unwrap_or_default()
-        }
-        (_, Some(v)) => G::render_svg_linked(v, &names, &links),
-        (_, None) => crate::app::inspect::waiting_picture(
-            &crate::app::inspect::picture_title(&r, &status, joined),
-            &status,
-        ),
-    };
-    let text_view = view.as_ref().map(|v| G::render_text(v, &names));
-    let cur = at.unwrap_or(total);
-    let game_href = format!("/game/{id}");
-    let step = |n: u64| {
-        if n >= total {
-            game_href.clone()
-        } else {
-            format!("/game/{id}?at={n}")
-        }
-    };
-    let mine_to_act = at.is_none() && seat.is_some() && to_act == seat;
-    let claim_due = at.is_none()
-        && !r.is_over()
-        && joined.is_some()
-        && to_act.is_some()
-        && to_act != joined
-        && crate::app::clock::clock_or_default(&r).0.is_some()
-        && crate::app::clock::check_claim_due(&r, &now()).is_ok();
-    let countersign =
-        at.is_none() && r.is_over() && joined.is_some_and(|se| !r.countersigned.contains(&se));
-    let form = |what: &'static str, label: &str, extra: Option<(&str, &str)>| {
-        html! {
-            form.inline method="post" action={ "/game/" (id) "/act" } {
-                input type="hidden" name="csrf" value=(s.csrf);
-                input type="hidden" name="entries" value=(total);
-                input type="hidden" name="what" value=(what);
-                @if let Some((k, v)) = extra { input type="hidden" name=(k) value=(v); }
-                button type="submit" { (label) }
-            }
-        }
-    };
-
-    let placeholder = r
-        .state
-        .as_ref()
-        .map(|st| G::notation(st).0)
-        .unwrap_or_default();
+    let board = p.board(view.as_ref(), &moves.links, preview.as_ref());
+    let text_view = view.as_ref().map(|v| G::render_text(v, &p.r.names()));
     let body = html! {
         h1 { (title) }
-        p.status id="status" data-entries=(total) {
-            @if let Some(n) = at {
-                "After entry " (n - 1) " of " (total - 1) " (history). "
-            }
-            (shown(&crate::app::status_text(&status).replace('\n', " ")))
-        }
-        @if let (true, Action::Join, Some(why)) = (
-            mine_to_act,
-            action,
-            crate::app::clock::short_deadline(&r.genesis, crate::app::clock::DEFAULT_MIN_DEADLINE),
-        ) {
-            p.notice.error role="alert" {
-                "Before you join: " (why) ". starry's robot refuses such games; join only if \
-                 you trust the other players."
-            }
-        }
-        @if let Some(k) = late {
-            p.notice role="status" {
-                "The others claimed that you had stopped answering, and the game ended with you \
-                 placed last (entries " (k) " to " (total - 1) "). Your move still wins against \
-                 those claims, however late: it is written in their place, and the game goes on. \
-                 Only your own countersignature would settle the result, and this page never \
-                 writes one."
-            }
-        }
-        @if let Some(Err(e)) = &preview {
-            div.notice.error role="alert" { pre { (shown(&e.to_string())) } }
-        }
-        @if let Some(Ok(out)) = &preview {
-            section.preview aria-labelledby="preview-h" {
-                h2 id="preview-h" { "Your move: " code { (shown(chosen.as_deref().unwrap_or(""))) } }
-                pre { (shown(&account_of(out))) }
-                p { "Nothing is written until you confirm." }
-                (form("play", "Confirm the move", chosen.as_deref().map(|m| ("move", m))))
-                " "
-                a href=(game_href) { "Choose again" }
-            }
-        }
+        (p.status_line())
+        (p.notices())
+        (p.preview(moves.chosen.as_deref(), preview.as_ref()))
         @if let Some(c) = &ask.confirm {
             (confirm_section(s, path, id, total, c))
         }
         div.board { (svg(&board)) }
-        @if let Some(Choosing::Next { picked, options, lost }) = &steps {
+        @if let Some(Choosing::Next { picked, options, lost }) = &moves.steps {
+            (p.choices(picked, options, *lost))
+        }
+        @if at.is_none() {
+            (p.actions())
+        }
+        (p.stepper())
+        @if let Some(t) = &text_view {
+            details { summary { "The position in words" } pre { (shown(t)) } }
+        }
+        (p.history(&events))
+    };
+    Ok((title, body, id.to_string()))
+}
+
+impl<G: Game> Page<'_, G> {
+    /// The position as this player sees it; none before the game begins.
+    fn view(&self) -> Result<Option<G::View>> {
+        Ok(match (&self.r.state, self.joined) {
+            (Some(st), Some(se)) => Some(crate::app::own_view(&self.r, st, se, &self.s.identity)?),
+            (Some(st), None) => Some(G::view(st, None, None)),
+            (None, _) => None,
+        })
+    }
+
+    /// The moves offered: by clicks, or typed; none in the history, nor
+    /// while a resignation or claim waits to be confirmed.
+    fn moves(&self, ask: &Ask) -> Result<Moves> {
+        let mut m = Moves::default();
+        if self.at.is_some() || ask.confirm.is_some() {
+            return Ok(m);
+        }
+        let Some(om) = own_moves(&self.r, &self.s.identity)? else {
+            return Ok(m);
+        };
+        if let Some(t) = &ask.typed {
+            m.chosen = Some(t.clone());
+            return Ok(m);
+        }
+        let c = choosing::<G>(&om, self.id, &ask.picks);
+        match &c {
+            Choosing::Next {
+                picked, options, ..
+            } => {
+                for p in picked {
+                    m.links.insert(p.key.clone(), Link::Picked);
+                }
+                for (o, href) in options {
+                    m.links.insert(
+                        o.key.clone(),
+                        Link::To {
+                            href: href.clone(),
+                            label: o.label.clone(),
+                        },
+                    );
+                }
+            }
+            Choosing::Chosen { notation, .. } => m.chosen = Some(notation.clone()),
+        }
+        m.steps = Some(c);
+        Ok(m)
+    }
+
+    /// The board: after the previewed move, or the position with the
+    /// next clicks as links, or the waiting room's picture.
+    fn board(
+        &self,
+        view: Option<&G::View>,
+        links: &Links,
+        preview: Option<&Result<Output>>,
+    ) -> String {
+        match (preview, view) {
+            (Some(Ok(out)), _) if out.preview_svg.is_some() => {
+                out.preview_svg.clone().unwrap_or_default()
+            }
+            (_, Some(v)) => G::render_svg_linked(v, &self.r.names(), links),
+            (_, None) => crate::app::inspect::waiting_picture(
+                &crate::app::inspect::picture_title(&self.r, &self.status, self.joined),
+                &self.status,
+            ),
+        }
+    }
+
+    /// Whether the game waits for this player (never in the history): in
+    /// the seat they hold, or, to join, the free one their email is invited to.
+    fn mine_to_act(&self) -> bool {
+        let me = &self.s.identity;
+        let (action, to_act) = self.r.expected();
+        let seat: Option<Seat> = self.r.seat_of_key(&me.public_key()).or_else(|| {
+            (action == Action::Join)
+                .then(|| self.r.seat_of_email(&me.email))
+                .flatten()
+                .filter(|&s| self.r.seats[s].key.is_none())
+        });
+        self.at.is_none() && seat.is_some() && to_act == seat
+    }
+
+    fn status_line(&self) -> Markup {
+        html! {
+            p.status id="status" data-entries=(self.total) {
+                @if let Some(n) = self.at {
+                    "After entry " (n - 1) " of " (self.total - 1) " (history). "
+                }
+                (shown(&crate::app::status_text(&self.status).replace('\n', " ")))
+            }
+        }
+    }
+
+    /// Warnings before joining, and what a late answer does.
+    fn notices(&self) -> Markup {
+        let (action, _) = self.r.expected();
+        html! {
+            @if let (true, Action::Join, Some(why)) = (
+                self.mine_to_act(),
+                action,
+                crate::app::clock::short_deadline(&self.r.genesis, crate::app::clock::DEFAULT_MIN_DEADLINE),
+            ) {
+                p.notice.error role="alert" {
+                    "Before you join: " (why) ". starry's robot refuses such games; join only if \
+                     you trust the other players."
+                }
+            }
+            @if let Some(k) = self.late {
+                p.notice role="status" {
+                    "The others claimed that you had stopped answering, and the game ended with you \
+                     placed last (entries " (k) " to " (self.total - 1) "). Your move still wins against \
+                     those claims, however late: it is written in their place, and the game goes on. \
+                     Only your own countersignature would settle the result, and this page never \
+                     writes one."
+                }
+            }
+        }
+    }
+
+    /// What the dry run says of the chosen move, and the form that writes it.
+    fn preview(&self, chosen: Option<&str>, preview: Option<&Result<Output>>) -> Markup {
+        html! {
+            @if let Some(Err(e)) = preview {
+                div.notice.error role="alert" { pre { (shown(&e.to_string())) } }
+            }
+            @if let Some(Ok(out)) = preview {
+                section.preview aria-labelledby="preview-h" {
+                    h2 id="preview-h" { "Your move: " code { (shown(chosen.unwrap_or(""))) } }
+                    pre { (shown(&account_of(out))) }
+                    p { "Nothing is written until you confirm." }
+                    (self.form("play", "Confirm the move", chosen.map(|m| ("move", m))))
+                    " "
+                    a href=(self.game_href) { "Choose again" }
+                }
+            }
+        }
+    }
+
+    /// The next clicks offered, and the field to type a move in.
+    fn choices(&self, picked: &[Click], options: &[(Click, String)], lost: bool) -> Markup {
+        let placeholder = self
+            .r
+            .state
+            .as_ref()
+            .map(|st| G::notation(st).0)
+            .unwrap_or_default();
+        let game_href = &self.game_href;
+        html! {
             section.choose aria-labelledby="choose-h" {
                 h2 id="choose-h" { "Your move" }
-                @if *lost { p.error role="alert" { "That choice is not open in this position; choose again." } }
+                @if lost { p.error role="alert" { "That choice is not open in this position; choose again." } }
                 @if !picked.is_empty() {
                     p { "Chosen: " @for (i, p) in picked.iter().enumerate() { @if i > 0 { " › " } strong { (shown(&p.label)) } } " — " a href=(game_href) { "start again" } }
                 }
@@ -433,41 +506,90 @@ fn body<G: Game>(
                 }
             }
         }
-        @if at.is_none() {
+    }
+
+    /// The forms for what this player may do now besides moving.
+    fn actions(&self) -> Markup {
+        let r = &self.r;
+        let joined = self.joined;
+        let (action, to_act) = r.expected();
+        let claim_due = !r.is_over()
+            && joined.is_some()
+            && to_act.is_some()
+            && to_act != joined
+            && crate::app::clock::clock_or_default(r).0.is_some()
+            && crate::app::clock::check_claim_due(r, &now()).is_ok();
+        let countersign = r.is_over() && joined.is_some_and(|se| !r.countersigned.contains(&se));
+        html! {
             section.actions aria-label="actions" {
-                @if mine_to_act {
+                @if self.mine_to_act() {
                     @match action {
-                        Action::Join => { (form("join", "Join the game", None)) }
-                        Action::Ready => { (form("ready", "Ready", None)) }
-                        Action::Reveal => { (form("reveal", "Reveal my tokens", None)) }
+                        Action::Join => { (self.form("join", "Join the game", None)) }
+                        Action::Ready => { (self.form("ready", "Ready", None)) }
+                        Action::Reveal => { (self.form("reveal", "Reveal my tokens", None)) }
                         _ => {}
                     }
                 }
-                @if countersign { (form("countersign", "Countersign the result", None)) }
-                @if claim_due { " " (form("abandon", "Claim abandonment…", None)) }
-                @if joined.is_some() && !r.is_over() && r.state.is_some() { " " (form("resign", "Resign…", None)) }
+                @if countersign { (self.form("countersign", "Countersign the result", None)) }
+                @if claim_due { " " (self.form("abandon", "Claim abandonment…", None)) }
+                @if joined.is_some() && !r.is_over() && r.state.is_some() { " " (self.form("resign", "Resign…", None)) }
             }
         }
-        nav.stepper aria-label="history" {
-            @if cur > 1 { a href=(step(1)) { "« First" } " " a rel="prev" href=(step(cur - 1)) { "‹ Back" } }
-            @else { span aria-disabled="true" { "« First ‹ Back" } }
-            " " span { "entry " (cur.saturating_sub(1)) " of " (total.saturating_sub(1)) } " "
-            @if cur < total { a rel="next" href=(step(cur + 1)) { "Forward ›" } " " a href=(game_href) { "Last »" } }
-            @else { span aria-disabled="true" { "Forward › Last »" } }
+    }
+
+    /// A button that posts `what`, refused if the log has changed since.
+    fn form(&self, what: &'static str, label: &str, extra: Option<(&str, &str)>) -> Markup {
+        html! {
+            form.inline method="post" action={ "/game/" (self.id) "/act" } {
+                input type="hidden" name="csrf" value=(self.s.csrf);
+                input type="hidden" name="entries" value=(self.total);
+                input type="hidden" name="what" value=(what);
+                @if let Some((k, v)) = extra { input type="hidden" name=(k) value=(v); }
+                button type="submit" { (label) }
+            }
         }
-        @if let Some(t) = &text_view {
-            details { summary { "The position in words" } pre { (shown(t)) } }
+    }
+
+    /// The entry shown, counted from one.
+    fn cur(&self) -> u64 {
+        self.at.unwrap_or(self.total)
+    }
+
+    /// The page after `n` entries; the last is the game's own address.
+    fn step(&self, n: u64) -> String {
+        if n >= self.total {
+            self.game_href.clone()
+        } else {
+            format!("/game/{}?at={n}", self.id)
         }
-        details.history open[at.is_some()] {
-            summary { "History (" (events.len()) " entries)" }
-            ol start="0" {
-                @for (i, e) in events.iter().enumerate() {
-                    li aria-current=[(i as u64 + 1 == cur).then_some("step")] { a href=(step(i as u64 + 1)) { (shown(&event_line(e))) } }
+    }
+
+    fn stepper(&self) -> Markup {
+        let (cur, total) = (self.cur(), self.total);
+        html! {
+            nav.stepper aria-label="history" {
+                @if cur > 1 { a href=(self.step(1)) { "« First" } " " a rel="prev" href=(self.step(cur - 1)) { "‹ Back" } }
+                @else { span aria-disabled="true" { "« First ‹ Back" } }
+                " " span { "entry " (cur.saturating_sub(1)) " of " (total.saturating_sub(1)) } " "
+                @if cur < total { a rel="next" href=(self.step(cur + 1)) { "Forward ›" } " " a href=(self.game_href) { "Last »" } }
+                @else { span aria-disabled="true" { "Forward › Last »" } }
+            }
+        }
+    }
+
+    fn history(&self, events: &[Event]) -> Markup {
+        let cur = self.cur();
+        html! {
+            details.history open[self.at.is_some()] {
+                summary { "History (" (events.len()) " entries)" }
+                ol start="0" {
+                    @for (i, e) in events.iter().enumerate() {
+                        li aria-current=[(i as u64 + 1 == cur).then_some("step")] { a href=(self.step(i as u64 + 1)) { (shown(&event_line(e))) } }
+                    }
                 }
             }
         }
-    };
-    Ok((title, body, id.to_string()))
+    }
 }
 
 /// The question before resigning or claiming abandonment, after a dry run

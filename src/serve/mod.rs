@@ -161,43 +161,8 @@ pub fn run(a: &Serve) -> Result<Output> {
 async fn serve(a: &Serve, home: PathBuf, identity: Identity) -> Result<Output> {
     // Bind first: the port (when 0) and the families that exist decide the
     // allowed hosts.
-    let mut listeners = Vec::new();
-    let mut port = a.port.unwrap_or(PORT);
-    for ip in addresses(a) {
-        match tokio::net::TcpListener::bind(SocketAddr::new(ip, port)).await {
-            Ok(l) => {
-                port = l.local_addr().map(|s| s.port()).unwrap_or(port);
-                listeners.push(l);
-            }
-            // A machine without IPv6 still serves on 127.0.0.1.
-            Err(_) if a.listen.is_none() && ip.is_ipv6() && !listeners.is_empty() => {}
-            Err(e) => {
-                return Err(Error::Usage(format!(
-                    "cannot listen on {}: {e}{}",
-                    SocketAddr::new(ip, port),
-                    if e.kind() == std::io::ErrorKind::AddrInUse {
-                        "; another program (perhaps another `starry serve`) uses that port: \
-                         choose another with --port N, or --port 0 for any free one"
-                    } else {
-                        ""
-                    }
-                )));
-            }
-        }
-    }
-    let shown_ip = match a.listen {
-        Some(IpAddr::V6(ip)) => format!("[{ip}]"),
-        Some(ip) => ip.to_string(),
-        None => "127.0.0.1".into(),
-    };
-    let mut hosts = vec![
-        format!("127.0.0.1:{port}"),
-        format!("[::1]:{port}"),
-        format!("localhost:{port}"),
-    ];
-    if a.listen.is_some() {
-        hosts.push(format!("{shown_ip}:{port}"));
-    }
+    let (listeners, port) = bind(&addresses(a), a.port.unwrap_or(PORT), a.listen.is_none()).await?;
+    let (shown_ip, hosts) = hosts(a.listen, port);
     let origins = hosts.iter().map(|h| format!("http://{h}")).collect();
     let private = links::private_dir(&home)?;
     let server = Arc::new(Server {
@@ -252,6 +217,69 @@ async fn serve(a: &Serve, home: PathBuf, identity: Identity) -> Result<Output> {
             Err(e) => eprintln!("warning: could not prepare the browser's start ({e})"),
         }
     }
+    until_interrupted(server, listeners).await;
+    Ok(Output::new(
+        "starry serve: stopped.".into(),
+        &serde_json::json!({ "stopped": true }),
+    ))
+}
+
+/// Listens on `ips`, all on one port: `port`, or the one the first
+/// address got when 0. When `lenient` (no `--listen`), an IPv6 address the
+/// machine lacks is left out.
+async fn bind(
+    ips: &[IpAddr],
+    mut port: u16,
+    lenient: bool,
+) -> Result<(Vec<tokio::net::TcpListener>, u16)> {
+    let mut listeners = Vec::new();
+    for &ip in ips {
+        match tokio::net::TcpListener::bind(SocketAddr::new(ip, port)).await {
+            Ok(l) => {
+                port = l.local_addr().map(|s| s.port()).unwrap_or(port);
+                listeners.push(l);
+            }
+            // A machine without IPv6 still serves on 127.0.0.1.
+            Err(_) if lenient && ip.is_ipv6() && !listeners.is_empty() => {}
+            Err(e) => {
+                return Err(Error::Usage(format!(
+                    "cannot listen on {}: {e}{}",
+                    SocketAddr::new(ip, port),
+                    if e.kind() == std::io::ErrorKind::AddrInUse {
+                        "; another program (perhaps another `starry serve`) uses that port: \
+                         choose another with --port N, or --port 0 for any free one"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+        }
+    }
+    Ok((listeners, port))
+}
+
+/// The address to print (an IPv6 one in brackets), and the `Host` values
+/// this server answers to: loopback's names, and the one `--listen` names.
+fn hosts(listen: Option<IpAddr>, port: u16) -> (String, Vec<String>) {
+    let shown_ip = match listen {
+        Some(IpAddr::V6(ip)) => format!("[{ip}]"),
+        Some(ip) => ip.to_string(),
+        None => "127.0.0.1".into(),
+    };
+    let mut hosts = vec![
+        format!("127.0.0.1:{port}"),
+        format!("[::1]:{port}"),
+        format!("localhost:{port}"),
+    ];
+    if listen.is_some() {
+        hosts.push(format!("{shown_ip}:{port}"));
+    }
+    (shown_ip, hosts)
+}
+
+/// Serves on `listeners` until Ctrl-C; then lets no one new in, and gives
+/// the requests under way a moment to finish.
+async fn until_interrupted(server: Arc<Server>, listeners: Vec<tokio::net::TcpListener>) {
     let keys = server.clone();
     let app = router(server);
     let conns = Arc::new(conns::Conns::default());
@@ -276,10 +304,6 @@ async fn serve(a: &Serve, home: PathBuf, identity: Identity) -> Result<Output> {
         }
     })
     .await;
-    Ok(Output::new(
-        "starry serve: stopped.".into(),
-        &serde_json::json!({ "stopped": true }),
-    ))
 }
 
 /// Starts the default browser on `target` (a file's path or an address).

@@ -235,9 +235,11 @@ mod tests {
     use crate::parse::extract_logs;
 
     pub(crate) fn sample() -> TurnMail {
-        let log = b"{\"body\":{\"kind\":\"genesis\",\"game\":\"starry-sky\"},\"sig\":\"AAAA\"}\n\
-{\"body\":{\"kind\":\"move\",\"text\":\"caf\xc3\xa9 \xe2\x98\x85\"},\"sig\":\"BBBB\"}\n"
-            .to_vec();
+        let log = [
+            b"{\"body\":{\"kind\":\"genesis\",\"game\":\"starry-sky\"},\"sig\":\"AAAA\"}\n".as_slice(),
+            b"{\"body\":{\"kind\":\"move\",\"text\":\"caf\xc3\xa9 \xe2\x98\x85\"},\"sig\":\"BBBB\"}\n",
+        ]
+        .concat();
         TurnMail {
             from_name: "Alice Ärger".into(),
             from_email: "alice@example.org".into(),

@@ -382,105 +382,113 @@ fn parse<G: Game>(text: &str, source: &str) -> Result<(GameInput<G>, Vec<GameSte
     let mut steps = Vec::with_capacity(input.actions.len());
     let mut last = 0u64;
     for (index, item) in std::mem::take(&mut input.actions).into_iter().enumerate() {
-        let at = format!("actions[{index}]");
-        let entry = match item.entry {
-            Some(e) if e > last => e,
-            Some(e) => {
-                return Err(usage(
-                    source,
-                    if index == 0 {
-                        format!("{at}: entry is 0; entry 0 is the genesis, entries count from 1")
-                    } else {
-                        format!(
-                            "{at}: entry is {e}, but the action before is entry {last}; entries \
-                             are strictly increasing"
-                        )
-                    },
-                ));
-            }
-            None if index == 0 => 1,
-            None => last.checked_add(1).ok_or_else(|| {
-                usage(
-                    source,
-                    format!("{at}: no entry number follows entry {last}; give `entry`"),
-                )
-            })?,
-        };
-        last = entry;
-        let given: Vec<&str> = [
-            ("move", item.action.is_some()),
-            ("reveal", item.reveal.is_some()),
-            ("resign", item.resign.is_some()),
-        ]
-        .into_iter()
-        .filter_map(|(k, present)| present.then_some(k))
-        .collect();
-        let kind = match (item.action, item.reveal, item.resign) {
-            (Some(a), None, None) => Kind::Move(a),
-            (None, Some(r), None) => Kind::Reveal(r.into_iter().map(HiddenRef::from).collect()),
-            (None, None, Some(true)) => Kind::Resign,
-            (None, None, Some(false)) => {
-                return Err(usage(
-                    source,
-                    format!("{at}: `resign` is false; a resignation is `\"resign\": true`"),
-                ));
-            }
-            _ => {
-                return Err(usage(
-                    source,
+        let step = step_of(item, index, last, source)?;
+        last = step.entry;
+        steps.push(step);
+    }
+    Ok((input, steps))
+}
+
+/// Action `index` of the input, checked: its entry number after `last`,
+/// and one thing (a move, a reveal or a resignation) with only that
+/// thing's fields.
+fn step_of<A, H>(item: Item<A, H>, index: usize, last: u64, source: &str) -> Result<Step<A, H>> {
+    let at = format!("actions[{index}]");
+    let entry = match item.entry {
+        Some(e) if e > last => e,
+        Some(e) => {
+            return Err(usage(
+                source,
+                if index == 0 {
+                    format!("{at}: entry is 0; entry 0 is the genesis, entries count from 1")
+                } else {
                     format!(
-                        "{at}: an action has exactly one of `move`, `reveal` and `resign`; this \
-                         one has {}",
-                        if given.is_empty() {
-                            "none (or null)".to_string()
-                        } else {
-                            given
-                                .iter()
-                                .map(|k| format!("`{k}`"))
-                                .collect::<Vec<_>>()
-                                .join(" and ")
-                        }
-                    ),
-                ));
-            }
-        };
-        let is_move = matches!(kind, Kind::Move(_));
-        for (field, present) in [
-            ("hidden", item.hidden.is_some()),
-            ("reveals", item.reveals.is_some()),
-        ] {
-            if present && !is_move {
-                return Err(usage(
-                    source,
-                    format!("{at}: `{field}` belongs to a move; a {} has none", given[0]),
-                ));
-            }
+                        "{at}: entry is {e}, but the action before is entry {last}; entries \
+                         are strictly increasing"
+                    )
+                },
+            ));
         }
-        if matches!(kind, Kind::Resign) && item.draws.is_some() {
+        None if index == 0 => 1,
+        None => last.checked_add(1).ok_or_else(|| {
+            usage(
+                source,
+                format!("{at}: no entry number follows entry {last}; give `entry`"),
+            )
+        })?,
+    };
+    let given: Vec<&str> = [
+        ("move", item.action.is_some()),
+        ("reveal", item.reveal.is_some()),
+        ("resign", item.resign.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(k, present)| present.then_some(k))
+    .collect();
+    let kind = match (item.action, item.reveal, item.resign) {
+        (Some(a), None, None) => Kind::Move(a),
+        (None, Some(r), None) => Kind::Reveal(r.into_iter().map(HiddenRef::from).collect()),
+        (None, None, Some(true)) => Kind::Resign,
+        (None, None, Some(false)) => {
+            return Err(usage(
+                source,
+                format!("{at}: `resign` is false; a resignation is `\"resign\": true`"),
+            ));
+        }
+        _ => {
             return Err(usage(
                 source,
                 format!(
-                    "{at}: a resignation resolves no random event; leave out `draws` (the next \
-                     move or reveal would resolve them)"
+                    "{at}: an action has exactly one of `move`, `reveal` and `resign`; this \
+                     one has {}",
+                    if given.is_empty() {
+                        "none (or null)".to_string()
+                    } else {
+                        given
+                            .iter()
+                            .map(|k| format!("`{k}`"))
+                            .collect::<Vec<_>>()
+                            .join(" and ")
+                    }
                 ),
             ));
         }
-        steps.push(Step {
-            index,
-            seat: item.seat,
-            entry,
-            kind,
-            hidden: item.hidden.unwrap_or_default(),
-            reveals: item
-                .reveals
-                .unwrap_or_default()
-                .into_iter()
-                .map(HiddenRef::from)
-                .collect(),
-            draws: item.draws.unwrap_or_default(),
-        });
+    };
+    let is_move = matches!(kind, Kind::Move(_));
+    for (field, present) in [
+        ("hidden", item.hidden.is_some()),
+        ("reveals", item.reveals.is_some()),
+    ] {
+        if present && !is_move {
+            return Err(usage(
+                source,
+                format!("{at}: `{field}` belongs to a move; a {} has none", given[0]),
+            ));
+        }
     }
-    Ok((input, steps))
+    if matches!(kind, Kind::Resign) && item.draws.is_some() {
+        return Err(usage(
+            source,
+            format!(
+                "{at}: a resignation resolves no random event; leave out `draws` (the next \
+                 move or reveal would resolve them)"
+            ),
+        ));
+    }
+    Ok(Step {
+        index,
+        seat: item.seat,
+        entry,
+        kind,
+        hidden: item.hidden.unwrap_or_default(),
+        reveals: item
+            .reveals
+            .unwrap_or_default()
+            .into_iter()
+            .map(HiddenRef::from)
+            .collect(),
+        draws: item.draws.unwrap_or_default(),
+    })
 }
 
 // ---------------------------------------------------------------------------
