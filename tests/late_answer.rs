@@ -359,3 +359,171 @@ fn a_false_operator_in_the_genesis_is_refused_at_the_join() {
         assert_eq!(std::fs::read(&t.log).unwrap(), before);
     }
 }
+
+/// A game of Star Map in which Anna's machine also plays a computer seat
+/// (seat 2, after Ben), every entry dated 20 days ago and Anna's move 15
+/// days ago, played until Ben is to move. Returns the game's id and the
+/// computer seat.
+fn game_with_a_computer_after_ben(t: &Table) -> ([u8; 32], starry::app::computer::Computer) {
+    use starry::app::computer::{self, Computer};
+    use starry::games::star_map::StarMap;
+    let ids: Vec<Identity> = t.homes.iter().map(|h| Identity::load(h).unwrap()).collect();
+    let robot = Computer::create(&t.homes[0], &ids[0], 2, 1, starry::bot::Level::DEFAULT).unwrap();
+    let mut seats: Vec<SeatInfo> = ["Anna", "Ben"]
+        .iter()
+        .zip(&t.emails)
+        .map(|(name, email)| SeatInfo {
+            email: email.clone(),
+            key: None,
+            name: name.to_string(),
+            operator: None,
+        })
+        .collect();
+    seats.push(SeatInfo {
+        email: robot.id.email.clone(),
+        key: Some(starry::log::entry::HexHash(robot.id.public_key())),
+        name: robot.id.name.clone(),
+        operator: Some(0),
+    });
+    let mut draw = Draw::new([9; 32]);
+    act::create::<StarMap>(
+        &t.homes[0],
+        &ids[0],
+        seats,
+        &[],
+        None,
+        &t.log,
+        days_ago(20),
+        &mut draw,
+    )
+    .unwrap();
+    let game = Replay::<StarMap>::from_bytes(&std::fs::read(&t.log).unwrap())
+        .unwrap()
+        .game_id;
+    computer::bind(std::slice::from_ref(&robot), &game).unwrap();
+    let mut anna_moved = false;
+    loop {
+        let bytes = std::fs::read(&t.log).unwrap();
+        let r = Replay::<StarMap>::from_bytes(&bytes).unwrap();
+        let (action, who) = r.expected();
+        let who = who.unwrap();
+        if anna_moved && who == 1 && action == Action::Move {
+            break;
+        }
+        let time = if who == 0 && action == Action::Move {
+            anna_moved = true;
+            days_ago(15)
+        } else {
+            days_ago(20)
+        };
+        let (home, id) = match who {
+            2 => (&robot.home, &robot.id),
+            s => (&t.homes[s], &ids[s]),
+        };
+        let (line, _) = act::build::<StarMap>(home, &r, id, Do::Auto, time, &mut draw).unwrap();
+        let mut b = bytes;
+        b.extend_from_slice(&line);
+        std::fs::write(&t.log, b).unwrap();
+    }
+    (game, robot)
+}
+
+/// After Anna and her computer claimed that Ben stopped answering (which
+/// ends the game): Ben takes the log in and answers in the claims' place,
+/// and Anna takes his copy in, which settles the fork for his copy (the
+/// claims lapse) with the computer seat to move next. Runs Anna's `ingest`
+/// with a time limit, so that a hang fails the test instead of the suite,
+/// and checks that the computer moved at once and that both copies audit
+/// valid. Returns the report of Anna's `ingest`.
+fn ben_answers_late_and_anna_takes_it_in(t: &Table, game: &[u8; 32]) -> Value {
+    let s = t.status();
+    assert_eq!(s["ending"]["how"], "abandoned", "{s}");
+    let out = t.starry(Some(1), &["ingest", t.log_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let id = hex::encode(game);
+    let out = t.starry(Some(1), &["play", &id[..16], "--auto", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["status"]["to_act_seat"], 2, "{report}");
+    let ben_file = t.homes[1].join("games").join(format!("{id}.jsonl"));
+    let ben_copy = lines(&ben_file);
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("starry"))
+        .env("STARRY_HOME", &t.homes[0])
+        .args(["ingest", ben_file.to_str().unwrap(), "--into", t.log_str()])
+        .args(["--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!(
+                "`starry ingest` of the late answer, with the computer seat to move next, \
+                 did not end within 60 s: it hangs"
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["resolution"].is_string(), "{report}");
+    assert_eq!(report["then"][0]["seat"], 2, "{report}\n{}", stderr(&out));
+    let now = lines(&t.log);
+    assert_eq!(now[..ben_copy.len()], ben_copy[..]);
+    assert!(now.len() > ben_copy.len());
+    let audit = t.json(
+        None,
+        &["audit", t.log_str(), ben_file.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(audit["valid"], true, "{audit}");
+    report
+}
+
+/// Anna claims that Ben stopped answering, and her computer seat joins the
+/// claim (each entry remembered in its writer's home); Ben answers late and
+/// Anna takes his copy in. The computer's record of its last entry named
+/// its lapsed claim, which the received log does not hold: it is moved
+/// back like Anna's, and the computer moves at once, after Ben's answer
+/// (left as it was, it would refuse every entry of the computer's at that
+/// position as a second signature, and the computer could never move
+/// again while its clock ran).
+#[test]
+fn a_computer_whose_claim_lapsed_moves_after_the_late_answer() {
+    let t = Table::new(2);
+    let (game, robot) = game_with_a_computer_after_ben(&t);
+    let out = t.starry(Some(0), &["abandon", t.log_str(), "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let claims = lines(&t.log).len() as u64 - 2;
+    let read = |home: &std::path::Path| starry::app::written::read(home, &game).unwrap();
+    assert_eq!(read(&robot.home).unwrap().entry, claims + 1);
+    ben_answers_late_and_anna_takes_it_in(&t, &game);
+    // The computer's record names its move on the winning side now.
+    let after = lines(&t.log).len() as u64 - 1;
+    assert_eq!(read(&robot.home).unwrap().entry, after);
+    assert!(read(&t.homes[0]).unwrap().entry < claims);
+}
+
+/// The same with claims written by other means, that left no record of
+/// them: the computer seat is to move at once after the resolved fork, and
+/// `ingest` plays it while it still holds Anna's lock of the game (the
+/// computer's lock is in its own home), without waiting for itself.
+#[test]
+fn a_late_answer_that_wins_is_followed_by_the_computers_move_without_a_hang() {
+    use starry::games::star_map::StarMap;
+    let t = Table::new(2);
+    let (game, robot) = game_with_a_computer_after_ben(&t);
+    let anna = Identity::load(&t.homes[0]).unwrap();
+    let mut draw = Draw::new([9; 32]);
+    for (home, id) in [(&t.homes[0], &anna), (&robot.home, &robot.id)] {
+        let bytes = std::fs::read(&t.log).unwrap();
+        let r = Replay::<StarMap>::from_bytes(&bytes).unwrap();
+        let time = starry::log::replay::now();
+        let (line, _) = act::build::<StarMap>(home, &r, id, Do::Abandon, time, &mut draw).unwrap();
+        std::fs::write(&t.log, [bytes, line].concat()).unwrap();
+    }
+    ben_answers_late_and_anna_takes_it_in(&t, &game);
+}

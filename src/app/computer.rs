@@ -206,6 +206,16 @@ pub fn seats(home: &Path, genesis: &Genesis, game: &Hash) -> Vec<Seat> {
         .collect()
 }
 
+/// The homes of this machine's computer seats in the game `r` (those of
+/// [`seats`]), where each keeps its own records of the game.
+pub fn homes<G: Game>(home: &Path, r: &Replay<G>) -> Vec<PathBuf> {
+    seats(home, &r.genesis, &r.game_id)
+        .into_iter()
+        .filter_map(|s| r.seat_key(s))
+        .map(|key| seat_home(home, &key))
+        .collect()
+}
+
 /// Records the game a new computer seat plays in, once its genesis is
 /// written (its id is the hash of the signed genesis, which holds the
 /// seat's key, so it cannot be known when the seat is made).

@@ -519,6 +519,24 @@ fn settle_fork<G: Game>(
             |key| incoming.seat_of_key(key),
         )?,
     }
+    // A computer seat of this machine that wrote on the losing side (it
+    // joined the claim that lapsed, countersigned the result that no longer
+    // stands) would otherwise refuse every entry of its own at those
+    // positions, and never move again while its clock ran. Its record is in
+    // its own home, under its own lock, taken after the person's as `follow`
+    // does in `finish`.
+    for computer in super::computer::homes(home, incoming) {
+        let _computer_locked = super::written::lock(&computer, &incoming.game_id)?;
+        super::written::rewind_after_lost_fork(
+            &computer,
+            &incoming.game_id,
+            &mine,
+            &theirs,
+            k,
+            |i| incoming.entries[i].author,
+            |key| incoming.seat_of_key(key),
+        )?;
+    }
     Ok(Settled::Resolved(bytes, text, game_lock))
 }
 

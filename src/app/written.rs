@@ -49,8 +49,10 @@ const MAX_RECORD_BYTES: u64 = 4096;
 /// writer of the record holds it too, which is what lets a writer remove
 /// the temporary files of the record that a killed process left.
 ///
-/// Lock order: a log's lock, then this one, never the other way round. It
-/// is only ever taken while holding at most one log's lock, and its holder
+/// Lock order: a log's lock, then this one, never the other way round;
+/// and the person's, then a computer seat's of this machine (in its own
+/// home), never the other way round (`ingest` rewinds both after a lost
+/// fork). It is only ever taken while holding at most one log's lock, and its holder
 /// waits for no other lock (it reads the other copies without locking
 /// them; renames make such reads whole), so no two processes can wait for
 /// each other. The lock is released when the value is dropped, and by the
