@@ -427,16 +427,19 @@ fn ingest_verified<G: crate::bot::Bot>(
             match settle_fork::<G>(cx.home, &target, locked, log, &incoming, k)? {
                 Settled::Kept(text) => (IngestOutcome::Kept, before, Some(text), local),
                 Settled::Resolved(bytes, text, game_lock) => {
-                    // The game's lock stays held while the copy is
-                    // reported on, as it always was here.
+                    // The copy and the records changed together under the
+                    // game's lock; reporting only reads. It is let go
+                    // before `finish`, whose computer seats take the log's
+                    // lock: holding it there would take the two locks in
+                    // the opposite order to `play` (log, then game), and
+                    // the two could wait for each other forever.
+                    drop(game_lock);
                     let taken = Taken {
                         outcome: IngestOutcome::Resolved,
                         before,
                         received,
                     };
-                    let out = finish::<G>(cx, &target, taken, &bytes, None, Some(text));
-                    drop(game_lock);
-                    return out;
+                    return finish::<G>(cx, &target, taken, &bytes, None, Some(text));
                 }
             }
         }
