@@ -105,11 +105,15 @@ fn make_game<G: starry::bot::Bot>(
     let mut time = clock();
     let mut fresh = Draw::new(os_random());
     act::create::<G>(
-        &ps[0].0,
-        &ps[0].1,
-        seats,
-        &pairs,
-        None,
+        act::Author {
+            home: &ps[0].0,
+            id: &ps[0].1,
+        },
+        act::Setup {
+            seats,
+            pairs: &pairs,
+            extra: None,
+        },
         path,
         time(),
         &mut fresh,
@@ -1091,11 +1095,15 @@ fn operator_vectors(v: &mut Vectors, tmp: &Path) {
     let mut time = clock();
     let mut fresh = Draw::new(os_random());
     act::create::<StarrySky>(
-        &ps[0].0,
-        &ps[0].1,
-        seats,
-        &[],
-        None,
+        act::Author {
+            home: &ps[0].0,
+            id: &ps[0].1,
+        },
+        act::Setup {
+            seats,
+            pairs: &[],
+            extra: None,
+        },
         &path,
         time(),
         &mut fresh,

@@ -34,10 +34,14 @@ fn a_join_interrupted_at_any_step_is_finished_with_the_same_entry() {
         let before = std::fs::read(&t.log).unwrap();
         let id = Identity::load(&t.homes[1]).unwrap();
         let result = act::act_with::<StarrySky>(
-            &t.homes[1],
-            &t.log,
-            LockedLog::open(&t.log).unwrap(),
-            &id,
+            act::Author {
+                home: &t.homes[1],
+                id: &id,
+            },
+            act::OpenLog {
+                path: &t.log,
+                locked: LockedLog::open(&t.log).unwrap(),
+            },
             Do::Join(starry::log::entry::Notify::All),
             false,
             starry::log::replay::now(),

@@ -56,11 +56,15 @@ fn back_dated_claim(t: &Table) -> u64 {
         .collect();
     let mut draw = Draw::new([7; 32]);
     act::create::<StarryNight>(
-        &t.homes[0],
-        &ids[0],
-        seats,
-        &[("random-stars".into(), "8".into())],
-        None,
+        act::Author {
+            home: &t.homes[0],
+            id: &ids[0],
+        },
+        act::Setup {
+            seats,
+            pairs: &[("random-stars".into(), "8".into())],
+            extra: None,
+        },
         &t.log,
         days_ago(20),
         &mut draw,
@@ -330,11 +334,15 @@ fn a_false_operator_in_the_genesis_is_refused_at_the_join() {
             seats[1].key = Some(starry::log::entry::HexHash(ids[1].public_key()));
         }
         act::create::<starry::games::star_map::StarMap>(
-            &t.homes[0],
-            &ids[0],
-            seats,
-            &[],
-            None,
+            act::Author {
+                home: &t.homes[0],
+                id: &ids[0],
+            },
+            act::Setup {
+                seats,
+                pairs: &[],
+                extra: None,
+            },
             &t.log,
             days_ago(0),
             &mut Draw::new([7; 32]),

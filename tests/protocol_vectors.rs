@@ -203,11 +203,15 @@ fn short_game() -> (Vec<u8>, String) {
     };
     let mut fresh = Draw::new([0x5e; 32]);
     act::create::<StarrySky>(
-        &players[0].0,
-        &players[0].1,
-        seats,
-        &[],
-        Some(SHORT_BOARDS),
+        act::Author {
+            home: &players[0].0,
+            id: &players[0].1,
+        },
+        act::Setup {
+            seats,
+            pairs: &[],
+            extra: Some(SHORT_BOARDS),
+        },
         &log,
         clock(),
         &mut fresh,

@@ -9,19 +9,17 @@ use std::path::{Path, PathBuf};
 use super::report::{BotReport, EntryReport};
 use super::{After, Output, joined_dir, load_identity, status_of, status_text};
 use crate::crypto::identity::Identity;
-use crate::crypto::{Hash, beacon, os_random};
+use crate::crypto::{Hash, os_random};
 
 use crate::bot::{self, Bot, BotRng, Level, Player, Sight};
-use crate::error::{Error, Fault, Result};
-use crate::games::{Draw, Game, Seat, Turn};
-use crate::log::canonical::to_value;
-use crate::log::entry::{
-    Abandon, Body, Countersign, Empty, Genesis, HexHash, Join, Kind, Line, Move, Notify, Resign,
-    Reveal, SeatInfo,
-};
+use crate::error::{Error, Result};
+use crate::games::{Draw, Game, Seat};
+use crate::log::entry::{HexHash, Kind, Line, Notify, SeatInfo};
 use crate::log::file::{self, LockedLog};
-use crate::log::replay::{now, sign_line};
-use crate::log::{Action, PROTOCOL_VERSION, Replay};
+use crate::log::replay::now;
+pub use crate::log::write::Setup;
+use crate::log::write::{self, Position, Refusal, Writer, Written};
+use crate::log::{Action, Replay};
 use crate::with_game;
 
 /// What the player wants to do.
@@ -265,17 +263,41 @@ pub fn new_game(a: &NewGame) -> Result<Output> {
         notify: a.notify,
         deadline: a.deadline,
     };
-    with_game!(a.game.as_str(), G => new_with_computers::<G>(&home, &id, seats, &pairs, extra.as_deref(), a.out.as_deref(), how, &mut fresh))
+    with_game!(a.game.as_str(), G => new_with_computers::<G>(Author { home: &home, id: &id }, seats, &pairs, extra.as_deref(), a.out.as_deref(), how, &mut fresh))
+}
+
+/// Who writes an entry: the player's identity and the home that keeps
+/// their records (joins, written entries, computer seats).
+#[derive(Clone, Copy)]
+pub struct Author<'a> {
+    pub home: &'a Path,
+    pub id: &'a Identity,
+}
+
+/// Where the log lives, locked: its path (for the messages and the files
+/// beside it) and the lock, which holds the bytes read under it.
+pub struct OpenLog<'a> {
+    pub path: &'a Path,
+    pub locked: LockedLog,
+}
+
+/// A refusal of the core's writer is the program's error of the same class.
+impl From<Refusal> for Error {
+    fn from(r: Refusal) -> Error {
+        match r {
+            Refusal::Usage(m) => Error::Usage(m),
+            Refusal::Rule(e, f) => Error::Rule(e, f),
+            Refusal::Other(m) => Error::Other(m),
+        }
+    }
 }
 
 /// [`create_in`] with computer seats: each gets a fresh identity of its own
 /// under `HOME/computers/` (see [`super::computer`]), its key pinned in the
 /// genesis; once the game is written, they join and play up to the
 /// creator's first turn.
-#[allow(clippy::too_many_arguments)]
 fn new_with_computers<G: Bot>(
-    home: &Path,
-    id: &Identity,
+    author: Author<'_>,
     seats: Vec<std::result::Result<SeatInfo, Level>>,
     pairs: &[(String, String)],
     extra: Option<&str>,
@@ -284,6 +306,7 @@ fn new_with_computers<G: Bot>(
     fresh: &mut Draw,
 ) -> Result<Output> {
     use super::computer::Computer;
+    let Author { home, id } = author;
     let count = seats.iter().filter(|s| s.is_err()).count();
     if count > 0 && !G::SEATS.contains(&seats.len()) {
         return Err(Error::Usage(format!(
@@ -314,7 +337,12 @@ fn new_with_computers<G: Bot>(
             }
         }
     }
-    let mut output = create_in::<G>(home, id, infos, pairs, extra, out, now(), how, fresh)
+    let setup = Setup {
+        seats: infos,
+        pairs,
+        extra,
+    };
+    let mut output = create_in::<G>(author, setup, out, now(), how, fresh)
         .inspect_err(|_| Computer::discard(&made))?;
     if !made.is_empty() {
         let path = std::path::PathBuf::from(output.json["file"].as_str().unwrap_or_default());
@@ -385,115 +413,32 @@ impl Default for Creating {
 /// Writes a genesis and the creator's join. Public so examples and tests can
 /// build games with fixed times; `fresh` gives the nonces (OS randomness in
 /// the CLI, a seeded draw for reproducible vectors).
-#[allow(clippy::too_many_arguments)]
 pub fn create<G: Game>(
-    home: &Path,
-    id: &Identity,
-    seats: Vec<SeatInfo>,
-    pairs: &[(String, String)],
-    extra: Option<&str>,
+    author: Author<'_>,
+    setup: Setup<'_>,
     out: &Path,
     time: String,
     fresh: &mut Draw,
 ) -> Result<Output> {
-    create_in::<G>(
-        home,
-        id,
-        seats,
-        pairs,
-        extra,
-        Some(out),
-        time,
-        Creating::default(),
-        fresh,
-    )
+    create_in::<G>(author, setup, Some(out), time, Creating::default(), fresh)
 }
 
 /// [`create`], writing to `out` or, without one, to the player's games
 /// directory (`HOME/games/GAME-ID.jsonl`), where `starry ingest` keeps the
-/// copies of games received by mail. `mailing`: the caller mails the log on,
-/// so the text need not say how to pass it.
-#[allow(clippy::too_many_arguments)]
+/// copies of games received by mail. `how.mailing`: the caller mails the
+/// log on, so the text need not say how to pass it.
 pub fn create_in<G: Game>(
-    home: &Path,
-    id: &Identity,
-    mut seats: Vec<SeatInfo>,
-    pairs: &[(String, String)],
-    extra: Option<&str>,
+    author: Author<'_>,
+    setup: Setup<'_>,
     out: Option<&Path>,
     time: String,
     how: Creating,
     fresh: &mut Draw,
 ) -> Result<Output> {
-    let Creating {
-        mailing,
-        notify,
-        deadline,
-    } = how;
-    if seats.is_empty() || !seats[0].email.eq_ignore_ascii_case(&id.email) {
-        return Err(Error::Usage(format!(
-            "the first player in --players must be you ({}), since you create the game and play in it",
-            id.email
-        )));
-    }
-    if let Some(k) = seats[0].key
-        && k.0 != id.public_key()
-    {
-        return Err(Error::Usage(
-            "--players: the first seat is you, and your seat is always pinned to your own key; \
-             leave its key: out"
-                .into(),
-        ));
-    }
-    seats[0].key = None;
-    // The creator's own name comes from their identity.
-    if !seats[0].name.contains(' ')
-        && seats[0].name == seats[0].email.split('@').next().unwrap_or_default()
-    {
-        seats[0].name = id.name.clone();
-    }
-    if !G::SEATS.contains(&seats.len()) {
-        return Err(Error::Usage(format!(
-            "{} is for {} players; --players lists {}",
-            G::NAME,
-            crate::games::seat_range::<G>(),
-            seats.len()
-        )));
-    }
-    let options = G::options(pairs, extra).map_err(|e| Error::Usage(e.to_string()))?;
-    let most = G::max_entries(&options, seats.len());
-    let per_seat = crate::log::replay::most_entries_per_seat(most, seats.len());
-    if per_seat > u64::from(beacon::CHAIN_LENGTH) {
-        return Err(Error::Usage(format!(
-            "under these options a game can last {most} moves and reveals, so one player could \
-             need {per_seat} entries, more than the {} links of a beacon chain (docs/protocol.md, \
-             section 4); choose a smaller game (fewer or smaller boards, fewer stars). Nothing was written",
-            beacon::CHAIN_LENGTH
-        )));
-    }
-    let genesis = Genesis {
-        creator_key: HexHash(id.public_key()),
-        deadline,
-        game: G::NAME.into(),
-        nonce: HexHash(fresh.bytes()),
-        options: to_value(&options),
-        protocol: PROTOCOL_VERSION,
-        rules: G::RULES_VERSION,
-        seats,
-    };
-    let body = Body {
-        author: 0,
-        data: to_value(&genesis),
-        game: None,
-        kind: Kind::Genesis,
-        link: None,
-        n: 0,
-        prev: None,
-        time: time.clone(),
-    };
-    let mut bytes = sign_line(id, body);
+    let Author { home, id } = author;
+    let mut bytes = write::genesis::<G>(id, setup, how.deadline, time.clone(), fresh.bytes())?;
     let replay = Replay::<G>::from_bytes(&bytes).map_err(refuse_new)?;
-    let (line, _) = join_line(&replay, id, 0, notify, time, fresh)?;
+    let line = write::join_line(&replay, id, 0, how.notify, time, fresh.bytes());
     bytes.extend_from_slice(&line);
     let replay = Replay::<G>::from_bytes(&bytes).map_err(refuse_new)?;
     let in_games_dir = out.is_none();
@@ -522,7 +467,19 @@ pub fn create_in<G: Game>(
     if !in_games_dir {
         super::remember_game(home, &hex::encode(replay.game_id), out);
     }
-    let status = status_of(&replay);
+    let mut output = created_output(&replay, out, in_games_dir, how.mailing);
+    output.warning = warning;
+    Ok(output)
+}
+
+/// What `new` says of the game it wrote at `out`, and how to pass it on.
+fn created_output<G: Game>(
+    replay: &Replay<G>,
+    out: &Path,
+    in_games_dir: bool,
+    mailing: bool,
+) -> Output {
+    let status = status_of(replay);
     let report = EntryReport {
         file: out.display().to_string(),
         dry_run: false,
@@ -562,9 +519,8 @@ pub fn create_in<G: Game>(
         &hex::encode(replay.game_id)[..16],
     );
     let mut output = Output::new(format!("{created}{}{next}", status_text(&status)), &report);
-    output.warning = warning;
     output.head = Some(created.len());
-    Ok(output)
+    output
 }
 
 /// A game `new` would create that does not verify: the arguments are at
@@ -611,29 +567,6 @@ fn join_record(home: &Path, game: &Hash) -> Result<Record> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Record::None),
         Err(e) => Err(Error::io("cannot read the join record", &p, e)),
     }
-}
-
-/// Builds a join entry with a fresh nonce; returns it and the nonce.
-fn join_line<G: Game>(
-    r: &Replay<G>,
-    id: &Identity,
-    seat: Seat,
-    notify: Notify,
-    time: String,
-    fresh: &mut Draw,
-) -> Result<(Vec<u8>, Hash)> {
-    let nonce = fresh.bytes();
-    let secret = id.game_secret(&r.game_id, &nonce);
-    let data = Join {
-        key: HexHash(id.public_key()),
-        nonce: HexHash(nonce),
-        tip: HexHash(beacon::tip(&beacon::seed(&secret))),
-        notify,
-    };
-    Ok((
-        r.next_line(id, seat, Kind::Join, to_value(&data), None, time),
-        nonce,
-    ))
 }
 
 /// Points at which a writing command can be interrupted, for tests that
@@ -704,7 +637,7 @@ pub fn act_file_expecting(
             });
         }
     }
-    let out = with_game!(genesis.game.as_str(), G => act_and_follow::<G>(&home, path, locked, &id, what, dry_run, computers))?;
+    let out = with_game!(genesis.game.as_str(), G => act_and_follow::<G>(Author { home: &home, id: &id }, OpenLog { path, locked }, what, dry_run, computers))?;
     if !dry_run && let Some(game_id) = out.json["status"]["game_id"].as_str() {
         super::remember_game(&home, game_id, path);
     }
@@ -715,32 +648,33 @@ pub fn act_file_expecting(
 /// it: first any turn of theirs still due (one that failed before), then
 /// every turn of theirs that follows the person's entry.
 fn act_and_follow<G: Bot>(
-    home: &Path,
-    path: &Path,
-    locked: LockedLog,
-    id: &Identity,
+    author: Author<'_>,
+    log: OpenLog<'_>,
     what: Do,
     dry_run: bool,
     computers: bool,
 ) -> Result<Output> {
+    let Author { home, id } = author;
+    let path = log.path;
     let mut earlier = Vec::new();
     let mut stuck = None;
-    let locked = if computers && !dry_run {
-        drop(locked);
+    let log = if computers && !dry_run {
+        drop(log);
         let (played, failed) = super::computer::follow::<G>(home, path);
         earlier = played;
         stuck = failed;
-        LockedLog::open(path)?
+        OpenLog {
+            path,
+            locked: LockedLog::open(path)?,
+        }
     } else {
-        locked
+        log
     };
     // A computer seat that cannot play does not stop the person from
     // resigning or claiming; anything else it blocks is said with its cause.
     let mut out = match act::<G>(
-        home,
-        path,
-        locked,
-        id,
+        author,
+        log,
         what,
         dry_run,
         now(),
@@ -766,73 +700,91 @@ fn act_and_follow<G: Bot>(
 }
 
 /// [`act_with`] without failure injection.
-#[allow(clippy::too_many_arguments)]
 pub fn act<G: Bot>(
-    home: &Path,
-    path: &Path,
-    locked: LockedLog,
-    id: &Identity,
+    author: Author<'_>,
+    log: OpenLog<'_>,
     what: Do,
     dry_run: bool,
     time: String,
     chooser: &mut Draw,
 ) -> Result<Output> {
-    act_with::<G>(
-        home,
-        path,
-        locked,
-        id,
-        what,
-        dry_run,
-        time,
-        chooser,
-        &mut |_| Ok(()),
-    )
+    act_with::<G>(author, log, what, dry_run, time, chooser, &mut |_| Ok(()))
 }
 
-/// The generic core of every writing command. `chooser` picks automatic
-/// moves and nonces (OS randomness in the CLI, a seeded draw when making
-/// examples); `step` is called before each write and may fail it (tests).
-#[allow(clippy::too_many_arguments)]
-pub fn act_with<G: Bot>(
-    home: &Path,
-    path: &Path,
-    locked: LockedLog,
-    id: &Identity,
-    what: Do,
-    dry_run: bool,
-    time: String,
-    chooser: &mut Draw,
-    step: &mut dyn FnMut(Step) -> Result<()>,
-) -> Result<Output> {
+/// The log an entry is appended to: the whole log, or, for an answer to
+/// claims that it stopped answering, the log up to the first claim (the
+/// claims it replaces are `dropped`: the first and the count of lines).
+struct Base<G: Game> {
+    replay: Replay<G>,
+    events: Vec<super::history::Event>,
+    bytes: Vec<u8>,
+    dropped: Option<(u64, u64)>,
+}
+
+fn base_of<G: Game>(log: &OpenLog<'_>, id: &Identity, what: &Do, time: &str) -> Result<Base<G>> {
+    let path = log.path;
+    let bytes = &log.locked.bytes;
     let log_err = |f| Error::Log {
         path: path.into(),
         fault: f,
     };
-    let (replay, events) = super::cache::tell::<G>(&locked.bytes).map_err(log_err)?;
-    super::clock::refuse_ahead(&replay, path, &time)?;
+    let (replay, events) = super::cache::tell::<G>(bytes).map_err(log_err)?;
+    super::clock::refuse_ahead(&replay, path, time)?;
     // An answer to claims that ended the game with this player placed last
     // goes where the first claim stands, in place of the claims: that fork
     // it wins (docs/protocol.md, §7, a lapsed claim).
     let late = replay
         .seat_of_key(&id.public_key())
         .and_then(|me| super::clock::late_answer_at(&replay, me))
-        .filter(|_| answers_claims(&what));
-    let (replay, mut events, base) = match late {
-        Some(k) => {
-            let lines = crate::log::replay::split_lines(&locked.bytes).map_err(log_err)?;
-            let (prefix, _) = crate::log::replay::split_at_entry(&locked.bytes, &lines, k as usize);
-            let (r, e) = super::cache::tell::<G>(prefix).map_err(log_err)?;
-            (r, e, prefix.to_vec())
-        }
-        None => (replay, events, locked.bytes.clone()),
+        .filter(|_| answers_claims(what));
+    let Some(k) = late else {
+        return Ok(Base {
+            replay,
+            events,
+            bytes: bytes.clone(),
+            dropped: None,
+        });
     };
-    let dropped = late.map(|k| {
-        (
-            k,
-            locked.bytes.iter().filter(|&&b| b == b'\n').count() as u64,
-        )
-    });
+    let lines = crate::log::replay::split_lines(bytes).map_err(log_err)?;
+    let (prefix, _) = crate::log::replay::split_at_entry(bytes, &lines, k as usize);
+    let (replay, events) = super::cache::tell::<G>(prefix).map_err(log_err)?;
+    Ok(Base {
+        replay,
+        events,
+        bytes: prefix.to_vec(),
+        dropped: Some((k, bytes.iter().filter(|&&b| b == b'\n').count() as u64)),
+    })
+}
+
+/// The entry built, checked by the audit's rules: the game after it.
+struct Built<G: Game> {
+    line: Vec<u8>,
+    summary: String,
+    after: Replay<G>,
+    kind: Kind,
+    bot: Option<BotReport>,
+}
+
+/// The generic core of every writing command. `chooser` picks automatic
+/// moves and nonces (OS randomness in the CLI, a seeded draw when making
+/// examples); `step` is called before each write and may fail it (tests).
+pub fn act_with<G: Bot>(
+    author: Author<'_>,
+    log: OpenLog<'_>,
+    what: Do,
+    dry_run: bool,
+    time: String,
+    chooser: &mut Draw,
+    step: &mut dyn FnMut(Step) -> Result<()>,
+) -> Result<Output> {
+    let Author { home, id } = author;
+    let path = log.path;
+    let Base {
+        replay,
+        mut events,
+        bytes,
+        dropped,
+    } = base_of::<G>(&log, id, &what, &time)?;
     let entry = replay.len();
     // A copy behind another of this player's signs nothing (written.rs);
     // only a join begun earlier may be written again, unchanged. The
@@ -844,12 +796,52 @@ pub fn act_with<G: Bot>(
     } else {
         Some(super::written::lock(home, &replay.game_id)?)
     };
-    let again = unfinished_join(home, &replay);
-    super::written::check::<G>(home, path, &replay, id, again)?;
+    let built = build_checked(author, path, &replay, what, time, chooser)?;
+    let mut warning = None;
+    if !dry_run {
+        let line = &built.line;
+        if built.kind == Kind::Join
+            && !matches!(join_record(home, &replay.game_id)?, Record::Line(ref l) if l == line)
+        {
+            step(Step::WriteRecord)?;
+            remember_join(home, &replay.game_id, line)?;
+        }
+        let mut bytes = bytes;
+        bytes.extend_from_slice(line);
+        step(Step::ReplaceLog)?;
+        log.locked.replace(&bytes)?;
+        warning = super::written::remember_written(home, &replay.game_id, entry, line, id);
+        events.push(super::history::tell_next(&replay, &built.after, line));
+        super::cache::remember(&bytes, &built.after, &events);
+    }
+    let told = Told {
+        path,
+        dry_run,
+        entry,
+        dropped,
+        warning,
+    };
+    entry_output(id, &replay, built, told)
+}
+
+/// Builds the entry after `replay` and replays it with the audit's rules;
+/// a refusal names the file and the entry.
+fn build_checked<G: Bot>(
+    author: Author<'_>,
+    path: &Path,
+    replay: &Replay<G>,
+    what: Do,
+    time: String,
+    chooser: &mut Draw,
+) -> Result<Built<G>> {
+    let Author { home, id } = author;
+    let entry = replay.len();
+    let again = unfinished_join(home, replay);
+    super::written::check::<G>(home, path, replay, id, again)?;
     // Name the file and the entry being written in every refusal.
     let mut bot = None;
-    let (line, summary) = build_entry::<G>(home, &replay, id, what, time, chooser, &mut bot)
-        .map_err(|e| match e {
+    let (line, summary) =
+        build_entry::<G>(author, replay, what, time, chooser, &mut bot).map_err(|e| match e {
             Error::Rule(mut r, f) => {
                 r.detail = format!(
                     "{}: cannot write entry {entry}: {}",
@@ -873,31 +865,57 @@ pub fn act_with<G: Bot>(
                 "refusing to write an entry that does not verify: {f}"
             ))
         })?;
-    let kind = after.entries.last().expect("just applied").kind;
-    if again.is_some_and(|a| after.entries.last().expect("just applied").id != a) {
+    let last = after.entries.last().expect("just applied");
+    let kind = last.kind;
+    if again.is_some_and(|a| last.id != a) {
         // Not the entry the check let through: check again without it.
-        super::written::check::<G>(home, path, &replay, id, None)?;
+        super::written::check::<G>(home, path, replay, id, None)?;
     }
     let summary = match kind {
-        Kind::Move => after.entries.last().expect("just applied").summary.clone(),
+        Kind::Move => last.summary.clone(),
         _ => summary,
     };
-    let mut warning = None;
-    if !dry_run {
-        if kind == Kind::Join
-            && !matches!(join_record(home, &replay.game_id)?, Record::Line(ref l) if *l == line)
-        {
-            step(Step::WriteRecord)?;
-            remember_join(home, &replay.game_id, &line)?;
-        }
-        let mut bytes = base;
-        bytes.extend_from_slice(&line);
-        step(Step::ReplaceLog)?;
-        locked.replace(&bytes)?;
-        warning = super::written::remember_written(home, &replay.game_id, entry, &line, id);
-        events.push(super::history::tell_next(&replay, &after, &line));
-        super::cache::remember(&bytes, &after, &events);
-    }
+    Ok(Built {
+        line,
+        summary,
+        after,
+        kind,
+        bot,
+    })
+}
+
+/// How an entry was written, for its report.
+struct Told<'a> {
+    path: &'a Path,
+    dry_run: bool,
+    entry: u64,
+    dropped: Option<(u64, u64)>,
+    warning: Option<String>,
+}
+
+/// What a writing command says: the entry, what the computer chose, the
+/// claims it answers, the state after it and the writer's own view.
+fn entry_output<G: Bot>(
+    id: &Identity,
+    replay: &Replay<G>,
+    built: Built<G>,
+    told: Told<'_>,
+) -> Result<Output> {
+    let Built {
+        summary,
+        after,
+        kind,
+        bot,
+        ..
+    } = built;
+    let Told {
+        path,
+        dry_run,
+        entry,
+        dropped,
+        mut warning,
+    } = told;
+    let author = after.entries.last().expect("just applied").author;
     let status = status_of(&after);
     let report = EntryReport {
         file: path.display().to_string(),
@@ -918,7 +936,7 @@ pub fn act_with<G: Bot>(
         } else {
             ""
         },
-        after.name(after.entries.last().expect("just applied").author),
+        after.name(author),
     );
     if let Some(b) = &bot {
         text.push_str(&format!(
@@ -943,7 +961,6 @@ pub fn act_with<G: Bot>(
         // The writer's own view, as `view` shows it to them: their hand,
         // their face-down values, "you" (never to anyone else: this text
         // goes to the writer's terminal only; mails build their own).
-        let author = after.entries.last().expect("just applied").author;
         text.push('\n');
         text.push_str(&G::render_text(
             &super::own_view(&after, state, author, id)?,
@@ -969,7 +986,6 @@ pub fn act_with<G: Bot>(
     out.warning = warning;
     out.head = Some(head);
     if dry_run && let Some(state) = &after.state {
-        let author = after.entries.last().expect("just applied").author;
         let view = match after.seat_of_key(&id.public_key()) {
             Some(s) if s == author => super::own_view(&after, state, author, id)?,
             _ => G::view(state, None, None),
@@ -1044,23 +1060,22 @@ pub fn build<G: Bot>(
     what: Do,
     time: String,
     chooser: &mut Draw,
-) -> Result<(Vec<u8>, String)> {
-    build_entry(home, r, id, what, time, chooser, &mut None)
+) -> Result<Written> {
+    build_entry(Author { home, id }, r, what, time, chooser, &mut None)
 }
 
 /// [`build`], and in `note` what the computer chose and why when it chose
-/// the move.
+/// the move. The entry itself is the core's ([`write`]); here are what the
+/// player's home and this machine's clock add to it.
 fn build_entry<G: Bot>(
-    home: &Path,
+    author: Author<'_>,
     r: &Replay<G>,
-    id: &Identity,
     what: Do,
     time: String,
     chooser: &mut Draw,
     note: &mut Option<BotReport>,
-) -> Result<(Vec<u8>, String)> {
-    let (action, who) = r.expected();
-    let me = r.seat_of_key(&id.public_key());
+) -> Result<Written> {
+    let (action, _) = r.expected();
     let bot = match what {
         Do::Bot(level, seed) => Some((level, seed)),
         _ => None,
@@ -1073,363 +1088,130 @@ fn build_entry<G: Bot>(
             Action::Move => Do::Move(String::new()),
             Action::Over => Do::Countersign,
         },
-        Do::Abandon => Do::Abandon,
         // Keep an explicit move distinct from an automatic one.
         other => other,
     };
-    let auto_move = matches!(&what, Do::Move(m) if m.is_empty());
-    let out_of_turn = |msg: String| {
-        Error::Rule(
-            crate::games::RuleError::out_of_turn("turn", msg),
-            Fault::OutOfTurn,
-        )
-    };
-
-    if let Do::Join(_) = what
-        && r.genesis.protocol < 3
-    {
-        return Err(Error::Usage(format!(
-            "this game's genesis says protocol {}, which has no time controls: no deadline \
-             (another player may claim at once that you stopped answering) and a claim settled \
-             by any countersignature, the claimant's own included, so that your answer would \
-             come too late. starry starts every game with protocol {PROTOCOL_VERSION}; a \
-             creator who wrote this one had to choose the old version. Ask them to start the \
-             game again, or, if you trust the other players, join with --allow-protocol-2. \
-             Nothing was written",
-            r.genesis.protocol
-        )));
-    }
-    if let Do::Join(notify) | Do::JoinProtocol2(notify) = what {
-        let seat = r.seat_of_email(&id.email).ok_or_else(|| {
-            Error::Usage(format!(
-                "you ({}) have no seat in this game; the seats are {}",
-                id.email,
-                r.genesis
-                    .seats
-                    .iter()
-                    .map(|s| s.email.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-        })?;
-        if me.is_some() {
-            return Err(Error::Usage("you have joined this game already".into()));
-        }
-        if let Some(other) = r.seats[seat].key {
-            return Err(seat_taken(r, seat, &other, id));
-        }
-        if let Some(pin) = r.genesis.seats[seat].key
-            && pin.0 != id.public_key()
-        {
-            return Err(Error::Usage(format!(
-                "seat {} is pinned to the key {}, and yours is {}: only the pinned key may take \
-                 this seat. If the creator pinned an old key of yours, ask them to start the game \
-                 again with the line `starry id show` prints for you",
-                seat,
-                crate::log::replay::fingerprint(&pin.0),
-                crate::log::replay::fingerprint(&id.public_key())
-            )));
-        }
-        if action != Action::Join || who != Some(seat) {
-            return Err(out_of_turn(not_now(r, Some(seat), "join", action, who)));
-        }
-        refuse_false_operators(home, r, seat)?;
-        let mark = joined_dir(home).join(hex::encode(r.game_id));
-        return match join_record(home, &r.game_id)? {
-            Record::None => {
-                let (line, _) = join_line(r, id, seat, notify, time, chooser)?;
-                Ok((line, "joined".into()))
-            }
-            Record::Line(line) => {
-                // A join begun before and not finished (the program was
-                // stopped between the record and the log): the same line
-                // again, never a second one.
-                let body =
-                    serde_json::from_slice::<Line>(line.strip_suffix(b"\n").unwrap_or(&line))
-                        .map(|l| l.body)
-                        .ok();
-                if let Some(b) = body
-                    && b.n == r.len()
-                    && b.prev.map(|h| h.0) == Some(r.tip())
-                {
-                    return Ok((line, "joined (finishing the join begun earlier)".into()));
-                }
-                Err(joined_before(
-                    r,
-                    &mark,
-                    " at another point of its log than this copy",
-                ))
-            }
-            Record::Opaque => Err(joined_before(r, &mark, "")),
-        };
-    }
-
-    let seat = me.ok_or_else(|| match r.seat_of_email(&id.email) {
-        Some(s) => match r.seats[s].key {
-            Some(other) => seat_taken(r, s, &other, id),
-            None => Error::Usage(
-                "you have not joined this game yet: run `starry join` on this log first".into(),
-            ),
-        },
-        None => Error::Usage(format!(
-            "you ({}) have no seat in this game",
-            crate::text::inline(&id.email)
-        )),
-    })?;
-    let secret = r
-        .game_secret(id, seat)
-        .expect("the seat's key is this identity's");
-    let link = r.next_link(&secret, seat).ok_or_else(|| {
-        Error::Other(format!(
-            "your beacon chain for this game is used up ({} entries)",
-            beacon::CHAIN_LENGTH
-        ))
-    })?;
-    let line = |kind: Kind, data: serde_json::Value| {
-        r.next_line(id, seat, kind, data, Some(link), time.clone())
-    };
-
     match what {
-        Do::Countersign | Do::Concede => {
-            if matches!(what, Do::Countersign)
-                && let Some(k) = super::clock::late_answer_at(r, seat)
-            {
-                return Err(Error::Usage(format!(
-                    "the game ended because the others claimed you had stopped answering \
-                     (from entry {k}); your answer still wins against those claims, however \
-                     late, until you countersign. Make your move instead (`starry play … MOVE`, \
-                     or --auto), or, to give that up and accept being placed last, \
-                     `starry countersign … --yes` by hand. Nothing was written"
-                )));
-            }
-            if !r.is_over() {
-                return Err(out_of_turn(format!(
-                    "you can countersign only a finished game; {}",
-                    not_now(r, Some(seat), "countersign", action, who)
-                )));
-            }
-            if r.countersigned.contains(&seat) {
-                return Err(Error::Usage(
-                    "you have countersigned this game already".into(),
-                ));
-            }
-            let end = r.ended_at.expect("over");
-            Ok((
-                line(Kind::Countersign, countersign_data(r)),
-                format!("countersigned the final entry {end}"),
-            ))
-        }
-        Do::Resign => {
-            if who != Some(seat) || matches!(action, Action::Join | Action::Over) {
-                return Err(out_of_turn(format!(
-                    "you can resign only when it is your turn to write the next entry; {}",
-                    not_now(r, Some(seat), "resign", action, who)
-                )));
-            }
-            let own = r.own_hidden(&secret, seat).map_err(Error::Other)?;
-            let reveals = r
-                .openings(&secret, &own, &r.unopened(seat))
-                .map_err(Error::Other)?;
-            let summary = if reveals.is_empty() {
-                "resigned".to_string()
-            } else {
-                format!(
-                    "resigned, opening {}",
-                    crate::text::count(reveals.len(), "hidden value", "hidden values")
-                )
-            };
-            Ok((line(Kind::Resign, to_value(&Resign { reveals })), summary))
-        }
+        Do::Join(notify) => return join(author, r, notify, false, time, chooser),
+        Do::JoinProtocol2(notify) => return join(author, r, notify, true, time, chooser),
+        _ => {}
+    }
+    let w = Writer::new(r, author.id, time.clone())?;
+    let written = match what {
+        Do::Countersign | Do::Concede => w.countersign(
+            matches!(what, Do::Concede),
+            super::clock::late_answer_at(r, w.seat()),
+        ),
+        Do::Resign => w.resign(),
         Do::Abandon => {
-            let Some(silent) =
-                who.filter(|_| matches!(action, Action::Ready | Action::Move | Action::Reveal))
-            else {
-                return Err(Error::Usage(match action {
-                    Action::Join => {
-                        "a game can be declared abandoned only once everyone has joined; \
-                         until then, start a new game without the silent player"
-                            .into()
-                    }
-                    _ => "the game is over; there is nobody to wait for".into(),
-                }));
-            };
-            if silent == seat {
-                return Err(Error::Usage(format!(
-                    "the game is waiting for you to {}; you cannot declare yourself gone (to give up, \
-                     `starry resign`)",
-                    action.as_str()
-                )));
-            }
-            if r.one_machine(seat, silent) {
-                return Err(Error::Usage(format!(
-                    "{} is played on the same machine as your seat ({}'s): you cannot claim \
-                     that your own side stopped answering; nothing was written",
-                    r.name(silent),
-                    r.name(r.operator_of(silent))
-                )));
-            }
-            if r.claims.as_ref().is_some_and(|c| c.by.contains(&seat)) {
-                return Err(Error::Usage(format!(
-                    "you have claimed already that {} stopped answering; the other players must \
-                     claim it too",
-                    r.name(silent)
-                )));
-            }
-            super::clock::check_claim_due(r, &time)?;
-            let awaited = r.claims.as_ref().map_or(r.len(), |c| c.awaited);
-            let data = Abandon {
-                awaited,
-                silent: silent as u32,
-            };
-            Ok((
-                line(Kind::Abandon, to_value(&data)),
-                format!(
-                    "claims that {} stopped answering (awaited since entry {awaited}{})",
-                    r.name(silent),
-                    super::clock::clock_or_default(r)
-                        .0
-                        .and_then(|c| {
-                            let now = crate::log::replay::time_seconds(&time)?;
-                            Some(format!(
-                                "; their deadline passed {} ago, at {}",
-                                crate::log::replay::span_text(now.saturating_sub(c.due) as u64),
-                                super::clock::shown_time(c.due)
-                            ))
-                        })
-                        .unwrap_or_default()
-                ),
-            ))
+            let not_due = super::clock::check_claim_due(r, &time)
+                .err()
+                .map(|e| e.to_string());
+            w.claim(not_due, &deadline_passed(r, &time))
         }
-        ref w if who != Some(seat) && !matches!(w, Do::Abandon) => {
-            let wanted = match w {
-                Do::Ready => "ready",
-                Do::Reveal => "reveal",
-                _ => "move",
-            };
-            Err(out_of_turn(not_now(r, Some(seat), wanted, action, who)))
-        }
-        Do::Ready => {
-            if action != Action::Ready {
-                return Err(out_of_turn(not_now(r, Some(seat), "ready", action, who)));
-            }
-            Ok((line(Kind::Ready, to_value(&Empty {})), "ready".into()))
-        }
-        Do::Reveal => {
-            let state = r.preview(seat, &link).expect("playing");
-            let Turn::Reveal(_, refs) = G::turn(&state) else {
-                return Err(out_of_turn(not_now(r, Some(seat), "reveal", action, who)));
-            };
-            let own = r.own_hidden(&secret, seat).map_err(Error::Other)?;
-            let reveals = r.openings(&secret, &own, &refs).map_err(Error::Other)?;
-            let n = reveals.len();
-            Ok((
-                line(Kind::Reveal, to_value(&Reveal { reveals })),
-                format!("revealed {}", crate::text::count(n, "token", "tokens")),
-            ))
-        }
+        Do::Ready => w.ready(),
+        Do::Reveal => w.reveal(),
         Do::Move(text) => {
-            if action != Action::Move {
-                let hint = match action {
-                    Action::Reveal => " (run `starry reveal FILE`)",
-                    Action::Ready => " (run `starry ready FILE`)",
-                    _ => "",
-                };
-                return Err(out_of_turn(format!(
-                    "{}{hint}",
-                    not_now(r, Some(seat), "move", action, who)
-                )));
-            }
-            let state = r.preview(seat, &link).expect("playing");
-            let own = r.own_hidden(&secret, seat).map_err(Error::Other)?;
-            let intent = if let (true, Some((level, seed))) = (auto_move, bot) {
-                let seed = seed.unwrap_or_else(|| {
-                    let b = chooser.bytes();
-                    u64::from_be_bytes(b[..8].try_into().expect("8 bytes"))
-                });
-                let sight = Sight::<G>::new(&state, seat, &own, r.len());
-                // The entry number is mixed in, so that one seed given to a
-                // robot for a whole game does not repeat the same stream.
-                let stream = seed ^ r.len().wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                // Ctrl-C stops the think, and nothing is written.
-                let choice = crate::app::think::interruptible(|| {
-                    bot::choose(Player::Search(level), &sight, &mut BotRng::seeded(stream))
-                })?
-                .ok_or_else(|| {
-                    Error::Other(
-                        "there is no legal move (the engine should have skipped you)".into(),
-                    )
-                })?;
-                *note = Some(BotReport {
-                    level: level.get(),
-                    seed,
-                    choice: choice.intent.to_string(),
-                    why: choice.why,
-                });
-                choice.intent
-            } else if auto_move {
-                let mut all = G::intents(&state, seat, &own);
-                if all.is_empty() {
-                    return Err(Error::Other(
-                        "there is no legal move (the engine should have skipped you)".into(),
-                    ));
-                }
-                let i = chooser.below(all.len());
-                all.swap_remove(i)
-            } else {
-                G::parse_intent(&state, &text)
-                    .map_err(|e| notation_refused::<G>(&state, &text, e))?
+            let at = w.position()?;
+            let intent = match bot.filter(|_| text.is_empty()) {
+                Some((level, seed)) => think(&at, level, seed, chooser, note)?,
+                None if text.is_empty() => at.random(chooser)?,
+                None => at.typed(&text)?,
             };
-            let sealed = G::seal(&state, seat, &intent, &own).map_err(Error::rule)?;
-            let commitments = sealed
-                .hidden
-                .iter()
-                .enumerate()
-                .map(|(i, h)| HexHash(r.commit_next(&secret, seat, i as u32, h)))
-                .collect();
-            let reveals = r
-                .openings(&secret, &own, &sealed.reveals)
-                .map_err(Error::Other)?;
-            let data = Move {
-                action: to_value(&sealed.action),
-                commitments,
-                reveals,
-            };
-            // The summary of a move is the public description that the replay
-            // of the new entry gives (never the intent: the summary may end up
-            // in a commit message or a mail, and a face-down token must not).
-            Ok((line(Kind::Move, to_value(&data)), String::new()))
+            w.play(&at, &intent)
         }
         Do::Join(_) | Do::JoinProtocol2(_) | Do::Auto | Do::Bot(..) => {
             unreachable!("handled above")
         }
-    }
+    };
+    Ok(written?)
 }
 
-/// A typed move that does not read is wrong use (exit 2), said with the
-/// form a move takes now; one that reads but breaks a rule is the rule's
-/// refusal (exit 20).
-fn notation_refused<G: Game>(state: &G::State, text: &str, e: crate::games::RuleError) -> Error {
-    if e.kind != crate::games::RuleErrorKind::Notation {
-        return Error::rule(e);
+/// What a claim's summary says of the awaited seat's deadline at `time`:
+/// when it passed (empty without a deadline).
+fn deadline_passed<G: Game>(r: &Replay<G>, time: &str) -> String {
+    super::clock::clock_or_default(r)
+        .0
+        .and_then(|c| {
+            let now = crate::log::replay::time_seconds(time)?;
+            Some(format!(
+                "; their deadline passed {} ago, at {}",
+                crate::log::replay::span_text(now.saturating_sub(c.due) as u64),
+                super::clock::shown_time(c.due)
+            ))
+        })
+        .unwrap_or_default()
+}
+
+/// The computer's move at `level` from `seed` (none: drawn from `chooser`),
+/// noted with its reasons. Ctrl-C stops the think, and nothing is written.
+fn think<G: Bot>(
+    at: &Position<G>,
+    level: Level,
+    seed: Option<u64>,
+    chooser: &mut Draw,
+    note: &mut Option<BotReport>,
+) -> Result<G::Intent> {
+    let seed = seed.unwrap_or_else(|| {
+        let b = chooser.bytes();
+        u64::from_be_bytes(b[..8].try_into().expect("8 bytes"))
+    });
+    let sight = Sight::<G>::new(&at.state, at.seat, &at.own, at.at);
+    let stream = at.stream(seed);
+    let choice = crate::app::think::interruptible(|| {
+        bot::choose(Player::Search(level), &sight, &mut BotRng::seeded(stream))
+    })?
+    .ok_or_else(write::no_move)?;
+    *note = Some(BotReport {
+        level: level.get(),
+        seed,
+        choice: choice.intent.to_string(),
+        why: choice.why,
+    });
+    Ok(choice.intent)
+}
+
+/// The join of `author` to `r`, or the same join again when one was begun
+/// and not finished; refused for a seat whose genesis says more of this
+/// machine than it holds (see [`refuse_false_operators`]).
+fn join<G: Game>(
+    author: Author<'_>,
+    r: &Replay<G>,
+    notify: Notify,
+    protocol_2: bool,
+    time: String,
+    chooser: &mut Draw,
+) -> Result<Written> {
+    let Author { home, id } = author;
+    let seat = write::join_seat(r, id, protocol_2)?;
+    refuse_false_operators(home, r, seat)?;
+    let mark = joined_dir(home).join(hex::encode(r.game_id));
+    match join_record(home, &r.game_id)? {
+        Record::None => {
+            let line = write::join_line(r, id, seat, notify, time, chooser.bytes());
+            Ok((line, "joined".into()))
+        }
+        Record::Line(line) => {
+            // A join begun before and not finished (the program was
+            // stopped between the record and the log): the same line
+            // again, never a second one.
+            let body = serde_json::from_slice::<Line>(line.strip_suffix(b"\n").unwrap_or(&line))
+                .map(|l| l.body)
+                .ok();
+            if let Some(b) = body
+                && b.n == r.len()
+                && b.prev.map(|h| h.0) == Some(r.tip())
+            {
+                return Ok((line, "joined (finishing the join begun earlier)".into()));
+            }
+            Err(joined_before(
+                r,
+                &mark,
+                " at another point of its log than this copy",
+            ))
+        }
+        Record::Opaque => Err(joined_before(r, &mark, "")),
     }
-    let (form, sentence) = G::notation(state);
-    // The sentence is written for a view that follows it; here none does.
-    let sentence = sentence.replace(" The view below ends with an example.", "");
-    let detail = e.detail.trim_end();
-    let stop = if detail.ends_with(['.', '?']) {
-        ""
-    } else {
-        "."
-    };
-    let what = if detail.contains("is not a move") {
-        detail.to_string()
-    } else {
-        format!(
-            "`{}` is not a move here: {detail}",
-            crate::text::excerpt(text.trim())
-        )
-    };
-    Error::Usage(format!("{what}{stop} A move now is `{form}`: {sentence}"))
 }
 
 /// A genesis can say that a seat is a computer played on another seat's
@@ -1480,19 +1262,6 @@ fn refuse_false_operators<G: Game>(home: &Path, r: &Replay<G>, seat: Seat) -> Re
     Ok(())
 }
 
-/// The seat listed with your address was joined by another key.
-fn seat_taken<G: Game>(r: &Replay<G>, seat: Seat, other: &[u8; 32], id: &Identity) -> Error {
-    Error::Usage(format!(
-        "seat {} ({}) was joined with the key {}, and yours is {}: someone else joined in your \
-         place (or you did, with another identity). Tell the other players; the creator can \
-         start the game again with pinned seats (`starry id show` prints the line to pin yours)",
-        seat,
-        crate::text::inline(&r.genesis.seats[seat].email),
-        crate::log::replay::fingerprint(other),
-        crate::log::replay::fingerprint(&id.public_key())
-    ))
-}
-
 /// Refuses a second join: it would fork the game.
 fn joined_before<G: Game>(r: &Replay<G>, mark: &Path, where_: &str) -> Error {
     Error::Usage(format!(
@@ -1504,31 +1273,4 @@ fn joined_before<G: Game>(r: &Replay<G>, mark: &Path, where_: &str) -> Error {
 }
 
 /// The data of a countersignature of the game `r`, which is over.
-pub fn countersign_data<G: Game>(r: &Replay<G>) -> serde_json::Value {
-    let end = r.ended_at.expect("countersigned games are over");
-    to_value(&Countersign {
-        final_entry: HexHash(r.entries[end as usize].id),
-    })
-}
-
-/// Why `me` cannot do `wanted` now, in words addressed to them.
-fn not_now<G: Game>(
-    r: &Replay<G>,
-    me: Option<Seat>,
-    wanted: &str,
-    action: Action,
-    who: Option<Seat>,
-) -> String {
-    match who {
-        Some(s) if Some(s) == me => format!(
-            "you cannot {wanted} now: it is your turn to {}",
-            action.as_str()
-        ),
-        Some(s) => format!(
-            "it is not your turn: {} must {} next (`starry status` shows whose turn it is)",
-            r.seat_label(s),
-            action.as_str()
-        ),
-        None => "the game is over".into(),
-    }
-}
+pub use starry_core::log::write::countersign_data;

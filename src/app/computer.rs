@@ -322,10 +322,11 @@ pub fn follow<G: Bot>(home: &Path, path: &Path) -> (Vec<ComputerEntry>, Option<E
                 other => other,
             };
             let out = act::act::<G>(
-                &computer.home,
-                path,
-                locked,
-                &computer.id,
+                act::Author {
+                    home: &computer.home,
+                    id: &computer.id,
+                },
+                act::OpenLog { path, locked },
                 what,
                 false,
                 now(),
@@ -493,10 +494,8 @@ fn ready_if_alone<G: Bot>(home: &Path, path: &Path, person: &Identity) -> Result
         return Ok(None);
     }
     act::act::<G>(
-        home,
-        path,
-        locked,
-        person,
+        act::Author { home, id: person },
+        act::OpenLog { path, locked },
         Do::Ready,
         false,
         now(),

@@ -211,11 +211,15 @@ pub fn new_table<G: Game>(
     let log = dir.join(format!("{}.jsonl", G::NAME));
     let seats = players.iter().map(|(_, id)| SeatInfo::of(id)).collect();
     act::create::<G>(
-        &players[0].0,
-        &players[0].1,
-        seats,
-        pairs,
-        None,
+        act::Author {
+            home: &players[0].0,
+            id: &players[0].1,
+        },
+        act::Setup {
+            seats,
+            pairs,
+            extra: None,
+        },
         &log,
         time,
         fresh,
@@ -236,10 +240,11 @@ pub fn act_as<G: crate::bot::Bot>(
 ) -> Result<Output> {
     let (home, id) = &players[seat];
     act::act::<G>(
-        home,
-        log,
-        LockedLog::open(log)?,
-        id,
+        act::Author { home, id },
+        act::OpenLog {
+            path: log,
+            locked: LockedLog::open(log)?,
+        },
         what,
         false,
         time,
@@ -329,11 +334,15 @@ pub fn play_in_memory_with<G: crate::bot::Bot>(
         let log = scratch.path().join("genesis.jsonl");
         let seats = players.iter().map(|(_, id)| SeatInfo::of(id)).collect();
         act::create::<G>(
-            scratch.path(),
-            creator,
-            seats,
-            pairs,
-            None,
+            act::Author {
+                home: scratch.path(),
+                id: creator,
+            },
+            act::Setup {
+                seats,
+                pairs,
+                extra: None,
+            },
             &log,
             clock(),
             &mut chooser,

@@ -7,6 +7,7 @@ pub mod entry;
 pub mod fork;
 pub mod replay;
 pub mod verify;
+pub mod write;
 
 pub use entry::{Kind, PROTOCOL_VERSION};
 pub use replay::{Action, Ending, Phase, Replay};
