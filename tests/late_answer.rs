@@ -395,11 +395,15 @@ fn game_with_a_computer_after_ben(t: &Table) -> ([u8; 32], starry::app::computer
     });
     let mut draw = Draw::new([9; 32]);
     act::create::<StarMap>(
-        &t.homes[0],
-        &ids[0],
-        seats,
-        &[],
-        None,
+        act::Author {
+            home: &t.homes[0],
+            id: &ids[0],
+        },
+        act::Setup {
+            seats,
+            pairs: &[],
+            extra: None,
+        },
         &t.log,
         days_ago(20),
         &mut draw,

@@ -1092,8 +1092,8 @@ fn build_entry<G: Bot>(
         other => other,
     };
     match what {
-        Do::Join(notify) => return join(author, r, notify, false, time, chooser),
-        Do::JoinProtocol2(notify) => return join(author, r, notify, true, time, chooser),
+        Do::Join(notify) => return join_entry(author, r, notify, false, time, chooser),
+        Do::JoinProtocol2(notify) => return join_entry(author, r, notify, true, time, chooser),
         _ => {}
     }
     let w = Writer::new(r, author.id, time.clone())?;
@@ -1174,7 +1174,7 @@ fn think<G: Bot>(
 /// The join of `author` to `r`, or the same join again when one was begun
 /// and not finished; refused for a seat whose genesis says more of this
 /// machine than it holds (see [`refuse_false_operators`]).
-fn join<G: Game>(
+fn join_entry<G: Game>(
     author: Author<'_>,
     r: &Replay<G>,
     notify: Notify,
