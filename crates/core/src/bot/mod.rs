@@ -513,28 +513,52 @@ pub fn pick_best<T>(
     (!best.is_empty()).then(|| (best[rng.below(best.len())], top))
 }
 
+/// How much [`rollouts`] may simulate.
+pub struct Limits<'w> {
+    /// Simulated games to spread over the candidates.
+    pub games: u64,
+    /// The work units to spend, shared with the rest of the choice.
+    pub work: &'w Work,
+    /// The most entries one simulated game plays on for.
+    pub horizon: usize,
+}
+
+/// How [`rollouts`] simulates: how it samples a world the seat cannot tell
+/// from the real one, how play goes on in it, and what the end is worth.
+pub struct Simulation<'s, 'p, G: Game> {
+    pub determinize: &'s mut dyn FnMut(&mut BotRng) -> World<G>,
+    pub policy: &'s mut Policy<'p, G>,
+    /// The result for the seat (in `[0, 1]` for a win rate).
+    pub value: &'s dyn Fn(&G::State, Seat) -> f64,
+}
+
 /// Determinized Monte Carlo search: for each simulated game a fresh world
-/// is sampled from what the seat can see (`determinize`), the candidate is
-/// played in it, and the game is played on by `policy` for at most
-/// `horizon` entries; `value` scores the result for the seat (in `[0, 1]`
-/// for a win rate). [`search::halving`] spreads `games` simulations over
-/// the candidates until `work` is spent: each simulated entry costs a unit,
+/// is sampled from what the seat can see (`sim.determinize`), the candidate
+/// is played in it, and the game is played on by `sim.policy` for at most
+/// `limits.horizon` entries; `sim.value` scores the result for the seat.
+/// [`search::halving`] spreads `limits.games` simulations over the
+/// candidates until the work is spent: each simulated entry costs a unit,
 /// and `determinize` and `policy` charge what their own work costs.
-#[allow(clippy::too_many_arguments)]
 pub fn rollouts<G: Game>(
     sight: &Sight<'_, G>,
     candidates: Vec<G::Intent>,
-    games: u64,
-    work: &Work,
-    horizon: usize,
+    limits: Limits<'_>,
     rng: &mut BotRng,
-    determinize: &mut dyn FnMut(&mut BotRng) -> World<G>,
-    policy: &mut Policy<'_, G>,
-    value: &dyn Fn(&G::State, Seat) -> f64,
+    sim: Simulation<'_, '_, G>,
 ) -> Option<(G::Intent, search::Found)> {
     if candidates.is_empty() {
         return None;
     }
+    let Limits {
+        games,
+        work,
+        horizon,
+    } = limits;
+    let Simulation {
+        determinize,
+        policy,
+        value,
+    } = sim;
     let seat = sight.seat();
     let found = search::halving(candidates.len(), games, work, |i| {
         let mut w = determinize(rng);

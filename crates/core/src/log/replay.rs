@@ -244,6 +244,55 @@ pub fn parse_line(n: u64, bytes: &[u8]) -> Result<Parsed, LogFault> {
 /// (its signature is not checked).
 pub fn parse_line_as(n: u64, bytes: &[u8], check: Check) -> Result<Parsed, LogFault> {
     // S2: shape.
+    let value = read_object(n, bytes)?;
+    check_version(n, &value)?;
+    if let Some(at) = canonical::find_float(&value, &mut String::new()) {
+        return Err(fault(
+            n,
+            Fault::NonCanonical,
+            format!(
+                "a number at {} is not an integer (only integers are allowed)",
+                excerpt(&at)
+            ),
+        ));
+    }
+    let line: Line = shaped(n, "not a log entry", &value)?;
+    check_envelope(n, &line.body)?;
+    check_time(n, &line.body.time)?;
+    let data = read_data(n, &line.body)?;
+
+    if check == Check::Known {
+        return Ok(Parsed {
+            line,
+            bytes: bytes.to_vec(),
+            id: crate::crypto::sha256(bytes),
+            body_bytes: Vec::new(),
+            data,
+        });
+    }
+    // S3: canonical form.
+    check_canonical(n, bytes, &value, &line, &data)?;
+    // The line is canonical, and canonical form is compositional, so the
+    // body's bytes are the line's between `{"body":` and `,"sig":"…"}`: no
+    // need to encode the body again.
+    let body_bytes = body_slice(bytes).to_vec();
+    debug_assert_eq!(
+        body_bytes,
+        canonical::to_bytes(&canonical::to_value(&line.body))
+    );
+    Ok(Parsed {
+        line,
+        bytes: bytes.to_vec(),
+        id: crate::crypto::sha256(bytes),
+        body_bytes,
+        data,
+    })
+}
+
+/// S2, first: the line is at most [`MAX_LINE_BYTES`] of UTF-8, nests no
+/// deeper than a log ever does (checked on the bytes, before the parser
+/// could recurse), and is a JSON object.
+fn read_object(n: u64, bytes: &[u8]) -> Result<Value, LogFault> {
     if bytes.len() > MAX_LINE_BYTES {
         return Err(fault(
             n,
@@ -285,8 +334,12 @@ pub fn parse_line_as(n: u64, bytes: &[u8], check: Check) -> Result<Parsed, LogFa
             format!("the line is JSON but not an object: `{}`", excerpt(text)),
         ));
     }
-    // A genesis of another protocol version may have another shape: say
-    // so before judging its shape by this version's rules.
+    Ok(value)
+}
+
+/// A genesis of another protocol version may have another shape: say so
+/// before judging its shape by this version's rules.
+fn check_version(n: u64, value: &Value) -> Result<(), LogFault> {
     if n == 0
         && value["body"]["kind"] == "genesis"
         && let Some(v) = value["body"]["data"]["protocol"]
@@ -305,18 +358,12 @@ pub fn parse_line_as(n: u64, bytes: &[u8], check: Check) -> Result<Parsed, LogFa
             ),
         ));
     }
-    if let Some(at) = canonical::find_float(&value, &mut String::new()) {
-        return Err(fault(
-            n,
-            Fault::NonCanonical,
-            format!(
-                "a number at {} is not an integer (only integers are allowed)",
-                excerpt(&at)
-            ),
-        ));
-    }
-    let line: Line = shaped(n, "not a log entry", &value)?;
-    let body = &line.body;
+    Ok(())
+}
+
+/// S2: the genesis alone has no `game`, `prev` nor `link`; a join has no
+/// `link` (the seat's chain starts with it).
+fn check_envelope(n: u64, body: &Body) -> Result<(), LogFault> {
     let kind = body.kind.as_str();
     let (game, prev, link) = match body.kind {
         Kind::Genesis => (false, false, false),
@@ -340,9 +387,13 @@ pub fn parse_line_as(n: u64, bytes: &[u8], check: Check) -> Result<Parsed, LogFa
             ));
         }
     }
-    check_time(n, &body.time)?;
+    Ok(())
+}
+
+/// S2: the data has the shape of its kind.
+fn read_data(n: u64, body: &Body) -> Result<Data, LogFault> {
     let d = &body.data;
-    let data = match body.kind {
+    Ok(match body.kind {
         Kind::Genesis => {
             let g: Genesis = shaped(n, "the genesis data", d)?;
             check_seats(n, &g.seats)?;
@@ -360,20 +411,21 @@ pub fn parse_line_as(n: u64, bytes: &[u8], check: Check) -> Result<Parsed, LogFa
         Kind::Resign => Data::Resign(shaped(n, "the resign data", d)?),
         Kind::Countersign => Data::Countersign(shaped(n, "the countersign data", d)?),
         Kind::Abandon => Data::Abandon(shaped(n, "the abandon data", d)?),
-    };
+    })
+}
 
-    if check == Check::Known {
-        return Ok(Parsed {
-            line,
-            bytes: bytes.to_vec(),
-            id: crate::crypto::sha256(bytes),
-            body_bytes: Vec::new(),
-            data,
-        });
-    }
-    // S3: canonical form. A `null` is never canonical, wherever it stands
-    // (inside a game object too, where the game would not see it).
-    if let Some(at) = canonical::find_null(&value, &mut String::new()) {
+/// S3: the line is the canonical encoding of what it says, so that its id
+/// and signature are of one text only.
+fn check_canonical(
+    n: u64,
+    bytes: &[u8],
+    value: &Value,
+    line: &Line,
+    data: &Data,
+) -> Result<(), LogFault> {
+    // A `null` is never canonical, wherever it stands (inside a game object
+    // too, where the game would not see it).
+    if let Some(at) = canonical::find_null(value, &mut String::new()) {
         return Err(fault(
             n,
             Fault::NonCanonical,
@@ -387,7 +439,7 @@ pub fn parse_line_as(n: u64, bytes: &[u8], check: Check) -> Result<Parsed, LogFa
     // the value encodes to the line, the typed line encodes to it exactly
     // when it converts back to the same value: compared as values, without
     // encoding a second time.
-    if canonical::to_bytes(&value) != bytes || canonical::to_value(&line) != value {
+    if canonical::to_bytes(value) != bytes || canonical::to_value(line) != *value {
         let detail = if bytes.ends_with(b"\r") {
             "the line ends with a carriage return (Windows line endings, CR LF): a tool \
              converted the file. Convert it back to LF line endings (`dos2unix`), and in a git \
@@ -398,31 +450,17 @@ pub fn parse_line_as(n: u64, bytes: &[u8], check: Check) -> Result<Parsed, LogFa
         };
         return Err(fault(n, Fault::NonCanonical, detail));
     }
-    match &data {
-        Data::Genesis(g) => same_encoding(n, "the genesis data", g, d)?,
-        Data::Join(j) => same_encoding(n, "the join data", j, d)?,
-        Data::Ready => same_encoding(n, "the ready data", &Empty {}, d)?,
-        Data::Move(m) => same_encoding(n, "the move data", m, d)?,
-        Data::Reveal(r) => same_encoding(n, "the reveal data", r, d)?,
-        Data::Resign(r) => same_encoding(n, "the resign data", r, d)?,
-        Data::Countersign(c) => same_encoding(n, "the countersign data", c, d)?,
-        Data::Abandon(a) => same_encoding(n, "the abandon data", a, d)?,
+    let d = &line.body.data;
+    match data {
+        Data::Genesis(g) => same_encoding(n, "the genesis data", g, d),
+        Data::Join(j) => same_encoding(n, "the join data", j, d),
+        Data::Ready => same_encoding(n, "the ready data", &Empty {}, d),
+        Data::Move(m) => same_encoding(n, "the move data", m, d),
+        Data::Reveal(r) => same_encoding(n, "the reveal data", r, d),
+        Data::Resign(r) => same_encoding(n, "the resign data", r, d),
+        Data::Countersign(c) => same_encoding(n, "the countersign data", c, d),
+        Data::Abandon(a) => same_encoding(n, "the abandon data", a, d),
     }
-    // The line is canonical, and canonical form is compositional, so the
-    // body's bytes are the line's between `{"body":` and `,"sig":"…"}`: no
-    // need to encode the body again.
-    let body_bytes = body_slice(bytes).to_vec();
-    debug_assert_eq!(
-        body_bytes,
-        canonical::to_bytes(&canonical::to_value(&line.body))
-    );
-    Ok(Parsed {
-        line,
-        bytes: bytes.to_vec(),
-        id: crate::crypto::sha256(bytes),
-        body_bytes,
-        data,
-    })
 }
 
 /// The body of a canonical line `{"body":BODY,"sig":"BASE64"}`. The
@@ -877,7 +915,49 @@ impl<G: Game> Replay<G> {
         let p = parse_line_as(0, first, check)?;
         let g = genesis_of(&p)?.clone();
         let body = &p.line.body;
-        // S6: versions.
+        Self::check_genesis_versions(&g)?;
+        // S7: the creator writes the genesis.
+        if body.author != 0 {
+            return Err(fault(
+                0,
+                Fault::OutOfTurn,
+                format!(
+                    "the genesis must be written by seat 1 (author 0), the creator; this one names \
+                     author {}",
+                    body.author
+                ),
+            ));
+        }
+        check_genesis_keys(&g, &p, check)?;
+        let options = Self::genesis_options(&g, check)?;
+        let n = g.seats.len();
+        Ok(Replay {
+            game_id: p.id,
+            options,
+            entries: vec![EntryMeta {
+                id: p.id,
+                kind: Kind::Genesis,
+                author: 0,
+                time: body.time.clone(),
+                summary: format!("new game of {}", G::NAME),
+            }],
+            genesis: g,
+            seats: vec![SeatRecord::default(); n],
+            phase: Phase::Joining(0),
+            state: None,
+            commitments: BTreeMap::new(),
+            revealed: BTreeSet::new(),
+            event_causes: BTreeMap::new(),
+            keys: BTreeMap::new(),
+            countersigned: BTreeSet::new(),
+            claims: None,
+            ended_at: None,
+        })
+    }
+
+    /// S6: the genesis is of this game and of the rules this program
+    /// implements.
+    fn check_genesis_versions(g: &Genesis) -> Result<(), LogFault> {
         if g.game != G::NAME {
             return Err(fault(
                 0,
@@ -904,49 +984,11 @@ impl<G: Game> Replay<G> {
                 ),
             ));
         }
-        // S7: the creator writes the genesis.
-        if body.author != 0 {
-            return Err(fault(
-                0,
-                Fault::OutOfTurn,
-                format!(
-                    "the genesis must be written by seat 1 (author 0), the creator; this one names \
-                     author {}",
-                    body.author
-                ),
-            ));
-        }
-        // S8: keys and signature.
-        let key = verifying_key(0, g.creator_key.bytes())?;
-        let mut pinned = BTreeSet::new();
-        for (i, s) in g.seats.iter().enumerate() {
-            let Some(k) = s.key else { continue };
-            verifying_key(0, k.bytes()).map_err(|f| LogFault {
-                detail: format!("the key pinned to seat {i}: {}", f.detail),
-                ..f
-            })?;
-            if i == 0 && k != g.creator_key {
-                return Err(fault(
-                    0,
-                    Fault::BadSignature,
-                    "seat 0 is pinned to a key other than the creator's",
-                ));
-            }
-            if !pinned.insert(k) {
-                return Err(fault(
-                    0,
-                    Fault::BadSignature,
-                    format!(
-                        "seat {} is pinned to a key that another seat is pinned to",
-                        i
-                    ),
-                ));
-            }
-        }
-        if check == Check::Full {
-            check_signature(0, &key, &p)?;
-        }
-        // S12: the game's own rules for the options and the seat count.
+        Ok(())
+    }
+
+    /// S12: the game's own rules for the options and the seat count.
+    fn genesis_options(g: &Genesis, check: Check) -> Result<G::Options, LogFault> {
         if !G::SEATS.contains(&g.seats.len()) {
             return Err(fault(
                 0,
@@ -989,28 +1031,7 @@ impl<G: Game> Replay<G> {
                 )
             })?;
         }
-        Ok(Replay {
-            game_id: p.id,
-            options,
-            entries: vec![EntryMeta {
-                id: p.id,
-                kind: Kind::Genesis,
-                author: 0,
-                time: body.time.clone(),
-                summary: format!("new game of {}", G::NAME),
-            }],
-            genesis: g,
-            seats: vec![SeatRecord::default(); n],
-            phase: Phase::Joining(0),
-            state: None,
-            commitments: BTreeMap::new(),
-            revealed: BTreeSet::new(),
-            event_causes: BTreeMap::new(),
-            keys: BTreeMap::new(),
-            countersigned: BTreeSet::new(),
-            claims: None,
-            ended_at: None,
-        })
+        Ok(options)
     }
 
     /// The number of entries replayed.
@@ -1218,6 +1239,37 @@ impl<G: Game> Replay<G> {
             None => (parse_line_as(n, bytes, check)?, None),
         };
         let body = &p.line.body;
+        self.check_place(n, body)?;
+        let author = self.check_author(n, body)?;
+        self.check_key(n, author, &p, check, signed_by)?;
+        self.check_time_order(n, author, body)?;
+        // S9: the kind and the author are the ones expected.
+        self.check_turn(n, author, body.kind)?;
+        if body.kind == Kind::Abandon {
+            self.check_deadline_passed(n, author, &body.time)?;
+        }
+        let link = self.check_link(n, author, body)?;
+
+        // S11–S12: openings and the rules.
+        let summary = self.apply_kind(n, author, &p, link)?;
+        if let Some(l) = link {
+            let rec = &mut self.seats[author];
+            rec.link = Some(l);
+            rec.links_used += 1;
+        }
+        self.entries.push(EntryMeta {
+            id: p.id,
+            kind: body.kind,
+            author,
+            time: body.time.clone(),
+            summary,
+        });
+        Ok(())
+    }
+
+    /// S4 and S5: the entry is of this game and stands where it says, right
+    /// after the entry it chains to.
+    fn check_place(&self, n: u64, body: &Body) -> Result<(), LogFault> {
         // S4: this game.
         if body.game.map(|g| g.0) != Some(self.game_id) {
             return Err(self.fail(
@@ -1256,7 +1308,11 @@ impl<G: Game> Replay<G> {
                  id): a line before it was changed, removed or reordered",
             ));
         }
-        // S7: an author who can sign here.
+        Ok(())
+    }
+
+    /// S7: the author is a seat of the game.
+    fn check_author(&self, n: u64, body: &Body) -> Result<Seat, LogFault> {
         let author = body.author as Seat;
         if author >= self.seat_count() {
             return Err(self.fail(
@@ -1270,6 +1326,20 @@ impl<G: Game> Replay<G> {
                 ),
             ));
         }
+        Ok(author)
+    }
+
+    /// S7 and S8: the author holds a key here (a join brings its own), the
+    /// key may sign for the seat, and the signature is good unless `ahead`
+    /// verified it already with this very key (`signed_by`).
+    fn check_key(
+        &mut self,
+        n: u64,
+        author: Seat,
+        p: &Parsed,
+        check: Check,
+        signed_by: Option<[u8; 32]>,
+    ) -> Result<(), LogFault> {
         let key_bytes = match &p.data {
             Data::Join(j) => j.key.0,
             _ => self.seats[author].key.ok_or_else(|| {
@@ -1279,12 +1349,13 @@ impl<G: Game> Replay<G> {
                     Fault::OutOfTurn,
                     format!(
                         "a {} entry by a seat that has not joined the game",
-                        body.kind.as_str()
+                        p.line.body.kind.as_str()
                     ),
                 )
             })?,
         };
-        // S8: the key and the signature.
+        // S8: the key and the signature. Keys are parsed once per game:
+        // a curve point's decoding is dear.
         let key = match check {
             Check::Full => Some(match self.keys.get(&key_bytes) {
                 Some(k) => *k,
@@ -1305,72 +1376,58 @@ impl<G: Game> Replay<G> {
         if let Some(key) = key
             && signed_by != Some(key_bytes)
         {
-            check_signature(n, &key, &p).map_err(|f| LogFault {
+            check_signature(n, &key, p).map_err(|f| LogFault {
                 author: Some(self.seat_label(author)),
                 ..f
             })?;
         }
-        // S8′: (protocol 3) times never go back, so that the author of the
-        // entry that starts a seat's clock cannot date it before the entry
-        // that seat wrote last.
-        if self.genesis.protocol >= 3 {
-            let before = &self
-                .entries
-                .last()
-                .expect("a replay holds the genesis")
-                .time;
-            if body.time < *before {
-                return Err(self.fail(
-                    n,
-                    Some(author),
-                    Fault::BackwardTime,
-                    format!(
-                        "the entry is dated {}, before entry {} ({before}); times never go back \
-                         in a log",
-                        body.time,
-                        n - 1
-                    ),
-                ));
-            }
-        }
-        // S9: the kind and the author are the ones expected.
-        self.check_turn(n, author, body.kind)?;
-        if body.kind == Kind::Abandon {
-            self.check_deadline_passed(n, author, &body.time)?;
-        }
-        // S10: the beacon link steps back once.
-        let link = match body.link {
-            None => None,
-            Some(l) => {
-                let prev = self.seats[author].link.expect("joined seats have a link");
-                if beacon::step(&l.0) != prev {
-                    return Err(self.fail(
-                        n,
-                        Some(author),
-                        Fault::BadLink,
-                        "the beacon link does not hash to the author's previous link (a skipped or \
-                         invented link)",
-                    ));
-                }
-                Some(l.0)
-            }
-        };
-
-        // S11–S12: openings and the rules.
-        let summary = self.apply_kind(n, author, &p, link)?;
-        if let Some(l) = link {
-            let rec = &mut self.seats[author];
-            rec.link = Some(l);
-            rec.links_used += 1;
-        }
-        self.entries.push(EntryMeta {
-            id: p.id,
-            kind: body.kind,
-            author,
-            time: body.time.clone(),
-            summary,
-        });
         Ok(())
+    }
+
+    /// S8′: (protocol 3) times never go back, so that the author of the
+    /// entry that starts a seat's clock cannot date it before the entry
+    /// that seat wrote last.
+    fn check_time_order(&self, n: u64, author: Seat, body: &Body) -> Result<(), LogFault> {
+        if self.genesis.protocol < 3 {
+            return Ok(());
+        }
+        let before = &self
+            .entries
+            .last()
+            .expect("a replay holds the genesis")
+            .time;
+        if body.time < *before {
+            return Err(self.fail(
+                n,
+                Some(author),
+                Fault::BackwardTime,
+                format!(
+                    "the entry is dated {}, before entry {} ({before}); times never go back \
+                     in a log",
+                    body.time,
+                    n - 1
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// S10: the beacon link steps back once from the author's last one.
+    fn check_link(&self, n: u64, author: Seat, body: &Body) -> Result<Option<Hash>, LogFault> {
+        let Some(l) = body.link else {
+            return Ok(None);
+        };
+        let prev = self.seats[author].link.expect("joined seats have a link");
+        if beacon::step(&l.0) != prev {
+            return Err(self.fail(
+                n,
+                Some(author),
+                Fault::BadLink,
+                "the beacon link does not hash to the author's previous link (a skipped or \
+                 invented link)",
+            ));
+        }
+        Ok(Some(l.0))
     }
 
     /// S8 for a join: the key is the one the seat may hold.
@@ -1559,6 +1616,8 @@ impl<G: Game> Replay<G> {
         })
     }
 
+    /// S11–S12 for one entry: its openings and the game's rules, each kind
+    /// by its own function; returns the entry's summary.
     fn apply_kind(
         &mut self,
         n: u64,
@@ -1574,214 +1633,248 @@ impl<G: Game> Replay<G> {
         }
         match &p.data {
             Data::Genesis(_) => unreachable!("refused as foreign"),
-            Data::Join(j) => {
-                let rec = &mut self.seats[author];
-                rec.key = Some(j.key.0);
-                rec.nonce = Some(j.nonce.0);
-                rec.link = Some(j.tip.0);
-                rec.notify = j.notify;
-                self.phase = if author + 1 < self.seat_count() {
-                    Phase::Joining(author + 1)
-                } else {
-                    Phase::Ready(0)
-                };
-                Ok("joined".into())
-            }
-            Data::Ready => {
-                self.seats[author].ready_link = link;
-                let Phase::Ready(i) = self.phase else {
-                    unreachable!("checked by check_turn")
-                };
-                if i + 1 < self.seat_count() {
-                    self.phase = Phase::Ready(i + 1);
-                } else {
-                    let seed = self.setup_seed().expect("all ready");
-                    let mut draw = Draw::new(seed);
-                    let state =
-                        G::setup(&self.options, self.seat_count(), &mut draw).map_err(|e| {
-                            self.fail(n, Some(author), Fault::IllegalMove, e.to_string())
-                        })?;
-                    self.state = Some(state);
-                    self.phase = Phase::Playing;
-                    self.after_play(n, p.id);
-                }
-                Ok("ready".into())
-            }
-            Data::Move(m) => {
-                let reveals = self.check_openings(n, author, &m.reveals)?;
-                let action: G::Action =
-                    game_object(n, "the move", &m.action).map_err(|f| LogFault {
-                        author: Some(self.seat_label(author)),
-                        ..f
-                    })?;
-                let mut state = self.state.clone().expect("playing");
-                resolve_pending::<G>(
-                    &mut state,
-                    &self.event_causes,
-                    author,
-                    link.expect("moves carry links"),
-                )
-                .map_err(|e| self.fail(n, Some(author), Fault::from_rule(e.kind), e.to_string()))?;
-                let ctx = Context {
-                    seat: author,
-                    at: n,
-                    commitments: m.commitments.len() as u32,
-                    reveals,
-                };
-                G::play(&mut state, &ctx, &action).map_err(|e| {
-                    self.fail(n, Some(author), Fault::from_rule(e.kind), e.to_string())
-                })?;
-                for (slot, c) in m.commitments.iter().enumerate() {
-                    self.commitments.insert(
-                        HiddenRef {
-                            entry: n,
-                            slot: slot as u32,
-                        },
-                        Commitment {
-                            hash: c.0,
-                            seat: author,
-                        },
-                    );
-                }
-                self.revealed.extend(m.reveals.iter().map(Opening::at));
-                let summary = G::narrate(&state, &action, &self.names());
-                self.state = Some(state);
-                self.after_play(n, p.id);
-                Ok(summary)
-            }
-            Data::Reveal(r) => {
-                let reveals = self.check_openings(n, author, &r.reveals)?;
-                let mut state = self.state.clone().expect("playing");
-                resolve_pending::<G>(
-                    &mut state,
-                    &self.event_causes,
-                    author,
-                    link.expect("reveals carry links"),
-                )
-                .map_err(|e| self.fail(n, Some(author), Fault::from_rule(e.kind), e.to_string()))?;
-                let ctx = Context {
-                    seat: author,
-                    at: n,
-                    commitments: 0,
-                    reveals,
-                };
-                G::reveal(&mut state, &ctx).map_err(|e| {
-                    self.fail(n, Some(author), Fault::from_rule(e.kind), e.to_string())
-                })?;
-                self.revealed.extend(r.reveals.iter().map(Opening::at));
-                self.state = Some(state);
-                self.after_play(n, p.id);
-                Ok(format!(
-                    "revealed {}",
-                    crate::text::count(r.reveals.len(), "hidden value", "hidden values")
-                ))
-            }
-            Data::Resign(r) => {
-                let due = self.unopened(author);
-                let given: Vec<HiddenRef> = r.reveals.iter().map(Opening::at).collect();
-                let reveals = self.check_openings(n, author, &r.reveals)?;
-                if given != due {
-                    return Err(self.fail(
-                        n,
-                        Some(author),
-                        Fault::BadReveal,
-                        format!(
-                            "a resignation must open every commitment of the resigner not opened \
-                             yet, in order: {}; it opens {}",
-                            refs_text(&due),
-                            refs_text(&given)
-                        ),
-                    ));
-                }
-                if let Some(state) = &mut self.state {
-                    let mut next = state.clone();
-                    let ctx = Context {
-                        seat: author,
-                        at: n,
-                        commitments: 0,
-                        reveals,
-                    };
-                    G::resign(&mut next, &ctx).map_err(|e| {
-                        self.fail(n, Some(author), Fault::from_rule(e.kind), e.to_string())
-                    })?;
-                    G::withdraw(&mut next, author, crate::games::Withdrawal::Resigned);
-                    self.state = Some(next);
-                }
-                self.revealed.extend(given);
-                self.phase = Phase::Over(Ending::Resigned { seat: author });
-                self.ended_at = Some(n);
-                Ok(if r.reveals.is_empty() {
-                    "resigned".into()
-                } else {
-                    format!(
-                        "resigned, opening {}",
-                        crate::text::count(r.reveals.len(), "hidden value", "hidden values")
-                    )
-                })
-            }
-            Data::Countersign(c) => {
-                let end = self.ended_at.expect("over");
-                if c.final_entry.0 != self.entries[end as usize].id {
-                    return Err(self.fail(
-                        n,
-                        Some(author),
-                        Fault::IllegalMove,
-                        format!(
-                            "the countersignature names an entry other than the final entry {end}"
-                        ),
-                    ));
-                }
-                self.countersigned.insert(author);
-                Ok(format!("countersigned the final entry {end}"))
-            }
-            Data::Abandon(a) => {
-                let (_, who) = self.expected();
-                let silent = who.expect("checked by check_turn");
-                let awaited = self.claims.as_ref().map_or(n, |c| c.awaited);
-                if a.silent as Seat != silent || a.awaited != awaited {
-                    return Err(self.fail(
-                        n,
-                        Some(author),
-                        Fault::IllegalMove,
-                        format!(
-                            "the claim must name the seat the game waits for and the entry since \
-                             which it waits: silent {silent}, awaited {awaited}; it names \
-                             silent {}, awaited {}",
-                            a.silent, a.awaited
-                        ),
-                    ));
-                }
-                let claims = self.claims.get_or_insert_with(|| Claims {
-                    silent,
-                    awaited,
-                    by: BTreeSet::new(),
-                });
-                claims.by.insert(author);
-                // Claimants are never of the silent seat's machine (S9),
-                // so counting them is enough.
-                let complete = claims.by.len() == self.claimants(silent).len();
-                if complete {
-                    if let Some(state) = &mut self.state {
-                        G::withdraw(state, silent, crate::games::Withdrawal::Abandoned);
-                    }
-                    self.phase = Phase::Over(Ending::Abandoned {
-                        seat: silent,
-                        awaited,
-                    });
-                    self.ended_at = Some(n);
-                    self.claims = None;
-                }
-                Ok(format!(
-                    "claims that {} stopped answering (awaited since entry {awaited}){}",
-                    self.name(silent),
-                    if complete {
-                        "; every other player has claimed it: the game is over"
-                    } else {
-                        ""
-                    }
-                ))
-            }
+            Data::Join(j) => Ok(self.apply_join(author, j)),
+            Data::Ready => self.apply_ready(n, author, p.id, link),
+            Data::Move(m) => self.apply_move(n, author, p.id, m, link),
+            Data::Reveal(r) => self.apply_reveal(n, author, p.id, r, link),
+            Data::Resign(r) => self.apply_resign(n, author, r),
+            Data::Countersign(c) => self.apply_countersign(n, author, c),
+            Data::Abandon(a) => self.apply_abandon(n, author, a),
         }
+    }
+
+    /// A refusal by the game's rules, blamed on the author.
+    fn rule_fault(&self, n: u64, author: Seat, e: crate::games::RuleError) -> LogFault {
+        self.fail(n, Some(author), Fault::from_rule(e.kind), e.to_string())
+    }
+
+    fn apply_join(&mut self, author: Seat, j: &Join) -> String {
+        let rec = &mut self.seats[author];
+        rec.key = Some(j.key.0);
+        rec.nonce = Some(j.nonce.0);
+        rec.link = Some(j.tip.0);
+        rec.notify = j.notify;
+        self.phase = if author + 1 < self.seat_count() {
+            Phase::Joining(author + 1)
+        } else {
+            Phase::Ready(0)
+        };
+        "joined".into()
+    }
+
+    /// The last seat ready sets the game up: every ready link is known only
+    /// now, and together they seed the draw.
+    fn apply_ready(
+        &mut self,
+        n: u64,
+        author: Seat,
+        id: Hash,
+        link: Option<Hash>,
+    ) -> Result<String, LogFault> {
+        self.seats[author].ready_link = link;
+        let Phase::Ready(i) = self.phase else {
+            unreachable!("checked by check_turn")
+        };
+        if i + 1 < self.seat_count() {
+            self.phase = Phase::Ready(i + 1);
+        } else {
+            let seed = self.setup_seed().expect("all ready");
+            let mut draw = Draw::new(seed);
+            let state = G::setup(&self.options, self.seat_count(), &mut draw)
+                .map_err(|e| self.fail(n, Some(author), Fault::IllegalMove, e.to_string()))?;
+            self.state = Some(state);
+            self.phase = Phase::Playing;
+            self.after_play(n, id);
+        }
+        Ok("ready".into())
+    }
+
+    /// The game's state with the events pending resolved by the author's
+    /// link: a copy, so that a refused entry leaves the replay as it was.
+    fn resolved_state(&self, n: u64, author: Seat, link: Hash) -> Result<G::State, LogFault> {
+        let mut state = self.state.clone().expect("playing");
+        resolve_pending::<G>(&mut state, &self.event_causes, author, link)
+            .map_err(|e| self.rule_fault(n, author, e))?;
+        Ok(state)
+    }
+
+    fn apply_move(
+        &mut self,
+        n: u64,
+        author: Seat,
+        id: Hash,
+        m: &Move,
+        link: Option<Hash>,
+    ) -> Result<String, LogFault> {
+        let reveals = self.check_openings(n, author, &m.reveals)?;
+        let action: G::Action = game_object(n, "the move", &m.action).map_err(|f| LogFault {
+            author: Some(self.seat_label(author)),
+            ..f
+        })?;
+        let mut state = self.resolved_state(n, author, link.expect("moves carry links"))?;
+        let ctx = Context {
+            seat: author,
+            at: n,
+            commitments: m.commitments.len() as u32,
+            reveals,
+        };
+        G::play(&mut state, &ctx, &action).map_err(|e| self.rule_fault(n, author, e))?;
+        for (slot, c) in m.commitments.iter().enumerate() {
+            self.commitments.insert(
+                HiddenRef {
+                    entry: n,
+                    slot: slot as u32,
+                },
+                Commitment {
+                    hash: c.0,
+                    seat: author,
+                },
+            );
+        }
+        self.revealed.extend(m.reveals.iter().map(Opening::at));
+        let summary = G::narrate(&state, &action, &self.names());
+        self.state = Some(state);
+        self.after_play(n, id);
+        Ok(summary)
+    }
+
+    fn apply_reveal(
+        &mut self,
+        n: u64,
+        author: Seat,
+        id: Hash,
+        r: &Reveal,
+        link: Option<Hash>,
+    ) -> Result<String, LogFault> {
+        let reveals = self.check_openings(n, author, &r.reveals)?;
+        let mut state = self.resolved_state(n, author, link.expect("reveals carry links"))?;
+        let ctx = Context {
+            seat: author,
+            at: n,
+            commitments: 0,
+            reveals,
+        };
+        G::reveal(&mut state, &ctx).map_err(|e| self.rule_fault(n, author, e))?;
+        self.revealed.extend(r.reveals.iter().map(Opening::at));
+        self.state = Some(state);
+        self.after_play(n, id);
+        Ok(format!(
+            "revealed {}",
+            crate::text::count(r.reveals.len(), "hidden value", "hidden values")
+        ))
+    }
+
+    /// A resigner opens all it still hides, so that the game can be scored
+    /// and checked without it.
+    fn apply_resign(&mut self, n: u64, author: Seat, r: &Resign) -> Result<String, LogFault> {
+        let due = self.unopened(author);
+        let given: Vec<HiddenRef> = r.reveals.iter().map(Opening::at).collect();
+        let reveals = self.check_openings(n, author, &r.reveals)?;
+        if given != due {
+            return Err(self.fail(
+                n,
+                Some(author),
+                Fault::BadReveal,
+                format!(
+                    "a resignation must open every commitment of the resigner not opened \
+                     yet, in order: {}; it opens {}",
+                    refs_text(&due),
+                    refs_text(&given)
+                ),
+            ));
+        }
+        if let Some(state) = &mut self.state {
+            let mut next = state.clone();
+            let ctx = Context {
+                seat: author,
+                at: n,
+                commitments: 0,
+                reveals,
+            };
+            G::resign(&mut next, &ctx).map_err(|e| self.rule_fault(n, author, e))?;
+            G::withdraw(&mut next, author, crate::games::Withdrawal::Resigned);
+            self.state = Some(next);
+        }
+        self.revealed.extend(given);
+        self.phase = Phase::Over(Ending::Resigned { seat: author });
+        self.ended_at = Some(n);
+        Ok(if r.reveals.is_empty() {
+            "resigned".into()
+        } else {
+            format!(
+                "resigned, opening {}",
+                crate::text::count(r.reveals.len(), "hidden value", "hidden values")
+            )
+        })
+    }
+
+    fn apply_countersign(
+        &mut self,
+        n: u64,
+        author: Seat,
+        c: &Countersign,
+    ) -> Result<String, LogFault> {
+        let end = self.ended_at.expect("over");
+        if c.final_entry.0 != self.entries[end as usize].id {
+            return Err(self.fail(
+                n,
+                Some(author),
+                Fault::IllegalMove,
+                format!("the countersignature names an entry other than the final entry {end}"),
+            ));
+        }
+        self.countersigned.insert(author);
+        Ok(format!("countersigned the final entry {end}"))
+    }
+
+    /// A claim that the awaited seat has gone; once every other seat's
+    /// machine has claimed it, the game is over.
+    fn apply_abandon(&mut self, n: u64, author: Seat, a: &Abandon) -> Result<String, LogFault> {
+        let (_, who) = self.expected();
+        let silent = who.expect("checked by check_turn");
+        let awaited = self.claims.as_ref().map_or(n, |c| c.awaited);
+        if a.silent as Seat != silent || a.awaited != awaited {
+            return Err(self.fail(
+                n,
+                Some(author),
+                Fault::IllegalMove,
+                format!(
+                    "the claim must name the seat the game waits for and the entry since \
+                     which it waits: silent {silent}, awaited {awaited}; it names \
+                     silent {}, awaited {}",
+                    a.silent, a.awaited
+                ),
+            ));
+        }
+        let claims = self.claims.get_or_insert_with(|| Claims {
+            silent,
+            awaited,
+            by: BTreeSet::new(),
+        });
+        claims.by.insert(author);
+        // Claimants are never of the silent seat's machine (S9),
+        // so counting them is enough.
+        let complete = claims.by.len() == self.claimants(silent).len();
+        if complete {
+            if let Some(state) = &mut self.state {
+                G::withdraw(state, silent, crate::games::Withdrawal::Abandoned);
+            }
+            self.phase = Phase::Over(Ending::Abandoned {
+                seat: silent,
+                awaited,
+            });
+            self.ended_at = Some(n);
+            self.claims = None;
+        }
+        Ok(format!(
+            "claims that {} stopped answering (awaited since entry {awaited}){}",
+            self.name(silent),
+            if complete {
+                "; every other player has claimed it: the game is over"
+            } else {
+                ""
+            }
+        ))
     }
 
     /// Records the events a move requested and notices the end of the game.
@@ -1971,6 +2064,42 @@ impl<G: Game> Replay<G> {
         };
         sign_line(id, body)
     }
+}
+
+/// S8 for the genesis: the creator's key and every pinned key are keys, no
+/// two seats are pinned to one key, seat 0 only to the creator's, and the
+/// creator signed the line (unless it is `Known`).
+fn check_genesis_keys(g: &Genesis, p: &Parsed, check: Check) -> Result<(), LogFault> {
+    let key = verifying_key(0, g.creator_key.bytes())?;
+    let mut pinned = BTreeSet::new();
+    for (i, s) in g.seats.iter().enumerate() {
+        let Some(k) = s.key else { continue };
+        verifying_key(0, k.bytes()).map_err(|f| LogFault {
+            detail: format!("the key pinned to seat {i}: {}", f.detail),
+            ..f
+        })?;
+        if i == 0 && k != g.creator_key {
+            return Err(fault(
+                0,
+                Fault::BadSignature,
+                "seat 0 is pinned to a key other than the creator's",
+            ));
+        }
+        if !pinned.insert(k) {
+            return Err(fault(
+                0,
+                Fault::BadSignature,
+                format!(
+                    "seat {} is pinned to a key that another seat is pinned to",
+                    i
+                ),
+            ));
+        }
+    }
+    if check == Check::Full {
+        check_signature(0, &key, p)?;
+    }
+    Ok(())
 }
 
 /// Signs a body and returns the canonical line with its newline.

@@ -174,6 +174,16 @@ pub fn clip(s: &str, max: usize) -> String {
     }
 }
 
+/// How [`Svg::text`] and [`Svg::bold`] write their text.
+struct TextStyle<'a> {
+    size: i32,
+    /// `start`, `middle` or `end`.
+    anchor: &'a str,
+    fill: &'a str,
+    /// `normal` or `bold`.
+    weight: &'a str,
+}
+
 /// An SVG document under construction. Coordinates are `i32` user units
 /// (1 unit = 1 pixel of the PNG), so output never depends on float
 /// formatting.
@@ -297,25 +307,33 @@ impl Svg {
     /// Text anchored at (x, y): `anchor` is `start`, `middle` or `end`; the
     /// baseline is `y`. `text` is escaped here.
     pub fn text(&mut self, x: i32, y: i32, size: i32, anchor: &str, fill: &str, text: &str) {
-        self.text_styled(x, y, size, anchor, fill, "normal", text);
+        let style = TextStyle {
+            size,
+            anchor,
+            fill,
+            weight: "normal",
+        };
+        self.text_styled((x, y), &style, text);
     }
 
     /// Bold text, as [`Svg::text`].
     pub fn bold(&mut self, x: i32, y: i32, size: i32, anchor: &str, fill: &str, text: &str) {
-        self.text_styled(x, y, size, anchor, fill, "bold", text);
+        let style = TextStyle {
+            size,
+            anchor,
+            fill,
+            weight: "bold",
+        };
+        self.text_styled((x, y), &style, text);
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn text_styled(
-        &mut self,
-        x: i32,
-        y: i32,
-        size: i32,
-        anchor: &str,
-        fill: &str,
-        weight: &str,
-        text: &str,
-    ) {
+    fn text_styled(&mut self, (x, y): (i32, i32), style: &TextStyle<'_>, text: &str) {
+        let TextStyle {
+            size,
+            anchor,
+            fill,
+            weight,
+        } = style;
         let _ = writeln!(
             self.body,
             r#"<text x="{x}" y="{y}" font-size="{size}" text-anchor="{anchor}" font-weight="{weight}" fill="{fill}">{}</text>"#,

@@ -166,17 +166,17 @@ impl bot::Bot for StarMap {
         let me = sight.seat();
         let start = margin(sight.state(), me);
         let seats = sight.state().seats();
-        let (intent, found) = bot::rollouts(
-            sight,
-            candidates,
+        let limits = bot::Limits {
             games,
             work,
-            HORIZON * seats / 2,
-            rng,
-            &mut |_| World::open(sight, seats),
-            &mut |state, seat, own, rng| rollout_move(state, seat, own, rng, work),
-            &|s, me| (margin(s, me) - start) as f64,
-        )?;
+            horizon: HORIZON * seats / 2,
+        };
+        let sim = bot::Simulation {
+            determinize: &mut |_| World::open(sight, seats),
+            policy: &mut |state, seat, own, rng| rollout_move(state, seat, own, rng, work),
+            value: &|s, me| (margin(s, me) - start) as f64,
+        };
+        let (intent, found) = bot::rollouts(sight, candidates, limits, rng, sim)?;
         Some(Choice {
             intent,
             why: format!(

@@ -337,72 +337,105 @@ fn random_game(seats: usize, kind: usize, seed: u64) -> Seen {
     let mut at = 1u64;
     let mut seen = Seen::default();
     loop {
-        for e in G::pending(&state) {
-            let p = state.pending_draw().unwrap();
-            let before = state.hand(p.causer).len();
-            G::resolve(&mut state, e.id, &mut draw).unwrap();
-            // The causer gets a disc of the shape it draws.
-            let hand = state.hand(p.causer);
-            assert_eq!(hand.len(), before + 1);
-            let got = state.set().discs[*hand.last().unwrap() as usize].shape;
-            assert_eq!(got, p.shape, "the drawn disc's shape");
-        }
+        resolve_draws(&mut state, &mut draw);
         let seat = match G::turn(&state) {
             Turn::Over => break,
             Turn::Move(s) => s,
             Turn::Reveal(..) => unreachable!("Star Map hides nothing"),
         };
         assert!(at <= bound, "more than max_entries = {bound} moves");
-        let legal = state.placements(seat);
-        let brute = brute_force(&state, seat, false, Some(&mut seen));
-        let set_of = |v: &[Placement]| v.iter().copied().collect::<std::collections::BTreeSet<_>>();
-        assert_eq!(set_of(&legal), set_of(&brute), "legal placements as sets");
-        assert_eq!(legal.len(), set_of(&legal).len(), "no placement twice");
-        assert_eq!(legal, brute, "by disc (hand order), rotation, square");
-        let mut intents = G::intents(&state, seat, &Own::default());
-        assert_eq!(
-            intents == [Intent::Pass],
-            brute.is_empty(),
-            "`pass` exactly when nothing fits"
-        );
-        for others in (0..seats).filter(|&s| s != seat) {
-            assert!(G::intents(&state, others, &Own::default()).is_empty());
-        }
+        let mut intents = checked_intents(&state, seat, &mut seen);
         let intent = intents.swap_remove(draw.below(intents.len()));
         let stacks = Shape::ALL.map(|s| state.stack_left(s));
         play_own::<G>(&mut state, seat, &intent, &mut Own::default(), at).unwrap();
-        // The draw: the placed disc's shape while its stack lasts, else a
-        // chosen stack with discs, else nothing.
-        if let Some(Moved::Placed {
-            placement, draw: d, ..
-        }) = state.history().last()
-        {
-            let shape = state.set().discs[placement.disc as usize].shape;
-            match d {
-                _ if stacks[shape.index()] > 0 => assert_eq!(*d, Some(shape)),
-                None => assert_eq!(stacks, [0; 4], "no draw with discs left"),
-                Some(other) => assert!(stacks[other.index()] > 0, "a draw from an empty stack"),
-            }
-        }
-        // The turn rule: after a placement that draws, the next seat must
-        // write an entry; otherwise the next seat that can place moves.
-        let expected = match state.history().last() {
-            Some(Moved::Placed { draw: Some(_), .. }) => {
-                assert!(state.pending_draw().is_some());
-                Some((seat + 1) % seats)
-            }
-            _ => {
-                assert!(state.pending_draw().is_none());
-                model_next(&state, seat)
-            }
-        };
-        assert_eq!(state.to_move(), expected, "who moves after {intent}");
+        check_after_placement(&state, seat, &intent, stacks);
         at += 1;
     }
-    // Nobody can place any more, and every disc is somewhere.
+    let (placed, in_hands) = check_the_end(&state);
+    check_scores(&state);
+    seen.placed = placed;
+    seen.passes = state.history().len() - placed;
+    seen.left_in_hands = in_hands;
+    tally(&state, &mut seen);
+    seen
+}
+
+/// Resolves the draws pending; each gives its causer a disc of the shape
+/// it draws.
+fn resolve_draws(state: &mut State, draw: &mut Draw) {
+    for e in G::pending(state) {
+        let p = state.pending_draw().unwrap();
+        let before = state.hand(p.causer).len();
+        G::resolve(state, e.id, draw).unwrap();
+        // The causer gets a disc of the shape it draws.
+        let hand = state.hand(p.causer);
+        assert_eq!(hand.len(), before + 1);
+        let got = state.set().discs[*hand.last().unwrap() as usize].shape;
+        assert_eq!(got, p.shape, "the drawn disc's shape");
+    }
+}
+
+/// The intents of `seat`, checked against the brute force: the same
+/// placements, in the same order, and `pass` exactly when none fits.
+fn checked_intents(state: &State, seat: Seat, seen: &mut Seen) -> Vec<Intent> {
+    let seats = state.seats();
+    let legal = state.placements(seat);
+    let brute = brute_force(state, seat, false, Some(seen));
+    let set_of = |v: &[Placement]| v.iter().copied().collect::<std::collections::BTreeSet<_>>();
+    assert_eq!(set_of(&legal), set_of(&brute), "legal placements as sets");
+    assert_eq!(legal.len(), set_of(&legal).len(), "no placement twice");
+    assert_eq!(legal, brute, "by disc (hand order), rotation, square");
+    let intents = G::intents(state, seat, &Own::default());
+    assert_eq!(
+        intents == [Intent::Pass],
+        brute.is_empty(),
+        "`pass` exactly when nothing fits"
+    );
+    for others in (0..seats).filter(|&s| s != seat) {
+        assert!(G::intents(state, others, &Own::default()).is_empty());
+    }
+    intents
+}
+
+/// After `seat` played `intent`: the draw and who moves next (`stacks`:
+/// the stacks before).
+fn check_after_placement(state: &State, seat: Seat, intent: &Intent, stacks: [usize; 4]) {
+    let seats = state.seats();
+    // The draw: the placed disc's shape while its stack lasts, else a
+    // chosen stack with discs, else nothing.
+    if let Some(Moved::Placed {
+        placement, draw: d, ..
+    }) = state.history().last()
+    {
+        let shape = state.set().discs[placement.disc as usize].shape;
+        match d {
+            _ if stacks[shape.index()] > 0 => assert_eq!(*d, Some(shape)),
+            None => assert_eq!(stacks, [0; 4], "no draw with discs left"),
+            Some(other) => assert!(stacks[other.index()] > 0, "a draw from an empty stack"),
+        }
+    }
+    // The turn rule: after a placement that draws, the next seat must
+    // write an entry; otherwise the next seat that can place moves.
+    let expected = match state.history().last() {
+        Some(Moved::Placed { draw: Some(_), .. }) => {
+            assert!(state.pending_draw().is_some());
+            Some((seat + 1) % seats)
+        }
+        _ => {
+            assert!(state.pending_draw().is_none());
+            model_next(state, seat)
+        }
+    };
+    assert_eq!(state.to_move(), expected, "who moves after {intent}");
+}
+
+/// Nobody can place any more, and every disc is somewhere. Returns the
+/// discs placed and the discs left in hands.
+fn check_the_end(state: &State) -> (usize, usize) {
+    let seats = state.seats();
     for s in 0..seats {
         assert!(
-            brute_force(&state, s, false, None).is_empty(),
+            brute_force(state, s, false, None).is_empty(),
             "seat {s} could place"
         );
     }
@@ -414,8 +447,13 @@ fn random_game(seats: usize, kind: usize, seed: u64) -> Seen {
     let in_hands: usize = (0..seats).map(|s| state.hand(s).len()).sum();
     let in_stacks: usize = Shape::ALL.iter().map(|&s| state.stack_left(s)).sum();
     assert_eq!(1 + placed + in_hands + in_stacks, state.set().discs.len());
-    // The scores against the recount.
-    let points = recount(&state);
+    (placed, in_hands)
+}
+
+/// The scores, the standings and the ranks against the recount.
+fn check_scores(state: &State) {
+    let seats = state.seats();
+    let points = recount(state);
     let own: Vec<i64> = (0..seats)
         .map(|s| {
             let minus: i64 = state
@@ -438,7 +476,7 @@ fn random_game(seats: usize, kind: usize, seed: u64) -> Seen {
             }
         })
         .collect();
-    let standings = G::standings(&state);
+    let standings = G::standings(state);
     assert_eq!(standings.len(), seats);
     let mut rows = vec![false; seats];
     for row in &standings {
@@ -466,9 +504,10 @@ fn random_game(seats: usize, kind: usize, seed: u64) -> Seen {
         assert_eq!(rank(0), rank(2), "partners share a rank");
         assert_eq!(rank(1), rank(3), "partners share a rank");
     }
-    seen.placed = placed;
-    seen.passes = state.history().len() - placed;
-    seen.left_in_hands = in_hands;
+}
+
+/// What the game showed, for the coverage counts.
+fn tally(state: &State, seen: &mut Seen) {
     for m in state.history() {
         if let Moved::Placed {
             scored,
@@ -485,7 +524,6 @@ fn random_game(seats: usize, kind: usize, seed: u64) -> Seen {
             seen.bonuses_lost += scored.bonuses.iter().filter(|b| !b.earned).count();
         }
     }
-    seen
 }
 
 proptest! {

@@ -200,7 +200,17 @@ pub fn score_position(json: &str) -> Result<RefereeReport, RuleError> {
     read_and_score(json).map_err(short)
 }
 
+/// The example a position that is no JSON object is shown (kept on one line
+/// of source: its braces are the text's, not the code's).
+const POSITION_EXAMPLE: &str = r#"{"map": "plain", "start": {"fields": "RRW"}, "placements": []}"#;
+
 fn read_and_score(json: &str) -> Result<RefereeReport, RuleError> {
+    score_checked(&read_position(json)?)
+}
+
+/// The position in `json`: at most [`MAX_POSITION_BYTES`], a byte-order mark
+/// allowed, and a JSON object of the position's shape.
+fn read_position(json: &str) -> Result<Position, RuleError> {
     if json.len() > MAX_POSITION_BYTES {
         return Err(bad(
             "position-size",
@@ -213,19 +223,16 @@ fn read_and_score(json: &str) -> Result<RefereeReport, RuleError> {
     }
     let json = json.strip_prefix('\u{feff}').unwrap_or(json);
     if !json.trim_start().starts_with('{') {
+        let begins = match json.trim() {
+            "" => "it is empty".to_string(),
+            t => format!("it begins `{}`", excerpt(t)),
+        };
         return Err(bad(
             "position",
-            format!(
-                "the position must be a JSON object such as {{\"map\": \"plain\", \"start\": \
-                 {{\"fields\": \"RRW\"}}, \"placements\": []}}; {}",
-                match json.trim() {
-                    "" => "it is empty".to_string(),
-                    t => format!("it begins `{}`", excerpt(t)),
-                }
-            ),
+            format!("the position must be a JSON object such as {POSITION_EXAMPLE}; {begins}"),
         ));
     }
-    let position: Position = serde_json::from_str(json).map_err(|e| {
+    serde_json::from_str(json).map_err(|e| {
         let what = if e.is_data() {
             "not a Star Map position"
         } else {
@@ -240,8 +247,7 @@ fn read_and_score(json: &str) -> Result<RefereeReport, RuleError> {
                 format!("{what}: {why}")
             },
         )
-    })?;
-    score_checked(&position)
+    })
 }
 
 /// The map a position names, and its layout (`None`: plain).
@@ -438,10 +444,45 @@ fn score_checked(p: &Position) -> Result<RefereeReport, RuleError> {
         .expect("the start disc lies in the centre");
     map.lay(start, &start_fields, &start_squares);
 
-    let mut total = 0i64;
-    let mut placements = Vec::with_capacity(p.placements.len());
-    for (i, pl) in p.placements.iter().enumerate() {
-        let number = i + 1;
+    let mut table = Table {
+        set: &set,
+        map,
+        used,
+        total: 0,
+    };
+    let placements = p
+        .placements
+        .iter()
+        .enumerate()
+        .map(|(i, pl)| table.lay(i + 1, pl))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(RefereeReport {
+        map: layout.map_or_else(|| "plain".to_string(), |l| l.to_string()),
+        stars: set.stars.clone(),
+        start: StartReport {
+            fields: fields_text(&set, &start_fields),
+            rotation,
+            squares: start_squares,
+        },
+        placements,
+        total: table.total,
+    })
+}
+
+/// The map as the placements are laid on it, one by one.
+struct Table<'a> {
+    set: &'a Set,
+    map: Map,
+    /// The set's discs on the map, by disc id.
+    used: Vec<bool>,
+    /// The points so far.
+    total: i64,
+}
+
+impl Table<'_> {
+    /// Checks placement `number` by the map's rules, lays it and scores it.
+    fn lay(&mut self, number: usize, pl: &PositionPlacement) -> Result<PlacementReport, RuleError> {
+        let set = self.set;
         let name = format!(
             "placement {number} ({} `{}` on {}{})",
             pl.shape,
@@ -459,19 +500,20 @@ fn score_checked(p: &Position) -> Result<RefereeReport, RuleError> {
                 ),
             ));
         }
-        let fields = parse_fields(&set, pl.shape, &pl.fields, &name)?;
-        let disc = take_disc(&set, &mut used, pl.shape, &fields)
-            .ok_or_else(|| no_such_disc(&set, pl.shape, &fields, &name))?;
-        let squares = map
+        let fields = parse_fields(set, pl.shape, &pl.fields, &name)?;
+        let disc = take_disc(set, &mut self.used, pl.shape, &fields)
+            .ok_or_else(|| no_such_disc(set, pl.shape, &fields, &name))?;
+        let squares = self
+            .map
             .check(pl.shape, &fields, pl.at, pl.rotation)
-            .map_err(|r| RuleError::illegal(r.rule(), format!("{name}: {}", r.describe(&set))))?;
-        map.lay(disc, &fields, &squares);
-        let scored = map.score(&squares);
-        total += scored.points;
-        placements.push(PlacementReport {
+            .map_err(|r| RuleError::illegal(r.rule(), format!("{name}: {}", r.describe(set))))?;
+        self.map.lay(disc, &fields, &squares);
+        let scored = self.map.score(&squares);
+        self.total += scored.points;
+        Ok(PlacementReport {
             number,
             shape: pl.shape,
-            fields: fields_text(&set, &fields),
+            fields: fields_text(set, &fields),
             at: pl.at,
             rotation: pl.rotation,
             squares,
@@ -487,20 +529,9 @@ fn score_checked(p: &Position) -> Result<RefereeReport, RuleError> {
                 .collect(),
             bonuses: scored.bonuses,
             points: scored.points,
-            total,
-        });
+            total: self.total,
+        })
     }
-    Ok(RefereeReport {
-        map: layout.map_or_else(|| "plain".to_string(), |l| l.to_string()),
-        stars: set.stars.clone(),
-        start: StartReport {
-            fields: fields_text(&set, &start_fields),
-            rotation,
-            squares: start_squares,
-        },
-        placements,
-        total,
-    })
 }
 
 /// The report as text: each placement and what it scored, the discs on the

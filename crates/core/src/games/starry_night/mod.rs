@@ -589,114 +589,8 @@ impl crate::games::Rules for StarryNight {
 
     fn options(pairs: &[(String, String)], extra: Option<&str>) -> Result<Options, RuleError> {
         let mut options = Options::default();
-        let mut stars: Option<Vec<Point>> = extra
-            .map(|text| {
-                sky::parse_stars(text)
-                    .map_err(|e| RuleError::bad_setup("sky", format!("the stars file: {e}")))
-            })
-            .transpose()?;
-        let mut count = None;
-        let mut grid = None;
-        let mut seen = std::collections::BTreeSet::new();
-        for (key, value) in pairs {
-            if !seen.insert(key.as_str()) {
-                return Err(RuleError::bad_setup(
-                    "variant",
-                    format!(
-                        "`{}` is given twice; give each option once",
-                        crate::text::excerpt(key)
-                    ),
-                ));
-            }
-            match key.as_str() {
-                "score" => {
-                    options.score = match value.as_str() {
-                        "count" => Score::Count,
-                        "area" => Score::Area,
-                        _ => {
-                            return Err(RuleError::bad_setup(
-                                "variant",
-                                format!(
-                                    "score={} is not a choice; use score=count or score=area",
-                                    crate::text::excerpt(value)
-                                ),
-                            ));
-                        }
-                    }
-                }
-                "stars" if stars.is_some() => {
-                    return Err(RuleError::bad_setup(
-                        "sky",
-                        "give the stars once: in a file or on the command line, not both",
-                    ));
-                }
-                "stars" => {
-                    stars =
-                        Some(sky::parse_stars(value).map_err(|e| RuleError::bad_setup("sky", e))?);
-                }
-                "random-stars" => {
-                    count = Some(value.trim().parse::<u32>().ok().ok_or_else(|| {
-                        RuleError::bad_setup(
-                            "sky",
-                            format!(
-                                "--random-stars {}: give a number of stars from {} to {}",
-                                crate::text::excerpt(value),
-                                sky::MIN_STARS,
-                                MAX_SIGNED_STARS
-                            ),
-                        )
-                    })?);
-                }
-                "grid" => {
-                    grid = Some(sky::parse_grid(value).ok_or_else(|| {
-                        RuleError::bad_setup(
-                            "sky",
-                            format!(
-                                "--grid {}: give the grid as WxH points, e.g. 10x10",
-                                crate::text::excerpt(value)
-                            ),
-                        )
-                    })?);
-                }
-                other => {
-                    return Err(RuleError::bad_setup(
-                        "variant",
-                        format!(
-                            "starry-night has no option `{}`; its variant is score=count|area",
-                            crate::text::excerpt(other)
-                        ),
-                    ));
-                }
-            }
-        }
-        options.sky = match (stars, count) {
-            (Some(_), Some(_)) => {
-                return Err(RuleError::bad_setup(
-                    "sky",
-                    "give either the stars or a number of random stars, not both",
-                ));
-            }
-            (Some(stars), None) => {
-                let (width, height) = grid.unwrap_or_else(|| {
-                    let w = stars.iter().map(|p| p.0).max().unwrap_or(0) + 1;
-                    let h = stars.iter().map(|p| p.1).max().unwrap_or(0) + 1;
-                    (w as u32, h as u32)
-                });
-                Sky::Stars {
-                    width,
-                    height,
-                    stars,
-                }
-            }
-            (None, count) => {
-                let (width, height) = grid.unwrap_or((sky::DEFAULT_GRID, sky::DEFAULT_GRID));
-                Sky::Random {
-                    count: count.unwrap_or(sky::DEFAULT_STARS),
-                    width,
-                    height,
-                }
-            }
-        };
+        let sky = read_pairs(pairs, extra, &mut options)?;
+        options.sky = sky.into_sky()?;
         // What the engine takes (200 stars) a signed game cannot: say so
         // here, in the game's words, rather than in the protocol's.
         if options.sky.count() > MAX_SIGNED_STARS {
@@ -833,6 +727,138 @@ impl crate::games::Rules for StarryNight {
 
     fn view(state: &State, viewer: Option<Seat>, _own: Option<&Own<Nothing>>) -> view::View {
         view::build(state, viewer)
+    }
+}
+
+/// What the options say of the sky, before it is made one [`Sky`].
+struct SkyWords {
+    stars: Option<Vec<Point>>,
+    count: Option<u32>,
+    grid: Option<(u32, u32)>,
+}
+
+/// Reads the options' pairs (and the stars file, `extra`) into `options`'
+/// scoring and the words about the sky, each option at most once.
+fn read_pairs(
+    pairs: &[(String, String)],
+    extra: Option<&str>,
+    options: &mut Options,
+) -> Result<SkyWords, RuleError> {
+    let mut stars: Option<Vec<Point>> = extra
+        .map(|text| {
+            sky::parse_stars(text)
+                .map_err(|e| RuleError::bad_setup("sky", format!("the stars file: {e}")))
+        })
+        .transpose()?;
+    let mut count = None;
+    let mut grid = None;
+    let mut seen = std::collections::BTreeSet::new();
+    for (key, value) in pairs {
+        if !seen.insert(key.as_str()) {
+            return Err(RuleError::bad_setup(
+                "variant",
+                format!(
+                    "`{}` is given twice; give each option once",
+                    crate::text::excerpt(key)
+                ),
+            ));
+        }
+        match key.as_str() {
+            "score" => {
+                options.score = match value.as_str() {
+                    "count" => Score::Count,
+                    "area" => Score::Area,
+                    _ => {
+                        return Err(RuleError::bad_setup(
+                            "variant",
+                            format!(
+                                "score={} is not a choice; use score=count or score=area",
+                                crate::text::excerpt(value)
+                            ),
+                        ));
+                    }
+                }
+            }
+            "stars" if stars.is_some() => {
+                return Err(RuleError::bad_setup(
+                    "sky",
+                    "give the stars once: in a file or on the command line, not both",
+                ));
+            }
+            "stars" => {
+                stars = Some(sky::parse_stars(value).map_err(|e| RuleError::bad_setup("sky", e))?);
+            }
+            "random-stars" => {
+                count = Some(value.trim().parse::<u32>().ok().ok_or_else(|| {
+                    RuleError::bad_setup(
+                        "sky",
+                        format!(
+                            "--random-stars {}: give a number of stars from {} to {}",
+                            crate::text::excerpt(value),
+                            sky::MIN_STARS,
+                            MAX_SIGNED_STARS
+                        ),
+                    )
+                })?);
+            }
+            "grid" => {
+                grid = Some(sky::parse_grid(value).ok_or_else(|| {
+                    RuleError::bad_setup(
+                        "sky",
+                        format!(
+                            "--grid {}: give the grid as WxH points, e.g. 10x10",
+                            crate::text::excerpt(value)
+                        ),
+                    )
+                })?);
+            }
+            other => {
+                return Err(RuleError::bad_setup(
+                    "variant",
+                    format!(
+                        "starry-night has no option `{}`; its variant is score=count|area",
+                        crate::text::excerpt(other)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(SkyWords { stars, count, grid })
+}
+
+impl SkyWords {
+    /// The sky: the stars given, or random ones; the grid fits the stars
+    /// given unless it is given too.
+    fn into_sky(self) -> Result<Sky, RuleError> {
+        let SkyWords { stars, count, grid } = self;
+        Ok(match (stars, count) {
+            (Some(_), Some(_)) => {
+                return Err(RuleError::bad_setup(
+                    "sky",
+                    "give either the stars or a number of random stars, not both",
+                ));
+            }
+            (Some(stars), None) => {
+                let (width, height) = grid.unwrap_or_else(|| {
+                    let w = stars.iter().map(|p| p.0).max().unwrap_or(0) + 1;
+                    let h = stars.iter().map(|p| p.1).max().unwrap_or(0) + 1;
+                    (w as u32, h as u32)
+                });
+                Sky::Stars {
+                    width,
+                    height,
+                    stars,
+                }
+            }
+            (None, count) => {
+                let (width, height) = grid.unwrap_or((sky::DEFAULT_GRID, sky::DEFAULT_GRID));
+                Sky::Random {
+                    count: count.unwrap_or(sky::DEFAULT_STARS),
+                    width,
+                    height,
+                }
+            }
+        })
     }
 }
 

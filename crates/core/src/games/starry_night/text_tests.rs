@@ -163,6 +163,15 @@ fn check(state: &State, names: &[String]) {
     let view = G::view(state, None, None);
     let text = G::render_text(&view, names);
     let r = read(&text);
+    check_stars_and_edges(state, &r, &text);
+    check_legend(&r, names, &text);
+    check_seas(&view, &r, &text);
+    check_marks(&r, &text);
+    check_glyphs(&r, &text);
+}
+
+/// [`check`]: the stars and edges read are the state's.
+fn check_stars_and_edges(state: &State, r: &Read, text: &str) {
     let ctx = || format!("\n{text}");
 
     // Every star where it is.
@@ -190,6 +199,11 @@ fn check(state: &State, names: &[String]) {
         "hidden edges are edges{}",
         ctx()
     );
+}
+
+/// [`check`]: the legend.
+fn check_legend(r: &Read, names: &[String], text: &str) {
+    let ctx = || format!("\n{text}");
 
     // The legend's marks, one per seat and distinct, and what `initials`
     // gives.
@@ -202,6 +216,11 @@ fn check(state: &State, names: &[String]) {
             ctx()
         );
     }
+}
+
+/// [`check`]: the captured seas listed are the view's.
+fn check_seas(view: &view::View, r: &Read, text: &str) {
+    let ctx = || format!("\n{text}");
 
     // Every captured sea: its number, its border and its captor.
     let seas: BTreeMap<usize, (Vec<String>, char)> = view
@@ -215,6 +234,11 @@ fn check(state: &State, names: &[String]) {
         .map(|(&id, (b, m, _))| (id, (b.clone(), *m)))
         .collect();
     assert_eq!(read_seas, seas, "the captured seas{}", ctx());
+}
+
+/// [`check`]: the seas' marks in the drawing.
+fn check_marks(r: &Read, text: &str) {
+    let ctx = || format!("\n{text}");
 
     // Each mark in the drawing lies inside exactly one captured sea, its
     // captor's; each sea the list says is marked holds exactly one mark.
@@ -266,6 +290,11 @@ fn check(state: &State, names: &[String]) {
         let n = marks_in.get(id).copied().unwrap_or(0);
         assert_eq!(n, usize::from(*marked), "marks in sea {id}{}", ctx());
     }
+}
+
+/// [`check`]: the edges' glyphs in the drawing.
+fn check_glyphs(r: &Read, text: &str) {
+    let ctx = || format!("\n{text}");
 
     // The drawing agrees with the list: every glyph lies on a listed edge
     // (within half a cell: the lines are rounded to cells), and a glyph

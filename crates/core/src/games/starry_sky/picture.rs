@@ -444,7 +444,7 @@ fn heading(svg: &mut Svg, v: &View, who: &Who) {
 fn slot_panel(svg: &mut Svg, v: &View, who: &Who, slot: &SlotView, x: i32, y: i32, h: i32) {
     let n = slot.slot + 1;
     match &slot.board {
-        Some(b) => board_panel(svg, v, who, slot, b, x, y, h),
+        Some(b) => board_panel(svg, v, who, slot, b, Panel { x, y, h }),
         None => {
             let (class, text) = match slot.status {
                 SlotStatus::Pending => {
@@ -585,17 +585,17 @@ fn label_spots(
     spots
 }
 
-#[allow(clippy::too_many_arguments)]
-fn board_panel(
-    svg: &mut Svg,
-    v: &View,
-    who: &Who,
-    slot: &SlotView,
-    b: &BoardView,
+/// Where a slot's panel stands: its top left corner and its height (every
+/// panel is [`CELL_W`] wide).
+#[derive(Clone, Copy)]
+struct Panel {
     x: i32,
     y: i32,
     h: i32,
-) {
+}
+
+fn board_panel(svg: &mut Svg, v: &View, who: &Who, slot: &SlotView, b: &BoardView, at: Panel) {
+    let Panel { x, y, h } = at;
     let n = slot.slot + 1;
     let reveal: Vec<&StarLabel> = match &v.turn {
         TurnView::Reveal { stars, .. } => stars.iter().filter(|l| l.board == b.id).collect(),

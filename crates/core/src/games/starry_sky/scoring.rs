@@ -256,6 +256,42 @@ pub fn checked_score_board(
     tie: Tie,
     purses: &[i64],
 ) -> Result<BoardScore, RuleError> {
+    let seats = purses.len();
+    let mut on = tokens_by_star(board, placed, seats)?;
+    let neighbours = neighbours_by_star(board);
+    let removed = remove_black_holes(board, &mut on, &neighbours);
+    let left = count_left(board, &on, &neighbours, doubling)?;
+    let mut scores = seat_totals(&left, seats)?;
+    let ranked = rank(&mut scores);
+    let (outcome, payments) = share_prizes(board, &scores, &ranked, tie, purses)?;
+    for p in &payments {
+        scores[p.to].coins = scores[p.to]
+            .coins
+            .checked_add(p.coins)
+            .ok_or_else(|| overflow(&format!("the coins seat {} wins", p.to)))?;
+        if let Payer::Seat(s) = p.from {
+            scores[s].coins = scores[s]
+                .coins
+                .checked_sub(p.coins)
+                .ok_or_else(|| overflow(&format!("the coins seat {s} pays")))?;
+        }
+    }
+    Ok(BoardScore {
+        removed,
+        left,
+        seats: scores,
+        outcome,
+        payments,
+    })
+}
+
+/// The token on each star, by star number (index 0 unused), once the
+/// preconditions of [`checked_score_board`] are checked.
+fn tokens_by_star(
+    board: &Board,
+    placed: &[Placed],
+    seats: usize,
+) -> Result<Vec<Option<Placed>>, RuleError> {
     let n = board.star_count();
     if n > usize::from(StarNo::MAX) {
         return Err(RuleError::bad_setup(
@@ -267,7 +303,6 @@ pub fn checked_score_board(
             ),
         ));
     }
-    let seats = purses.len();
     let mut on: Vec<Option<Placed>> = vec![None; n + 1];
     for p in placed {
         if p.seat >= seats || board.star(p.star).is_none() {
@@ -286,9 +321,13 @@ pub fn checked_score_board(
             ));
         }
     }
-    // Lines naming a star the board lacks are ignored (a validated board
-    // has none).
-    let neighbours: Vec<Vec<StarNo>> = (0..=n as StarNo)
+    Ok(on)
+}
+
+/// Each star's neighbours, by star number (index 0 unused). Lines naming a
+/// star the board lacks are ignored (a validated board has none).
+fn neighbours_by_star(board: &Board) -> Vec<Vec<StarNo>> {
+    (0..=board.star_count() as StarNo)
         .map(|s| match s {
             0 => vec![],
             s => board
@@ -297,10 +336,20 @@ pub fn checked_score_board(
                 .filter(|&m| board.star(m).is_some())
                 .collect(),
         })
-        .collect();
-    let is =
-        |on: &[Option<Placed>], s: StarNo, t: Token| on[s as usize].is_some_and(|p| p.token == t);
+        .collect()
+}
 
+/// Whether star `s` holds a token `t`.
+fn holds(on: &[Option<Placed>], s: StarNo, t: Token) -> bool {
+    on[s as usize].is_some_and(|p| p.token == t)
+}
+
+/// Takes off what the black holes remove, in the order it happens.
+fn remove_black_holes(
+    board: &Board,
+    on: &mut [Option<Placed>],
+    neighbours: &[Vec<StarNo>],
+) -> Vec<Removed> {
     let mut removed = Vec::new();
 
     // Black holes joined to black holes go first, all at once, so that a
@@ -308,10 +357,10 @@ pub fn checked_score_board(
     let pairs: Vec<StarNo> = board
         .numbers()
         .filter(|&s| {
-            is(&on, s, Token::BlackHole)
+            holds(on, s, Token::BlackHole)
                 && neighbours[s as usize]
                     .iter()
-                    .any(|&m| is(&on, m, Token::BlackHole))
+                    .any(|&m| holds(on, m, Token::BlackHole))
         })
         .collect();
     for s in pairs {
@@ -328,7 +377,7 @@ pub fn checked_score_board(
     // hole any more, so the order of swallowing does not matter.
     let holes: Vec<StarNo> = board
         .numbers()
-        .filter(|&s| is(&on, s, Token::BlackHole))
+        .filter(|&s| holds(on, s, Token::BlackHole))
         .collect();
     for s in board.numbers() {
         let by = neighbours[s as usize]
@@ -345,14 +394,23 @@ pub fn checked_score_board(
             });
         }
     }
+    removed
+}
 
+/// The tokens left at the count, by star, with what each is worth.
+fn count_left(
+    board: &Board,
+    on: &[Option<Placed>],
+    neighbours: &[Vec<StarNo>],
+    doubling: Doubling,
+) -> Result<Vec<Left>, RuleError> {
     let mut left: Vec<Left> = Vec::new();
     for s in board.numbers() {
         let Some(p) = on[s as usize] else { continue };
         // At most 254 neighbours: the board has at most 255 stars.
         let k = neighbours[s as usize]
             .iter()
-            .filter(|&&m| is(&on, m, Token::DoubleStar))
+            .filter(|&&m| holds(on, m, Token::DoubleStar))
             .count() as u32;
         let value = doubling
             .checked_apply(p.token.value(), k)
@@ -365,7 +423,11 @@ pub fn checked_score_board(
             value,
         });
     }
+    Ok(left)
+}
 
+/// Each seat's total and tokens left, not yet placed nor paid.
+fn seat_totals(left: &[Left], seats: usize) -> Result<Vec<SeatScore>, RuleError> {
     let mut scores: Vec<SeatScore> = (0..seats)
         .map(|seat| SeatScore {
             seat,
@@ -375,7 +437,7 @@ pub fn checked_score_board(
             coins: 0,
         })
         .collect();
-    for l in &left {
+    for l in left {
         let score = &mut scores[l.seat];
         score.total = score
             .total
@@ -384,18 +446,42 @@ pub fn checked_score_board(
         // At most one per star, and there are at most 255 stars.
         score.tokens_left += 1;
     }
+    Ok(scores)
+}
 
-    let key = |s: &SeatScore| (s.total, s.tokens_left);
+/// What ranks seats: the total, then the tokens left.
+fn rank_key(s: &SeatScore) -> (i64, u32) {
+    (s.total, s.tokens_left)
+}
+
+/// Places the seats with tokens left and returns them best first (seat
+/// order among equals).
+fn rank(scores: &mut [SeatScore]) -> Vec<Seat> {
+    let seats = scores.len();
     let mut ranked: Vec<Seat> = (0..seats).filter(|&s| scores[s].tokens_left > 0).collect();
-    ranked.sort_by(|&a, &b| key(&scores[b]).cmp(&key(&scores[a])).then(a.cmp(&b)));
+    ranked.sort_by(|&a, &b| {
+        rank_key(&scores[b])
+            .cmp(&rank_key(&scores[a]))
+            .then(a.cmp(&b))
+    });
     for &s in &ranked {
         let better = ranked
             .iter()
-            .filter(|&&o| key(&scores[o]) > key(&scores[s]))
+            .filter(|&&o| rank_key(&scores[o]) > rank_key(&scores[s]))
             .count();
         scores[s].place = Some(1 + better as u32);
     }
+    ranked
+}
 
+/// How the prizes and the compensation for tokens left are paid.
+fn share_prizes(
+    board: &Board,
+    scores: &[SeatScore],
+    ranked: &[Seat],
+    tie: Tie,
+    purses: &[i64],
+) -> Result<(Outcome, Vec<Payment>), RuleError> {
     let [first_prize, second_prize] = board.prizes.map(i64::from);
     let both_prizes = first_prize
         .checked_add(second_prize)
@@ -412,9 +498,9 @@ pub fn checked_score_board(
         }
     };
     let tokens = |s: Seat| i64::from(scores[s].tokens_left);
-    let tied = |a: Seat, b: Seat| key(&scores[a]) == key(&scores[b]);
+    let tied = |a: Seat, b: Seat| rank_key(&scores[a]) == rank_key(&scores[b]);
 
-    let outcome = match ranked.as_slice() {
+    let outcome = match ranked {
         [] => Outcome::Nobody,
         [alone] => {
             pay(*alone, both_prizes, Payer::Reserve, Reason::BothPrizes);
@@ -422,7 +508,7 @@ pub fn checked_score_board(
         }
         [a, b, ..] if tied(*a, *b) => {
             if tie == Tie::Coins {
-                for &s in &ranked {
+                for &s in ranked {
                     pay(s, tokens(s), Payer::Reserve, Reason::TokensLeft);
                 }
             }
@@ -465,27 +551,7 @@ pub fn checked_score_board(
             }
         }
     };
-
-    for p in &payments {
-        scores[p.to].coins = scores[p.to]
-            .coins
-            .checked_add(p.coins)
-            .ok_or_else(|| overflow(&format!("the coins seat {} wins", p.to)))?;
-        if let Payer::Seat(s) = p.from {
-            scores[s].coins = scores[s]
-                .coins
-                .checked_sub(p.coins)
-                .ok_or_else(|| overflow(&format!("the coins seat {s} pays")))?;
-        }
-    }
-
-    Ok(BoardScore {
-        removed,
-        left,
-        seats: scores,
-        outcome,
-        payments,
-    })
+    Ok((outcome, payments))
 }
 
 #[cfg(test)]

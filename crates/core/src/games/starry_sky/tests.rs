@@ -3,6 +3,8 @@
 //! Seats are written P1…P5 in comments (seat 0 = P1); the engine's
 //! messages say `seat 0` (docs/json.md), the text view the players' names.
 
+use std::fmt::Write as _;
+
 use super::referee::{self, BoardSpec, Position, PositionToken};
 use super::scoring::{Outcome, Payer, Reason, Why};
 use super::view::{Shown, SlotStatus, TurnView};
@@ -1690,249 +1692,34 @@ fn long_id_set() -> Vec<Board> {
 /// with wrong commitments or reveals, lying reveals and resignations). A
 /// refused move must leave the state exactly as it was.
 fn transcript(seats: usize, options: &Options, seed: u8) -> String {
-    use std::fmt::Write;
-    let mut out = String::new();
     let mut draw = Draw::new([seed; 32]);
-    let mut probe = Draw::new([seed ^ 0x5a; 32]);
-    let mut state = G::setup(options, seats, &mut draw).unwrap();
-    let mut own: Vec<Own<Token>> = vec![Own::default(); seats];
-    let boards: Vec<Board> = state.boards().to_vec();
-    let mut at = 1u64;
-    let random_label = |probe: &mut Draw| {
-        let b = &boards[probe.below(boards.len())];
-        let star = probe.below(b.star_count() + 2) as StarNo;
-        format!("{}:{star}", b.id)
-    };
-    let random_token = |probe: &mut Draw| Token::ALL[probe.below(Token::ALL.len())];
-    // Tries a change on a copy; a refusal must leave no trace.
-    let tried = |out: &mut String,
-                 what: &str,
-                 state: &State,
-                 r: &dyn Fn(&mut State) -> Result<(), RuleError>| {
-        let mut copy = state.clone();
-        match r(&mut copy) {
-            Ok(()) => writeln!(out, "{what}: ok {:?}", G::turn(&copy)).unwrap(),
-            Err(e) => {
-                assert_eq!(format!("{copy:?}"), format!("{state:?}"), "{what}: {e}");
-                writeln!(out, "{what}: {:?} {e}", e.kind).unwrap()
-            }
-        }
+    let state = G::setup(options, seats, &mut draw).unwrap();
+    let mut t = Transcript {
+        seats,
+        out: String::new(),
+        draw,
+        probe: Draw::new([seed ^ 0x5a; 32]),
+        boards: state.boards().to_vec(),
+        state,
+        own: vec![Own::default(); seats],
+        at: 1,
     };
     for _ in 0..2000 {
-        for e in G::pending(&state) {
-            writeln!(out, "resolve {e:?}").unwrap();
-            G::resolve(&mut state, e.id, &mut draw).unwrap();
+        for e in G::pending(&t.state) {
+            writeln!(t.out, "resolve {e:?}").unwrap();
+            G::resolve(&mut t.state, e.id, &mut t.draw).unwrap();
         }
-        let turn = G::turn(&state);
-        writeln!(out, "turn {turn:?}").unwrap();
+        let turn = G::turn(&t.state);
+        writeln!(t.out, "turn {turn:?}").unwrap();
         match turn {
             Turn::Over => break,
-            Turn::Move(s) => {
-                let other = (s + 1) % seats;
-                let all = G::intents(&state, s, &own[s]);
-                let list: Vec<String> = all.iter().map(Intent::to_string).collect();
-                writeln!(out, "intents {}", list.join(",")).unwrap();
-                assert!(G::intents(&state, other, &own[other]).is_empty());
-                // Wrong moves, sealed and parsed.
-                for _ in 0..3 {
-                    let text = format!("{} {}", random_token(&mut probe), random_label(&mut probe));
-                    match G::parse_intent(&state, &text) {
-                        Err(e) => writeln!(out, "parse {text}: {e}").unwrap(),
-                        Ok(i) => {
-                            for seat in [s, other] {
-                                match G::seal(&state, seat, &i, &own[seat]) {
-                                    Ok(sealed) => {
-                                        writeln!(out, "seal {seat} {i}: {sealed:?}").unwrap()
-                                    }
-                                    Err(e) => writeln!(out, "seal {seat} {i}: {e}").unwrap(),
-                                }
-                            }
-                        }
-                    }
-                }
-                // Raw actions a cheating program could write.
-                for _ in 0..3 {
-                    let label = random_label(&mut probe);
-                    let Ok(star) = label.parse::<StarLabel>() else {
-                        continue;
-                    };
-                    let token = match probe.below(3) {
-                        0 => None,
-                        _ => Some(random_token(&mut probe)),
-                    };
-                    let commitments = probe.below(3) as u32;
-                    let mut refs: Vec<HiddenRef> = own[s].hidden.keys().copied().collect();
-                    refs.retain(|_| probe.below(3) == 0);
-                    if probe.below(2) == 0 {
-                        // The reveals a completion asks for, with random values.
-                        refs = state
-                            .slots
-                            .iter()
-                            .filter_map(Slot::in_play)
-                            .find(|b| state.boards[b.board].id == star.board && b.free() == 1)
-                            .map(|b| b.face_down(s))
-                            .unwrap_or_default();
-                    }
-                    let reveals: Vec<(HiddenRef, Token)> = refs
-                        .iter()
-                        .map(|r| match probe.below(2) {
-                            0 => (*r, own[s].hidden[r]),
-                            _ => (*r, random_token(&mut probe)),
-                        })
-                        .collect();
-                    let seat = if probe.below(5) == 0 { other } else { s };
-                    let ctx = Context {
-                        seat,
-                        at,
-                        commitments,
-                        reveals,
-                    };
-                    let action = Action { star, token };
-                    tried(
-                        &mut out,
-                        &format!("play {ctx:?} {action:?}"),
-                        &state,
-                        &|st| G::play(st, &ctx, &action),
-                    );
-                }
-                // Completions of a board with one free star, with the
-                // reveals they ask for holding random values.
-                for b in state.slots.iter().filter_map(|slot| match slot {
-                    Slot::Open(b) if b.free() == 1 => Some(b),
-                    _ => None,
-                }) {
-                    let free = b.stars.iter().position(Option::is_none).unwrap();
-                    let star = state.boards[b.board].label(free as StarNo + 1);
-                    for _ in 0..2 {
-                        let reveals: Vec<(HiddenRef, Token)> = b
-                            .face_down(s)
-                            .into_iter()
-                            .map(|r| match probe.below(3) {
-                                0 => (r, own[s].hidden[&r]),
-                                _ => (r, random_token(&mut probe)),
-                            })
-                            .collect();
-                        let ctx = Context {
-                            seat: s,
-                            at,
-                            commitments: 0,
-                            reveals,
-                        };
-                        let action = Action {
-                            star: star.clone(),
-                            token: Some(random_token(&mut probe)),
-                        };
-                        tried(
-                            &mut out,
-                            &format!("complete {ctx:?} {action:?}"),
-                            &state,
-                            &|st| G::play(st, &ctx, &action),
-                        );
-                    }
-                }
-                // Resignations, honest and lying.
-                let honest: Vec<(HiddenRef, Token)> =
-                    own[s].hidden.iter().map(|(r, t)| (*r, *t)).collect();
-                let lying: Vec<(HiddenRef, Token)> = honest
-                    .iter()
-                    .map(|&(r, _)| (r, random_token(&mut probe)))
-                    .collect();
-                for reveals in [honest, lying] {
-                    let ctx = Context {
-                        seat: s,
-                        at,
-                        commitments: 0,
-                        reveals,
-                    };
-                    tried(&mut out, &format!("resign {ctx:?}"), &state, &|st| {
-                        G::resign(st, &ctx)
-                    });
-                }
-                let ctx = Context {
-                    seat: s,
-                    at,
-                    commitments: 0,
-                    reveals: Vec::new(),
-                };
-                tried(&mut out, "reveal out of turn", &state, &|st| {
-                    G::reveal(st, &ctx)
-                });
-                let intent = &all[draw.below(all.len())];
-                let action =
-                    crate::games::play_own::<G>(&mut state, s, intent, &mut own[s], at).unwrap();
-                writeln!(
-                    out,
-                    "play {intent} {action:?} {}",
-                    G::narrate(&state, &action, &[])
-                )
-                .unwrap();
-            }
-            Turn::Reveal(s, refs) => {
-                let other = (s + 1) % seats;
-                for lie in [false, true] {
-                    let reveals: Vec<(HiddenRef, Token)> = refs
-                        .iter()
-                        .map(|r| match lie && probe.below(2) == 0 {
-                            false => (*r, own[s].hidden[r]),
-                            true => (*r, random_token(&mut probe)),
-                        })
-                        .collect();
-                    for (seat, commitments) in [(s, 0), (other, 0), (s, 1)] {
-                        let ctx = Context {
-                            seat,
-                            at,
-                            commitments,
-                            reveals: reveals.clone(),
-                        };
-                        tried(&mut out, &format!("reveal {ctx:?}"), &state, &|st| {
-                            G::reveal(st, &ctx)
-                        });
-                    }
-                    let mut fewer = reveals.clone();
-                    fewer.pop();
-                    let ctx = Context {
-                        seat: s,
-                        at,
-                        commitments: 0,
-                        reveals: fewer,
-                    };
-                    tried(&mut out, &format!("reveal {ctx:?}"), &state, &|st| {
-                        G::reveal(st, &ctx)
-                    });
-                }
-                let intent = Intent {
-                    token: Token::One,
-                    star: boards[0].label(1),
-                };
-                writeln!(
-                    out,
-                    "seal during reveals: {:?}",
-                    G::seal(&state, s, &intent, &own[s]).map(|_| ())
-                )
-                .unwrap();
-                crate::games::reveal_own::<G>(&mut state, s, &refs, &mut own[s], at).unwrap();
-            }
+            Turn::Move(s) => t.move_turn(s),
+            Turn::Reveal(s, refs) => t.reveal_turn(s, &refs),
         }
-        at += 1;
-        writeln!(
-            out,
-            "view {}",
-            serde_json::to_string(&G::view(&state, None, None)).unwrap()
-        )
-        .unwrap();
-        for (seat, own) in own.iter().enumerate() {
-            let mine = serde_json::to_string(&G::view(&state, Some(seat), Some(own))).unwrap();
-            writeln!(out, "view {seat} {mine} {:?}", state.hand(seat, own)).unwrap();
-        }
-        writeln!(
-            out,
-            "{:?} {:?} {}",
-            G::standings(&state),
-            state.ended(),
-            state.stack_len()
-        )
-        .unwrap();
+        t.at += 1;
+        t.write_views();
     }
+    let Transcript { mut out, state, .. } = t;
     writeln!(
         out,
         "history {}",
@@ -1941,6 +1728,273 @@ fn transcript(seats: usize, options: &Options, seed: u8) -> String {
     .unwrap();
     writeln!(out, "{}", G::render_text(&G::view(&state, None, None), &[])).unwrap();
     out
+}
+
+/// A self-play game being written out: the game's own draw decides the
+/// moves played, `probe` the wrong ones tried on the side, so that trying
+/// more never changes the game.
+struct Transcript {
+    seats: usize,
+    out: String,
+    draw: Draw,
+    probe: Draw,
+    state: State,
+    own: Vec<Own<Token>>,
+    /// The set's boards, as set up.
+    boards: Vec<Board>,
+    /// The entry being played.
+    at: u64,
+}
+
+fn random_token(probe: &mut Draw) -> Token {
+    Token::ALL[probe.below(Token::ALL.len())]
+}
+
+impl Transcript {
+    /// A star of a random board, perhaps one the board lacks.
+    fn random_label(&mut self) -> String {
+        let b = &self.boards[self.probe.below(self.boards.len())];
+        let star = self.probe.below(b.star_count() + 2) as StarNo;
+        format!("{}:{star}", b.id)
+    }
+
+    /// Tries a change on a copy; a refusal must leave no trace.
+    fn tried(&mut self, what: &str, r: &dyn Fn(&mut State) -> Result<(), RuleError>) {
+        let mut copy = self.state.clone();
+        match r(&mut copy) {
+            Ok(()) => writeln!(self.out, "{what}: ok {:?}", G::turn(&copy)).unwrap(),
+            Err(e) => {
+                assert_eq!(
+                    format!("{copy:?}"),
+                    format!("{:?}", self.state),
+                    "{what}: {e}"
+                );
+                writeln!(self.out, "{what}: {:?} {e}", e.kind).unwrap()
+            }
+        }
+    }
+
+    /// Seat `s` moves: the wrong moves first, then one of its intents.
+    fn move_turn(&mut self, s: Seat) {
+        let other = (s + 1) % self.seats;
+        let all = G::intents(&self.state, s, &self.own[s]);
+        let list: Vec<String> = all.iter().map(Intent::to_string).collect();
+        writeln!(self.out, "intents {}", list.join(",")).unwrap();
+        assert!(G::intents(&self.state, other, &self.own[other]).is_empty());
+        self.wrong_seals(s, other);
+        self.raw_actions(s, other);
+        self.completions(s);
+        self.resignations(s);
+        let ctx = Context {
+            seat: s,
+            at: self.at,
+            commitments: 0,
+            reveals: Vec::new(),
+        };
+        self.tried("reveal out of turn", &|st| G::reveal(st, &ctx));
+        let intent = &all[self.draw.below(all.len())];
+        let action =
+            crate::games::play_own::<G>(&mut self.state, s, intent, &mut self.own[s], self.at)
+                .unwrap();
+        writeln!(
+            self.out,
+            "play {intent} {action:?} {}",
+            G::narrate(&self.state, &action, &[])
+        )
+        .unwrap();
+    }
+
+    /// Wrong moves, sealed and parsed.
+    fn wrong_seals(&mut self, s: Seat, other: Seat) {
+        for _ in 0..3 {
+            let token = random_token(&mut self.probe);
+            let text = format!("{} {}", token, self.random_label());
+            match G::parse_intent(&self.state, &text) {
+                Err(e) => writeln!(self.out, "parse {text}: {e}").unwrap(),
+                Ok(i) => {
+                    for seat in [s, other] {
+                        match G::seal(&self.state, seat, &i, &self.own[seat]) {
+                            Ok(sealed) => {
+                                writeln!(self.out, "seal {seat} {i}: {sealed:?}").unwrap()
+                            }
+                            Err(e) => writeln!(self.out, "seal {seat} {i}: {e}").unwrap(),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Raw actions a cheating program could write.
+    fn raw_actions(&mut self, s: Seat, other: Seat) {
+        for _ in 0..3 {
+            let label = self.random_label();
+            let Ok(star) = label.parse::<StarLabel>() else {
+                continue;
+            };
+            let probe = &mut self.probe;
+            let token = match probe.below(3) {
+                0 => None,
+                _ => Some(random_token(probe)),
+            };
+            let commitments = probe.below(3) as u32;
+            let mut refs: Vec<HiddenRef> = self.own[s].hidden.keys().copied().collect();
+            refs.retain(|_| probe.below(3) == 0);
+            if probe.below(2) == 0 {
+                // The reveals a completion asks for, with random values.
+                let state = &self.state;
+                refs = state
+                    .slots
+                    .iter()
+                    .filter_map(Slot::in_play)
+                    .find(|b| state.boards[b.board].id == star.board && b.free() == 1)
+                    .map(|b| b.face_down(s))
+                    .unwrap_or_default();
+            }
+            let reveals: Vec<(HiddenRef, Token)> = refs
+                .iter()
+                .map(|r| match probe.below(2) {
+                    0 => (*r, self.own[s].hidden[r]),
+                    _ => (*r, random_token(probe)),
+                })
+                .collect();
+            let seat = if probe.below(5) == 0 { other } else { s };
+            let ctx = Context {
+                seat,
+                at: self.at,
+                commitments,
+                reveals,
+            };
+            let action = Action { star, token };
+            self.tried(&format!("play {ctx:?} {action:?}"), &|st| {
+                G::play(st, &ctx, &action)
+            });
+        }
+    }
+
+    /// Completions of a board with one free star, with the reveals they
+    /// ask for holding random values.
+    fn completions(&mut self, s: Seat) {
+        let state = self.state.clone();
+        for b in state.slots.iter().filter_map(|slot| match slot {
+            Slot::Open(b) if b.free() == 1 => Some(b),
+            _ => None,
+        }) {
+            let free = b.stars.iter().position(Option::is_none).unwrap();
+            let star = state.boards[b.board].label(free as StarNo + 1);
+            for _ in 0..2 {
+                let probe = &mut self.probe;
+                let reveals: Vec<(HiddenRef, Token)> = b
+                    .face_down(s)
+                    .into_iter()
+                    .map(|r| match probe.below(3) {
+                        0 => (r, self.own[s].hidden[&r]),
+                        _ => (r, random_token(probe)),
+                    })
+                    .collect();
+                let ctx = Context {
+                    seat: s,
+                    at: self.at,
+                    commitments: 0,
+                    reveals,
+                };
+                let action = Action {
+                    star: star.clone(),
+                    token: Some(random_token(&mut self.probe)),
+                };
+                self.tried(&format!("complete {ctx:?} {action:?}"), &|st| {
+                    G::play(st, &ctx, &action)
+                });
+            }
+        }
+    }
+
+    /// Resignations, honest and lying.
+    fn resignations(&mut self, s: Seat) {
+        let honest: Vec<(HiddenRef, Token)> =
+            self.own[s].hidden.iter().map(|(r, t)| (*r, *t)).collect();
+        let lying: Vec<(HiddenRef, Token)> = honest
+            .iter()
+            .map(|&(r, _)| (r, random_token(&mut self.probe)))
+            .collect();
+        for reveals in [honest, lying] {
+            let ctx = Context {
+                seat: s,
+                at: self.at,
+                commitments: 0,
+                reveals,
+            };
+            self.tried(&format!("resign {ctx:?}"), &|st| G::resign(st, &ctx));
+        }
+    }
+
+    /// Seat `s` reveals: true and lying reveals by the wrong seats or with
+    /// wrong commitments first, then the true ones.
+    fn reveal_turn(&mut self, s: Seat, refs: &[HiddenRef]) {
+        let other = (s + 1) % self.seats;
+        for lie in [false, true] {
+            let probe = &mut self.probe;
+            let reveals: Vec<(HiddenRef, Token)> = refs
+                .iter()
+                .map(|r| match lie && probe.below(2) == 0 {
+                    false => (*r, self.own[s].hidden[r]),
+                    true => (*r, random_token(probe)),
+                })
+                .collect();
+            for (seat, commitments) in [(s, 0), (other, 0), (s, 1)] {
+                let ctx = Context {
+                    seat,
+                    at: self.at,
+                    commitments,
+                    reveals: reveals.clone(),
+                };
+                self.tried(&format!("reveal {ctx:?}"), &|st| G::reveal(st, &ctx));
+            }
+            let mut fewer = reveals.clone();
+            fewer.pop();
+            let ctx = Context {
+                seat: s,
+                at: self.at,
+                commitments: 0,
+                reveals: fewer,
+            };
+            self.tried(&format!("reveal {ctx:?}"), &|st| G::reveal(st, &ctx));
+        }
+        let intent = Intent {
+            token: Token::One,
+            star: self.boards[0].label(1),
+        };
+        writeln!(
+            self.out,
+            "seal during reveals: {:?}",
+            G::seal(&self.state, s, &intent, &self.own[s]).map(|_| ())
+        )
+        .unwrap();
+        crate::games::reveal_own::<G>(&mut self.state, s, refs, &mut self.own[s], self.at).unwrap();
+    }
+
+    /// The views, everybody's and each seat's, and the standings.
+    fn write_views(&mut self) {
+        let state = &self.state;
+        writeln!(
+            self.out,
+            "view {}",
+            serde_json::to_string(&G::view(state, None, None)).unwrap()
+        )
+        .unwrap();
+        for (seat, own) in self.own.iter().enumerate() {
+            let mine = serde_json::to_string(&G::view(state, Some(seat), Some(own))).unwrap();
+            writeln!(self.out, "view {seat} {mine} {:?}", state.hand(seat, own)).unwrap();
+        }
+        writeln!(
+            self.out,
+            "{:?} {:?} {}",
+            G::standings(state),
+            state.ended(),
+            state.stack_len()
+        )
+        .unwrap();
+    }
 }
 
 /// Self-play games under every option and a custom set with long board ids,
