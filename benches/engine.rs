@@ -12,7 +12,7 @@ use starry::games::star_map::{self as star_map, StarMap};
 use starry::games::starry_night::sky::Sky;
 use starry::games::starry_night::{Intent, Options, Score, StarryNight, State};
 use starry::games::starry_sky::StarrySky;
-use starry::games::{Draw, Game, Own, Turn, play_own, reveal_own};
+use starry::games::{Draw, Own, Turn, play_own, prelude::*, reveal_own};
 use starry::log::Replay;
 
 fn main() {

@@ -27,7 +27,7 @@ use starry::games::star_map::map::{Placement, Refusal, SQUARES, Sq};
 use starry::games::star_map::{Action as MapAction, Place, StarMap};
 use starry::games::starry_night::StarryNight;
 use starry::games::starry_sky::StarrySky;
-use starry::games::{Draw, Game, Own, Turn};
+use starry::games::{Draw, Own, Turn, prelude::*};
 use starry::log::canonical::{to_bytes, to_value};
 use starry::log::entry::{Body, Genesis, HexHash, Kind, Line, Move, Reveal, SeatInfo};
 use starry::log::file;
@@ -273,7 +273,7 @@ fn own_of(
     r: &Replay<StarrySky>,
     id: &Identity,
     seat: usize,
-) -> ([u8; 32], Own<<StarrySky as Game>::Hidden>, [u8; 32]) {
+) -> ([u8; 32], Own<<StarrySky as Rules>::Hidden>, [u8; 32]) {
     let secret = r.game_secret(id, seat).unwrap();
     let own = r.own_hidden(&secret, seat).unwrap();
     let link = r.next_link(&secret, seat).unwrap();
@@ -1559,7 +1559,7 @@ struct MapPos {
     bytes: Vec<u8>,
     r: Replay<StarMap>,
     seat: usize,
-    state: <StarMap as Game>::State,
+    state: <StarMap as Rules>::State,
 }
 
 /// The positions of a log at which a seat must move.
@@ -1614,7 +1614,7 @@ fn map_move(action: Value) -> Value {
 
 /// A placement as the log writes it, with the draw its shape needs when
 /// its stack is empty (so that only what a vector is about is wrong).
-fn map_place(state: &<StarMap as Game>::State, p: Placement) -> Place {
+fn map_place(state: &<StarMap as Rules>::State, p: Placement) -> Place {
     let shape = state.set().discs[p.disc as usize].shape;
     Place {
         disc: p.disc,
@@ -1627,7 +1627,7 @@ fn map_place(state: &<StarMap as Game>::State, p: Placement) -> Place {
 /// A placement from `seat`'s hand that the map refuses for a reason `want`
 /// accepts.
 fn map_refused(
-    state: &<StarMap as Game>::State,
+    state: &<StarMap as Rules>::State,
     seat: usize,
     want: impl Fn(&Refusal) -> bool,
 ) -> Option<Place> {
@@ -1682,7 +1682,7 @@ fn map_others_disc(pos: &MapPos) -> Option<Place> {
 }
 
 /// The shape of the disc a placement's JSON names.
-fn map_shape(state: &<StarMap as Game>::State, place: &Value) -> Shape {
+fn map_shape(state: &<StarMap as Rules>::State, place: &Value) -> Shape {
     state.set().discs[place["place"]["disc"].as_u64().unwrap() as usize].shape
 }
 

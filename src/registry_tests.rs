@@ -3,7 +3,6 @@
 //! follows it, and no other file spells a game's name
 //! (`crates/core/src/games/registry.rs`).
 
-use crate::games::Game;
 use crate::games::registry::{ALL, NAMES, flag_owner};
 
 #[test]

@@ -6,7 +6,7 @@ use serde_json::Value;
 pub use starry_core::schemas::schema;
 
 use crate::app::report::*;
-use crate::games::Game;
+use crate::games::Rules;
 use crate::games::registry::Registered;
 use crate::log::entry;
 
@@ -75,8 +75,8 @@ pub fn of_game<G: Registered>() -> Vec<(&'static str, Value)> {
     let mut out = starry_core::schemas::of_game::<G>();
     let own = if names.hidden.is_some() { 3 } else { 2 };
     let reports = [
-        (names.view, schema::<ViewReport<<G as Game>::View>>()),
-        (names.ingest, schema::<IngestReport<<G as Game>::View>>()),
+        (names.view, schema::<ViewReport<<G as Rules>::View>>()),
+        (names.ingest, schema::<IngestReport<<G as Rules>::View>>()),
     ];
     // In the order they always came: the game's own, the two reports, the
     // data files.

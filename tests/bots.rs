@@ -11,7 +11,7 @@ use starry::bot::{self, Bot, BotRng, Level, Player, Sight, Work, World};
 use starry::games::star_map::StarMap;
 use starry::games::starry_night::StarryNight;
 use starry::games::starry_sky::StarrySky;
-use starry::games::{Game, Own, Turn};
+use starry::games::{Own, Turn, prelude::*};
 
 /// Plays seat 0's first move in Starry Sky with `token` face down on the
 /// first large star, and returns the world after it.
@@ -183,14 +183,13 @@ fn play_bot_refuses_what_it_cannot_do() {
 #[test]
 fn the_arena_reports_every_game_and_repeats_with_a_seed() {
     let schema = validator("arena.json");
-    for (game, players) in [
-        ("starry-sky", "greedy,random,bot:1"),
-        ("starry-night", "greedy,random"),
-        ("star-map", "greedy,random"),
-    ] {
+    // Every registered game at its fewest seats, each seat another player.
+    for e in &starry::games::registry::ALL {
+        let game = e.name;
+        let players = ["greedy", "random", "bot:1", "greedy", "random"][..e.seats.0].join(",");
         let t = Table::new(1);
         let args = [
-            "arena", game, "--bots", players, "--games", "3", "--seed", "4", "--json",
+            "arena", game, "--bots", &players, "--games", "3", "--seed", "4", "--json",
         ];
         let a = t.json(None, &args);
         assert!(schema.is_valid(&a), "{game}: {a}");

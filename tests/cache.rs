@@ -84,7 +84,9 @@ fn readings(t: &Table) -> Vec<(Option<usize>, Vec<&'static str>, String)> {
 
 #[test]
 fn deleting_the_cache_changes_no_output() {
-    for (game, n) in [("starry-sky", 3), ("starry-night", 2), ("star-map", 2)] {
+    // Every registered game, at its fewest seats.
+    for e in &starry::games::registry::ALL {
+        let (game, n) = (e.name, e.seats.0);
         let t = table(game, n, 12);
         let warm = readings(&t);
         // Every player who read the game has a record of it now.
@@ -300,7 +302,9 @@ fn audit_never_uses_the_cache() {
 #[test]
 fn the_snapshot_of_every_game_loads() {
     use std::os::unix::fs::MetadataExt;
-    for (game, n) in [("starry-sky", 3), ("starry-night", 2), ("star-map", 4)] {
+    // Every registered game, at its most seats (Star Map's teams).
+    for e in &starry::games::registry::ALL {
+        let (game, n) = (e.name, e.seats.1);
         let t = table(game, n, 14);
         assert!(t.starry(Some(1), &["status", t.log_str()]).status.success());
         let record = records(&t.homes[1]).pop().unwrap();

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use starry::games::star_map::StarMap;
 use starry::games::starry_night::StarryNight;
 use starry::games::starry_sky::StarrySky;
-use starry::games::{Draw, Game, Own, Turn, play_own, reveal_own};
+use starry::games::{Draw, Own, Turn, play_own, prelude::*, reveal_own};
 
 fn check(name: &str, got: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -43,7 +43,7 @@ fn starry_night(score: &str) -> String {
     let mut state = G::setup(&options, 2, &mut Draw::new([0; 32])).unwrap();
     let mut choose = Draw::new([42; 32]);
     let mut out = String::new();
-    let show = |out: &mut String, state: &<G as Game>::State, what: &str| {
+    let show = |out: &mut String, state: &<G as Rules>::State, what: &str| {
         let view = G::view(state, None, None);
         out.push_str(&format!("==== {what}\n"));
         out.push_str(&G::render_text(&view, &names));
@@ -103,9 +103,9 @@ fn starry_sky(variants: &[(&str, &str)], every_view: bool) -> String {
     let options = G::options(&pairs, None).unwrap();
     let mut draw = Draw::new([7; 32]);
     let mut state = G::setup(&options, 3, &mut draw).unwrap();
-    let mut own: Vec<Own<<G as Game>::Hidden>> = vec![Own::default(); 3];
+    let mut own: Vec<Own<<G as Rules>::Hidden>> = vec![Own::default(); 3];
     let mut out = String::new();
-    let show = |out: &mut String, state: &<G as Game>::State, own: &[Own<_>], what: &str| {
+    let show = |out: &mut String, state: &<G as Rules>::State, own: &[Own<_>], what: &str| {
         out.push_str(&format!("==== {what}\n"));
         // The public JSON (7 KB a step) at the start, at each scoring and at
         // the end; the text every step.

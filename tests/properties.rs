@@ -11,7 +11,7 @@ use starry::crypto::identity::Identity;
 use starry::games::star_map::StarMap;
 use starry::games::starry_night::StarryNight;
 use starry::games::starry_sky::StarrySky;
-use starry::games::{Draw, Game, Own, Turn};
+use starry::games::{Draw, Own, Turn, prelude::*};
 use starry::log::Replay;
 
 fn example(name: &str) -> Vec<u8> {

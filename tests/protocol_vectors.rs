@@ -174,7 +174,7 @@ fn short_game() -> (Vec<u8>, String) {
     use starry::app::act;
     use starry::app::demo::autoplay;
     use starry::crypto::identity::Identity;
-    use starry::games::Game;
+    use starry::games::prelude::*;
     use starry::games::starry_sky::StarrySky;
     use starry::log::Replay;
     use starry::log::entry::SeatInfo;

@@ -58,7 +58,7 @@ fn example_games_validate_against_the_schemas() {
     let line = validator("log-line.json");
     let genesis = validator("entry-genesis.json");
     let mv = validator("entry-move.json");
-    let games = ["starry-sky", "starry-night", "star-map"];
+    let games = starry::games::registry::NAMES;
     let action: Vec<_> = games
         .iter()
         .map(|g| validator(&format!("{g}-action.json")))

@@ -6,7 +6,7 @@
 use schemars::{JsonSchema, schema_for};
 use serde_json::Value;
 
-use crate::games::Game;
+use crate::games::Rules;
 use crate::games::registry::Registered;
 
 /// The JSON Schema of `T`, as `schemas/` holds it.
@@ -20,11 +20,11 @@ pub fn schema<T: JsonSchema>() -> Value {
 pub fn of_game<G: Registered>() -> Vec<(&'static str, Value)> {
     let names = G::SCHEMAS;
     let mut out = vec![
-        (names.options, schema::<<G as Game>::Options>()),
-        (names.action, schema::<<G as Game>::Action>()),
+        (names.options, schema::<<G as Rules>::Options>()),
+        (names.action, schema::<<G as Rules>::Action>()),
     ];
     if let Some(hidden) = names.hidden {
-        out.push((hidden, schema::<<G as Game>::Hidden>()));
+        out.push((hidden, schema::<<G as Rules>::Hidden>()));
     }
     out.extend(G::extra_schemas());
     out

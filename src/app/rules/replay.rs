@@ -30,7 +30,7 @@ use serde_json::Value;
 use crate::app::Output;
 use crate::crypto::beacon;
 use crate::error::{Error, Fault, Result};
-use crate::games::{Context, Draw, Game, HiddenRef, RuleError, Seat, Standing, Turn};
+use crate::games::{Context, Draw, Game, HiddenRef, RuleError, Rules, Seat, Standing, Turn};
 use crate::log::entry::HexHash;
 use crate::log::replay::{most_entries_per_seat, placed_last};
 use crate::text::{excerpt_of, inline};
@@ -339,9 +339,9 @@ struct Step<A, H> {
 }
 
 /// The input as game `G` reads it.
-type GameInput<G> = Input<<G as Game>::Options, <G as Game>::Action, <G as Game>::Hidden>;
+type GameInput<G> = Input<<G as Rules>::Options, <G as Rules>::Action, <G as Rules>::Hidden>;
 /// An action of game `G`, ready to apply.
-type GameStep<G> = Step<<G as Game>::Action, <G as Game>::Hidden>;
+type GameStep<G> = Step<<G as Rules>::Action, <G as Rules>::Hidden>;
 
 fn usage(source: &str, detail: impl fmt::Display) -> Error {
     Error::Usage(format!(

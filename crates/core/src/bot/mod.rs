@@ -12,12 +12,15 @@
 //! reproduces a game move for move; strength levels are budgets of
 //! simulated games, never of time.
 //!
-//! Each game implements [`Bot`] in its own folder (`games/*/bot.rs`); the
-//! pieces they share are here: a determinized world to play rollouts in
+//! Each game implements [`Bot`] in its own folder (`games/*/bot.rs`); a
+//! game that writes none of its items gets the default player of
+//! [`simple`] (random at level 1, one ply ahead above). The pieces the
+//! games' own bots share are here: a determinized world to play rollouts in
 //! ([`World`]) and a search that spreads simulations over the candidate
 //! moves ([`search::halving`]).
 
 pub mod search;
+pub mod simple;
 
 use std::cell::Cell;
 use std::fmt;
@@ -28,7 +31,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 
 use crate::draw::Draw;
-use crate::games::{Game, Own, RuleError, Seat, Turn};
+use crate::games::{Game, Own, RuleError, Rules, Seat, Turn};
 
 /// What one seat sees: the public state and its own hidden values.
 ///
@@ -250,14 +253,18 @@ pub struct Choice<I> {
     pub why: String,
 }
 
-/// A game's computer opponents.
+/// A game's computer opponents. Every item has a default, the player of
+/// [`simple`]: a game without a bot of its own writes `impl Bot for Comet
+/// {}`.
 pub trait Bot: Game {
     /// Simulated games per move at levels 1, 2 and 3 (each level's work
     /// units are [`WORK`]).
-    const BUDGET: [u64; 3];
+    const BUDGET: [u64; 3] = simple::BUDGET;
 
     /// The one-ply bot: the best move by what it does at once.
-    fn greedy(sight: &Sight<'_, Self>, rng: &mut BotRng) -> Option<Choice<Self::Intent>>;
+    fn greedy(sight: &Sight<'_, Self>, rng: &mut BotRng) -> Option<Choice<Self::Intent>> {
+        simple::greedy(sight, rng)
+    }
 
     /// The search bot with `games` simulated games, charging its work to
     /// `work` ([`Level::budget`] gives both; tests use small ones). It stops
@@ -268,7 +275,9 @@ pub trait Bot: Game {
         games: u64,
         work: &Work,
         rng: &mut BotRng,
-    ) -> Option<Choice<Self::Intent>>;
+    ) -> Option<Choice<Self::Intent>> {
+        simple::search(sight, games, work, rng)
+    }
 }
 
 /// `player`'s move for the seat of `sight`; `None` when the seat has no
@@ -279,17 +288,7 @@ pub fn choose<G: Bot>(
     rng: &mut BotRng,
 ) -> Option<Choice<G::Intent>> {
     match player {
-        Player::Random => {
-            let mut all = sight.intents();
-            if all.is_empty() {
-                return None;
-            }
-            let n = all.len();
-            Some(Choice {
-                intent: all.swap_remove(rng.below(n)),
-                why: format!("drawn at random among {n} legal moves"),
-            })
-        }
+        Player::Random => simple::random(sight, rng),
         Player::Greedy => G::greedy(sight, rng),
         Player::Search(level) => {
             let budget = level.budget::<G>();
@@ -371,11 +370,11 @@ impl<G: Game> Clone for World<G> {
 
 /// A rollout policy: the move `seat` makes in a simulated game.
 pub type Policy<'p, G> = dyn FnMut(
-        &<G as Game>::State,
+        &<G as Rules>::State,
         Seat,
-        &Own<<G as Game>::Hidden>,
+        &Own<<G as Rules>::Hidden>,
         &mut BotRng,
-    ) -> Option<<G as Game>::Intent>
+    ) -> Option<<G as Rules>::Intent>
     + 'p;
 
 impl<G: Game> World<G> {

@@ -246,8 +246,11 @@ pub type Variants = Vec<(&'static str, Vec<&'static str>, &'static str)>;
 /// Everything that enters the log (options, actions, hidden values) is
 /// serialised with serde to JSON and must use integers only, never floats.
 ///
-/// Callers do not name this trait: they use [`Game`], which has every item
-/// of both. Each game implements it in its own folder's `mod.rs`.
+/// Callers mostly name [`Game`], which joins it to [`Show`]. Each game
+/// implements it in its own folder's `mod.rs`, writing the items without a
+/// default and those defaults that do not fit it. The defaults are the
+/// common case: no variants, nothing hidden, no random events after setup,
+/// a game that is never stalled (docs/adding-a-game.md).
 pub trait Rules: Sized {
     /// Name in the genesis and on the command line, e.g. `starry-sky`.
     const NAME: &'static str;
@@ -257,6 +260,12 @@ pub trait Rules: Sized {
     /// Allowed seat counts.
     const SEATS: std::ops::RangeInclusive<usize>;
 
+    /// The game's name in prose, for sentences (`Star Map`); by default
+    /// [`Rules::NAME`] with each word capitalised (`star-map` → `Star Map`).
+    fn title() -> String {
+        title_of(Self::NAME)
+    }
+
     /// Game options, stored in the genesis.
     type Options: Clone + fmt::Debug + Serialize + DeserializeOwned + JsonSchema + Send + Sync;
     /// The whole public state.
@@ -265,7 +274,9 @@ pub trait Rules: Sized {
     type State: Clone + fmt::Debug + Serialize + DeserializeOwned;
     /// The public part of a move, stored in the log.
     type Action: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + JsonSchema;
-    /// A value that can be placed hidden and revealed later.
+    /// A value that can be placed hidden and revealed later; [`Nothing`]
+    /// for a game that hides nothing (the defaults of [`Rules::reveal`],
+    /// [`Rules::resign`] and [`Rules::hidden_values`] are for such a game).
     type Hidden: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + JsonSchema;
     /// What a player says, including their own secrets; parsed from notation.
     type Intent: Clone + fmt::Debug + PartialEq + fmt::Display;
@@ -278,8 +289,11 @@ pub trait Rules: Sized {
     fn options(pairs: &[(String, String)], extra: Option<&str>)
     -> Result<Self::Options, RuleError>;
 
-    /// Lists the variants: (key, accepted values with the default first, help).
-    fn variants() -> Variants;
+    /// Lists the variants: (key, accepted values with the default first,
+    /// help); by default none.
+    fn variants() -> Variants {
+        Vec::new()
+    }
 
     /// The starting position, drawn with the setup randomness.
     fn setup(
@@ -291,11 +305,26 @@ pub trait Rules: Sized {
     /// Who must act next.
     fn turn(state: &Self::State) -> Turn;
 
-    /// Random events requested and not yet resolved, oldest first.
-    fn pending(state: &Self::State) -> Vec<PendingEvent>;
+    /// Random events requested and not yet resolved, oldest first; by
+    /// default none (a game whose only randomness is its setup).
+    fn pending(state: &Self::State) -> Vec<PendingEvent> {
+        let _ = state;
+        Vec::new()
+    }
 
-    /// Resolves a pending event with a fresh, unforeseeable draw.
-    fn resolve(state: &mut Self::State, event: u64, draw: &mut Draw) -> Result<(), RuleError>;
+    /// Resolves a pending event with a fresh, unforeseeable draw; by default
+    /// refuses it, as a game with no random events after setup has none to
+    /// resolve.
+    fn resolve(state: &mut Self::State, event: u64, draw: &mut Draw) -> Result<(), RuleError> {
+        let _ = (state, draw);
+        Err(RuleError::illegal(
+            "draw",
+            format!(
+                "{} has no random events after setup (event {event})",
+                Self::title()
+            ),
+        ))
+    }
 
     /// Every legal intent for `seat`, who must move, given what they alone
     /// know. Deterministic order (the protocol picks uniformly among them).
@@ -316,15 +345,23 @@ pub trait Rules: Sized {
         action: &Self::Action,
     ) -> Result<(), RuleError>;
 
-    /// Applies a reveal entry (the seat was asked for [`Turn::Reveal`]).
-    fn reveal(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError>;
+    /// Applies a reveal entry (the seat was asked for [`Turn::Reveal`]); by
+    /// default refuses it, as a game that hides nothing never asks for one.
+    fn reveal(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError> {
+        let _ = (state, ctx);
+        Err(nothing_to_reveal(&Self::title()))
+    }
 
     /// Applies a resignation: `ctx.reveals` opens every hidden value the
     /// seat still had (already checked against the commitments by the
     /// protocol). The game turns them over and refuses a value the seat could
     /// not have held ([`RuleErrorKind::ImpossibleReveal`]), so that a cheat
-    /// cannot escape the audit by resigning.
-    fn resign(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError>;
+    /// cannot escape the audit by resigning. By default, for a game that
+    /// hides nothing, a resignation that opens anything is refused.
+    fn resign(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError> {
+        let _ = state;
+        nothing_hidden_in_resignation(&Self::title(), ctx)
+    }
 
     /// The protocol ended the game with `seat` out of it: it resigned (after
     /// [`Rules::resign`]) or every other seat claimed it stopped answering.
@@ -338,12 +375,19 @@ pub trait Rules: Sized {
     fn max_entries(options: &Self::Options, seats: usize) -> u64;
 
     /// Whether a game that is over ended because nobody could move any more,
-    /// rather than by being played to its end.
-    fn stalled(state: &Self::State) -> bool;
+    /// rather than by being played to its end; by default never (a game
+    /// that ends when nobody can move has simply ended).
+    fn stalled(state: &Self::State) -> bool {
+        let _ = state;
+        false
+    }
 
     /// Every value a hidden slot could hold; the owner's program finds its own
-    /// values by trying each against its commitment.
-    fn hidden_values() -> Vec<Self::Hidden>;
+    /// values by trying each against its commitment. By default none, for a
+    /// game that hides nothing.
+    fn hidden_values() -> Vec<Self::Hidden> {
+        Vec::new()
+    }
 
     /// Current scores (final once [`Turn::Over`]).
     fn standings(state: &Self::State) -> Vec<Standing>;
@@ -394,8 +438,12 @@ pub trait Show: Rules {
     fn parse_intent(state: &Self::State, text: &str) -> Result<Self::Intent, RuleError>;
 
     /// What happened that the standings do not show, one sentence each,
-    /// for `status` and `audit` (e.g. takebacks); `names` in seat order.
-    fn notes(state: &Self::State, names: &[String]) -> Vec<String>;
+    /// for `status` and `audit` (e.g. takebacks); `names` in seat order. By
+    /// default nothing: the standings and the history tell it all.
+    fn notes(state: &Self::State, names: &[String]) -> Vec<String> {
+        let _ = (state, names);
+        Vec::new()
+    }
 
     /// What a standing's score counts under these options, in words
     /// (`coins`, `seas`).
@@ -453,197 +501,24 @@ pub trait Show: Rules {
 
 /// Everything the program asks of a game: its [`Rules`] and its [`Show`]
 /// under one name, implemented for every type that has both. Its items are
-/// theirs, documented there.
-///
-/// Why a trait that repeats the items rather than `trait Game: Rules + Show
-/// {}`: Rust finds an item through a supertrait only on a type parameter
-/// (`G::State` with `G: Game`), not in `<G as Game>::State` nor on a
-/// concrete type (`StarrySky::setup` with only `Game` imported). Callers,
-/// tests, benches and fuzz targets use both forms, so `Game` keeps every
-/// item and forwards it; a game implements only `Rules` and `Show`. Code
-/// that imports `Game` does not import `Rules` or `Show` as well (a call on
-/// a concrete type would then be ambiguous): the game folders write
-/// `impl crate::games::Rules for …` by path for that reason.
-pub trait Game: Sized {
-    const NAME: &'static str;
-    const RULES_VERSION: u32;
-    const SEATS: std::ops::RangeInclusive<usize>;
-    type Options: Clone + fmt::Debug + Serialize + DeserializeOwned + JsonSchema + Send + Sync;
-    type State: Clone + fmt::Debug + Serialize + DeserializeOwned;
-    type Action: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + JsonSchema;
-    type Hidden: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + JsonSchema;
-    type Intent: Clone + fmt::Debug + PartialEq + fmt::Display;
-    type View: Serialize + JsonSchema;
-    fn options(pairs: &[(String, String)], extra: Option<&str>)
-    -> Result<Self::Options, RuleError>;
-    fn variants() -> Variants;
-    fn setup(
-        options: &Self::Options,
-        seats: usize,
-        draw: &mut Draw,
-    ) -> Result<Self::State, RuleError>;
-    fn turn(state: &Self::State) -> Turn;
-    fn pending(state: &Self::State) -> Vec<PendingEvent>;
-    fn resolve(state: &mut Self::State, event: u64, draw: &mut Draw) -> Result<(), RuleError>;
-    fn intents(state: &Self::State, seat: Seat, own: &Own<Self::Hidden>) -> Vec<Self::Intent>;
-    fn seal(
-        state: &Self::State,
-        seat: Seat,
-        intent: &Self::Intent,
-        own: &Own<Self::Hidden>,
-    ) -> Result<Sealed<Self::Action, Self::Hidden>, RuleError>;
-    fn play(
-        state: &mut Self::State,
-        ctx: &Context<Self::Hidden>,
-        action: &Self::Action,
-    ) -> Result<(), RuleError>;
-    fn reveal(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError>;
-    fn resign(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError>;
-    fn withdraw(state: &mut Self::State, seat: Seat, how: Withdrawal);
-    fn max_entries(options: &Self::Options, seats: usize) -> u64;
-    fn stalled(state: &Self::State) -> bool;
-    fn hidden_values() -> Vec<Self::Hidden>;
-    fn standings(state: &Self::State) -> Vec<Standing>;
-    fn view(
-        state: &Self::State,
-        viewer: Option<Seat>,
-        own: Option<&Own<Self::Hidden>>,
-    ) -> Self::View;
-    fn notation(state: &Self::State) -> (String, String);
-    fn parse_intent(state: &Self::State, text: &str) -> Result<Self::Intent, RuleError>;
-    fn notes(state: &Self::State, names: &[String]) -> Vec<String>;
-    fn score_unit(options: &Self::Options) -> &'static str;
-    fn render_text(view: &Self::View, names: &[String]) -> String;
-    fn render_svg(view: &Self::View, names: &[String]) -> String;
-    fn render_svg_linked(
-        view: &Self::View,
-        names: &[String],
-        links: &crate::picture::Links,
-    ) -> String;
-    fn move_clicks(state: &Self::State, intent: &Self::Intent) -> Vec<Vec<Click>>;
-    fn describe(state: &Self::State, action: &Self::Action) -> String;
-    fn move_group(state: &Self::State, intent: &Self::Intent) -> Vec<String>;
-    fn narrate(state: &Self::State, action: &Self::Action, names: &[String]) -> String;
-}
+/// theirs: with `G: Game`, `G::State` and `G::view(…)` find them through
+/// the supertraits; a fully qualified path names the trait that declares
+/// the item (`<G as Rules>::State`), and a call on a concrete game
+/// (`StarrySky::setup`) needs `Rules` in scope: [`prelude`] brings all three.
+pub trait Game: Rules + Show {}
 
-impl<G: Rules + Show> Game for G {
-    const NAME: &'static str = <G as Rules>::NAME;
-    const RULES_VERSION: u32 = <G as Rules>::RULES_VERSION;
-    const SEATS: std::ops::RangeInclusive<usize> = <G as Rules>::SEATS;
-    type Options = <G as Rules>::Options;
-    type State = <G as Rules>::State;
-    type Action = <G as Rules>::Action;
-    type Hidden = <G as Rules>::Hidden;
-    type Intent = <G as Rules>::Intent;
-    type View = <G as Rules>::View;
-    fn options(
-        pairs: &[(String, String)],
-        extra: Option<&str>,
-    ) -> Result<Self::Options, RuleError> {
-        <G as Rules>::options(pairs, extra)
-    }
-    fn variants() -> Variants {
-        <G as Rules>::variants()
-    }
-    fn setup(
-        options: &Self::Options,
-        seats: usize,
-        draw: &mut Draw,
-    ) -> Result<Self::State, RuleError> {
-        <G as Rules>::setup(options, seats, draw)
-    }
-    fn turn(state: &Self::State) -> Turn {
-        <G as Rules>::turn(state)
-    }
-    fn pending(state: &Self::State) -> Vec<PendingEvent> {
-        <G as Rules>::pending(state)
-    }
-    fn resolve(state: &mut Self::State, event: u64, draw: &mut Draw) -> Result<(), RuleError> {
-        <G as Rules>::resolve(state, event, draw)
-    }
-    fn intents(state: &Self::State, seat: Seat, own: &Own<Self::Hidden>) -> Vec<Self::Intent> {
-        <G as Rules>::intents(state, seat, own)
-    }
-    fn seal(
-        state: &Self::State,
-        seat: Seat,
-        intent: &Self::Intent,
-        own: &Own<Self::Hidden>,
-    ) -> Result<Sealed<Self::Action, Self::Hidden>, RuleError> {
-        <G as Rules>::seal(state, seat, intent, own)
-    }
-    fn play(
-        state: &mut Self::State,
-        ctx: &Context<Self::Hidden>,
-        action: &Self::Action,
-    ) -> Result<(), RuleError> {
-        <G as Rules>::play(state, ctx, action)
-    }
-    fn reveal(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError> {
-        <G as Rules>::reveal(state, ctx)
-    }
-    fn resign(state: &mut Self::State, ctx: &Context<Self::Hidden>) -> Result<(), RuleError> {
-        <G as Rules>::resign(state, ctx)
-    }
-    fn withdraw(state: &mut Self::State, seat: Seat, how: Withdrawal) {
-        <G as Rules>::withdraw(state, seat, how)
-    }
-    fn max_entries(options: &Self::Options, seats: usize) -> u64 {
-        <G as Rules>::max_entries(options, seats)
-    }
-    fn stalled(state: &Self::State) -> bool {
-        <G as Rules>::stalled(state)
-    }
-    fn hidden_values() -> Vec<Self::Hidden> {
-        <G as Rules>::hidden_values()
-    }
-    fn standings(state: &Self::State) -> Vec<Standing> {
-        <G as Rules>::standings(state)
-    }
-    fn view(
-        state: &Self::State,
-        viewer: Option<Seat>,
-        own: Option<&Own<Self::Hidden>>,
-    ) -> Self::View {
-        <G as Rules>::view(state, viewer, own)
-    }
-    fn notation(state: &Self::State) -> (String, String) {
-        <G as Show>::notation(state)
-    }
-    fn parse_intent(state: &Self::State, text: &str) -> Result<Self::Intent, RuleError> {
-        <G as Show>::parse_intent(state, text)
-    }
-    fn notes(state: &Self::State, names: &[String]) -> Vec<String> {
-        <G as Show>::notes(state, names)
-    }
-    fn score_unit(options: &Self::Options) -> &'static str {
-        <G as Show>::score_unit(options)
-    }
-    fn render_text(view: &Self::View, names: &[String]) -> String {
-        <G as Show>::render_text(view, names)
-    }
-    fn render_svg(view: &Self::View, names: &[String]) -> String {
-        <G as Show>::render_svg(view, names)
-    }
-    fn render_svg_linked(
-        view: &Self::View,
-        names: &[String],
-        links: &crate::picture::Links,
-    ) -> String {
-        <G as Show>::render_svg_linked(view, names, links)
-    }
-    fn move_clicks(state: &Self::State, intent: &Self::Intent) -> Vec<Vec<Click>> {
-        <G as Show>::move_clicks(state, intent)
-    }
-    fn describe(state: &Self::State, action: &Self::Action) -> String {
-        <G as Show>::describe(state, action)
-    }
-    fn move_group(state: &Self::State, intent: &Self::Intent) -> Vec<String> {
-        <G as Show>::move_group(state, intent)
-    }
-    fn narrate(state: &Self::State, action: &Self::Action, names: &[String]) -> String {
-        <G as Show>::narrate(state, action, names)
-    }
+impl<G: Rules + Show> Game for G {}
+
+/// What code that works with games imports: `use crate::games::prelude::*;`
+/// brings the three traits (so that items resolve on concrete games as on
+/// type parameters) and the types their items speak of.
+pub mod prelude {
+    pub use super::registry::Registered;
+    pub use super::{
+        Click, Context, Draw, Game, HiddenRef, Nothing, Own, PendingEvent, RuleError,
+        RuleErrorKind, Rules, Sealed, Seat, Show, Standing, Turn, Variants, Withdrawal,
+    };
+    pub use crate::bot::Bot;
 }
 
 /// Plays `intent` for `seat` the way its own program does, in the pure
@@ -728,7 +603,7 @@ pub fn nothing_to_reveal(title: &str) -> RuleError {
 }
 
 /// For a game that hides nothing: a resignation opens nothing.
-pub fn nothing_hidden_in_resignation(title: &str, ctx: &Context<Nothing>) -> Result<(), RuleError> {
+pub fn nothing_hidden_in_resignation<H>(title: &str, ctx: &Context<H>) -> Result<(), RuleError> {
     if ctx.reveals.is_empty() {
         Ok(())
     } else {
@@ -748,6 +623,20 @@ fn take_own<H>(own: &mut Own<H>, refs: &[HiddenRef]) -> Result<Vec<(HiddenRef, H
             })
         })
         .collect()
+}
+
+/// A game's name in prose from its command-line name: `starry-sky` →
+/// `Starry Sky`.
+pub fn title_of(name: &str) -> String {
+    name.split('-')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect())
+                .unwrap_or_default()
+        })
+        .collect::<Vec<String>>()
+        .join(" ")
 }
 
 /// How many players a game takes, in words: `2` or `3 to 5`.

@@ -44,7 +44,13 @@ macro_rules! __with_game_arms {
     (($name:expr, $G:ident => $body:expr) ; $($T:ty),*) => {
         match $name {
             $(
-                <$T as $crate::games::Game>::NAME => {
+                <$T as $crate::games::Rules>::NAME => {
+                    // So that `$G::NAME`, `$G::setup(…)` resolve on the
+                    // concrete game as they do on a type parameter.
+                    #[allow(unused_imports)]
+                    use $crate::games::prelude::{
+                        Bot as _, Registered as _, Rules as _, Show as _,
+                    };
                     type $G = $T;
                     $body
                 }
@@ -68,7 +74,7 @@ macro_rules! __registry_entries {
 #[macro_export]
 macro_rules! __registry_names {
     (() ; $($T:ty),*) => {
-        [$(<$T as $crate::games::Game>::NAME),*]
+        [$(<$T as $crate::games::Rules>::NAME),*]
     };
 }
 
@@ -107,38 +113,57 @@ pub struct SchemaNames {
 /// What the program needs to know of a game beyond its rules and their
 /// presentation: the command-line and file-format facts that used to be
 /// written out, game by game, in `new`, `rules`, the schemas and the
-/// generator. Each game implements it in its own folder's `registered.rs`.
+/// generator. Each game implements it in its own folder's `registered.rs`:
+/// [`Registered::SCHEMAS`] and [`Registered::typical_entries`] always, the
+/// rest when the default (no flags, no referee, no extra schemas, no
+/// archive options) does not fit it.
 pub trait Registered: Game {
     /// The flags of `starry new` that set this game's options, as typed
-    /// (`--boards`). The flags themselves are fields of one clap struct
-    /// (`cli::NewArgs`): see docs/design-notes.md.
-    const NEW_FLAGS: &'static [&'static str];
+    /// (`--boards`); by default none. The flags themselves are fields of
+    /// one clap struct (`cli::NewArgs`): see docs/design-notes.md.
+    const NEW_FLAGS: &'static [&'static str] = &[];
     /// What those flags do, for the error that refuses one of them for
-    /// another game (`sets Starry Sky's boards`).
-    const NEW_FLAGS_SET: &'static str;
+    /// another game (`sets Starry Sky's boards`); unused without flags.
+    const NEW_FLAGS_SET: &'static str = "";
     /// The flags of [`Registered::NEW_FLAGS`] that `starry serve`'s new-game
     /// form offers, with a label and an example value: those that take a
     /// value typed in, never a file (a page must not name files to read).
-    const FORM_FLAGS: &'static [(&'static str, &'static str, &'static str)];
+    /// By default none.
+    const FORM_FLAGS: &'static [(&'static str, &'static str, &'static str)] = &[];
     /// Its schema files.
     const SCHEMAS: SchemaNames;
     /// A JSON key that only this game's `rules score` position has, and
     /// what such a position is called (`a Starry Night drawing`), so that
     /// the default game can say which `--game` a position it cannot read
-    /// belongs to; None when nothing tells its positions apart.
-    const POSITION_MARK: Option<(&'static str, &'static str)>;
+    /// belongs to; None (the default) when nothing tells its positions
+    /// apart, or it has no referee.
+    const POSITION_MARK: Option<(&'static str, &'static str)> = None;
 
     /// Its schemas beyond [`Registered::SCHEMAS`] (data files, the
-    /// referee's position and report): file name and schema.
-    fn extra_schemas() -> Vec<(&'static str, Value)>;
+    /// referee's position and report): file name and schema. By default
+    /// none.
+    fn extra_schemas() -> Vec<(&'static str, Value)> {
+        Vec::new()
+    }
 
     /// `starry rules score`: scores a position given as JSON text, to the
-    /// report's text and JSON; the error says what is wrong in it.
-    fn score(position: &str) -> Result<(String, Value), String>;
+    /// report's text and JSON; the error says what is wrong in it. By
+    /// default the game has no referee, and says so.
+    fn score(position: &str) -> Result<(String, Value), String> {
+        let _ = position;
+        Err(format!(
+            "{} has no referee: `rules score` cannot score its positions",
+            Self::title()
+        ))
+    }
 
     /// For the archive generator: options as `starry new` takes them,
-    /// drawn at random (its variants, its sky or map).
-    fn archive_pairs(d: &mut Draw) -> Vec<(String, String)>;
+    /// drawn at random (its variants, its sky or map); by default none (its
+    /// default options).
+    fn archive_pairs(d: &mut Draw) -> Vec<(String, String)> {
+        let _ = d;
+        Vec::new()
+    }
 
     /// About how many entries a finished game of `players` has
     /// (measured: the median of random games, countersignatures

@@ -17,7 +17,7 @@
 use super::map::{Map, Placement};
 use super::{Intent, StarMap, State};
 use crate::bot::{self, BotRng, Choice, Sight, Work, World};
-use crate::games::{Game, Nothing, Own, Seat};
+use crate::games::{Nothing, Own, Rules, Seat};
 
 /// Candidates kept for the simulations, after the static ranking.
 const KEEP: usize = 12;

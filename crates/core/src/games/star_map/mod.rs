@@ -754,14 +754,6 @@ impl crate::games::Rules for StarMap {
         Ok(())
     }
 
-    fn reveal(_state: &mut State, _ctx: &Context<Nothing>) -> Result<(), RuleError> {
-        Err(crate::games::nothing_to_reveal("Star Map"))
-    }
-
-    fn resign(_state: &mut State, ctx: &Context<Nothing>) -> Result<(), RuleError> {
-        crate::games::nothing_hidden_in_resignation("Star Map", ctx)
-    }
-
     /// A draw still pending is never resolved: its disc stays in the stack.
     fn withdraw(state: &mut State, seat: Seat, how: Withdrawal) {
         state.withdrawn = Some((seat, how));
@@ -776,14 +768,8 @@ impl crate::games::Rules for StarMap {
         2 * (discs - 1)
     }
 
-    /// The game always ends when nobody can place: that is its end.
-    fn stalled(_state: &State) -> bool {
-        false
-    }
-
-    fn hidden_values() -> Vec<Nothing> {
-        Vec::new()
-    }
+    // Not `stalled`: the game always ends when nobody can place, and that
+    // is its end.
 
     /// More points ranks first; equal points share a rank (and the win).
     /// Partners share their team's score and rank.

@@ -930,7 +930,7 @@ fn draw_hand(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::Game;
+    use crate::games::prelude::*;
     use crate::log::Replay;
 
     fn replay(file: &str, upto: usize) -> (View, Vec<String>) {

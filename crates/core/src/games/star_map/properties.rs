@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use super::data::{Square, Star};
 use super::map::{Refusal, SIZE, SQUARES};
 use super::*;
-use crate::games::{Game, Own, play_own};
+use crate::games::{Own, play_own, prelude::*};
 
 type G = StarMap;
 

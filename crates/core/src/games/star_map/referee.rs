@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use super::data::{self, DiscFile, DiscId, Field, PartFile, Rotation, Set, Shape, StarSymbol};
 use super::map::{self, Bonus, Layout, Map, PlacedPart, Sq};
 use super::{MapChoice, Options, StarMap};
-use crate::games::{Game, RuleError};
+use crate::games::{RuleError, Rules};
 use crate::text::{excerpt_of, inline};
 
 /// Largest position accepted, in bytes (as for the other games' referees).

@@ -22,7 +22,7 @@
 use super::data::{Disc, DiscFile, Field, PartFile, Square, Star, StarSymbol};
 use super::map::{CENTRE, Group, SQUARES};
 use super::*;
-use crate::games::{Context, Game, Own, RuleErrorKind, Standing, play_own};
+use crate::games::{Context, Own, RuleErrorKind, Standing, play_own, prelude::*};
 
 type G = StarMap;
 

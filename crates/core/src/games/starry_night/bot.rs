@@ -743,7 +743,7 @@ impl bot::Bot for StarryNight {
 mod tests {
     use super::*;
     use crate::bot::{Bot, Player, Work, choose};
-    use crate::games::{Game, Own, Turn};
+    use crate::games::{Own, Turn, prelude::*};
 
     /// A game on the sky `stars` (points `x,y`), seat 0 moving first, after
     /// the edges `moves` (labels, e.g. `A-B`).

@@ -32,8 +32,7 @@ use self::geometry::Point;
 use self::map::{FaceId, Illegal, Map, Star};
 use self::sky::{Sky, label};
 use crate::games::{
-    Context, Draw, Own, PendingEvent, RuleError, Sealed, Seat, Standing, Turn, Withdrawal,
-    rank_by_score,
+    Context, Draw, Own, RuleError, Sealed, Seat, Standing, Turn, Withdrawal, rank_by_score,
 };
 
 /// How many takebacks each player may ask for in a game (accepted or
@@ -628,17 +627,6 @@ impl crate::games::Rules for StarryNight {
         }
     }
 
-    fn pending(_state: &State) -> Vec<PendingEvent> {
-        Vec::new()
-    }
-
-    fn resolve(_state: &mut State, event: u64, _draw: &mut Draw) -> Result<(), RuleError> {
-        Err(RuleError::illegal(
-            "draw",
-            format!("Starry Night has no random events after setup (event {event})"),
-        ))
-    }
-
     fn intents(state: &State, seat: Seat, _own: &Own<Nothing>) -> Vec<Intent> {
         if state.to_act() != Some(seat) {
             return Vec::new();
@@ -681,14 +669,6 @@ impl crate::games::Rules for StarryNight {
         Ok(())
     }
 
-    fn reveal(_state: &mut State, _ctx: &Context<Nothing>) -> Result<(), RuleError> {
-        Err(crate::games::nothing_to_reveal("Starry Night"))
-    }
-
-    fn resign(_state: &mut State, ctx: &Context<Nothing>) -> Result<(), RuleError> {
-        crate::games::nothing_hidden_in_resignation("Starry Night", ctx)
-    }
-
     /// The choice of the first player; at most 3N − 6 edges on N ≥ 3 stars
     /// (a planar graph); each takeback request costs two entries and, if
     /// accepted, two edges drawn again.
@@ -705,10 +685,6 @@ impl crate::games::Rules for StarryNight {
 
     fn stalled(state: &State) -> bool {
         state.stalled()
-    }
-
-    fn hidden_values() -> Vec<Nothing> {
-        Vec::new()
     }
 
     /// More seas (or area) ranks first; at the end a tie goes to the player

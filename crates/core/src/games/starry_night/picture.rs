@@ -663,7 +663,7 @@ mod tests {
     use super::*;
     use crate::games::starry_night::sky::{Sky, label};
     use crate::games::starry_night::{Options, StarryNight as G, State};
-    use crate::games::{Context, Draw, Game, Own};
+    use crate::games::{Context, Draw, Own, prelude::*};
 
     fn example(file: &str, upto: usize) -> (View, Vec<String>) {
         let path = format!("{}/examples/games/{file}", crate::REPO);

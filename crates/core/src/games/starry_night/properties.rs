@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::games::{Context, Game, Own, play_own};
+use crate::games::{Context, Own, play_own, prelude::*};
 
 type G = StarryNight;
 

@@ -26,7 +26,7 @@ use super::geometry::Point;
 use super::sky::Sky;
 use super::view::{self, View};
 use super::{Action, Options, Score, StarryNight};
-use crate::games::{Context, Draw, Game, RuleError, Seat, Standing};
+use crate::games::{Context, Draw, RuleError, Rules, Seat, Standing};
 use crate::text::excerpt;
 
 /// Largest position accepted, in bytes.

@@ -2,7 +2,7 @@
 //! with y growing downwards; stars are labelled in reading order.
 
 use super::*;
-use crate::games::{Context, Game, Own};
+use crate::games::{Context, Own, prelude::*};
 
 type G = StarryNight;
 

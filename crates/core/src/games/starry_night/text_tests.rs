@@ -9,7 +9,7 @@ use proptest::prelude::*;
 
 use super::geometry::{strictly_inside, winding};
 use super::*;
-use crate::games::{Game, Own, play_own};
+use crate::games::{Own, play_own, prelude::*};
 
 type G = StarryNight;
 

@@ -1204,14 +1204,14 @@ impl crate::games::Rules for StarrySky {
         state.apply_reveals(ctx.seat, &ctx.reveals)
     }
 
-    /// Each star of each board is filled at most once (a board leaves the
-    /// table when full), so a game has at most as many moves as the set has
-    /// stars; each scored board asks at most every seat but the completer
-    /// for one reveal.
     fn withdraw(state: &mut State, seat: Seat, how: crate::games::Withdrawal) {
         state.phase = Phase::Over(Ending::Withdrawn { seat, how });
     }
 
+    /// Each star of each board is filled at most once (a board leaves the
+    /// table when full), so a game has at most as many moves as the set has
+    /// stars; each scored board asks at most every seat but the completer
+    /// for one reveal.
     fn max_entries(options: &Options, seats: usize) -> u64 {
         let shipped;
         let boards: &[Board] = match &options.boards {

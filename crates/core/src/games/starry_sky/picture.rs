@@ -1171,7 +1171,7 @@ mod tests {
     use super::super::StarrySky;
     use super::*;
     use crate::crypto::identity::Identity;
-    use crate::games::Game;
+    use crate::games::prelude::*;
     use crate::log::Replay;
 
     fn example(name: &str) -> Vec<u8> {

@@ -46,13 +46,13 @@ use serde_json::Value;
 use super::board::{self, Board, BoardId, StarNo};
 use super::scoring::{self, BoardScore, Doubling, Placed, Tie};
 use super::token::{Token, Tokens};
-use crate::games::{Game, RuleError, Seat};
+use crate::games::{RuleError, Rules, Seat};
 use crate::text::{excerpt, excerpt_of, inline};
 
 /// Largest position accepted, in bytes.
 pub const MAX_POSITION_BYTES: usize = 1 << 20;
 /// Most seats a position may have: as many as Starry Sky has players at most.
-pub const MAX_SEATS: usize = *<super::StarrySky as Game>::SEATS.end();
+pub const MAX_SEATS: usize = *<super::StarrySky as Rules>::SEATS.end();
 /// Most coins a purse may hold before the board (10^12).
 pub const MAX_PURSE: i64 = 1_000_000_000_000;
 /// Longest error detail, in characters: a backstop; quotes of the input are

@@ -11,7 +11,7 @@ use crate::schemas::schema;
 impl Registered for StarrySky {
     const NEW_FLAGS: &'static [&'static str] = &["--boards"];
     const NEW_FLAGS_SET: &'static str = "sets Starry Sky's boards";
-    const FORM_FLAGS: &'static [(&'static str, &'static str, &'static str)] = &[];
+    // `--boards` names a file, which a page must not: no `FORM_FLAGS`.
     const SCHEMAS: SchemaNames = SchemaNames {
         options: "starry-sky-options.json",
         action: "starry-sky-action.json",
@@ -19,9 +19,8 @@ impl Registered for StarrySky {
         view: "starry-sky-view.json",
         ingest: "starry-sky-ingest.json",
     };
-    // A position is a board and its tokens: nothing only it has that a
-    // reader could not mistake.
-    const POSITION_MARK: Option<(&'static str, &'static str)> = None;
+    // No `POSITION_MARK`: a position is a board and its tokens, nothing
+    // only it has that a reader could not mistake.
 
     fn extra_schemas() -> Vec<(&'static str, Value)> {
         vec![

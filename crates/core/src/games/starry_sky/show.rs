@@ -17,10 +17,8 @@ impl crate::games::Show for StarrySky {
         parse_intent(state, text)
     }
 
-    /// Everything Starry Sky tells is in its standings and history.
-    fn notes(_state: &State, _names: &[String]) -> Vec<String> {
-        Vec::new()
-    }
+    // No `notes`: everything Starry Sky tells is in its standings and
+    // history.
 
     fn score_unit(_options: &Options) -> &'static str {
         "coins"

@@ -9,7 +9,7 @@ use super::referee::{self, BoardSpec, Position, PositionToken};
 use super::scoring::{Outcome, Payer, Reason, Why};
 use super::view::{Shown, SlotStatus, TurnView};
 use super::*;
-use crate::games::{Context, Draw, Game, HiddenRef, Own, RuleErrorKind, Turn};
+use crate::games::{Context, Draw, HiddenRef, Own, RuleErrorKind, Turn, prelude::*};
 
 type G = StarrySky;
 use Token::{BlackHole as BH, DoubleStar as DS, Five, One, Seven, Six, Ten, Three};
