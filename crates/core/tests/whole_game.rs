@@ -8,7 +8,7 @@
 use starry_core::crypto::identity::Identity;
 use starry_core::error::Fault;
 use starry_core::games::starry_sky::StarrySky;
-use starry_core::games::{Draw, Game, Seat};
+use starry_core::games::prelude::*;
 use starry_core::log::entry::{Notify, SeatInfo};
 use starry_core::log::write::{self, Refusal, Setup, Writer};
 use starry_core::log::{Action, Ending, Kind, Replay};
@@ -176,7 +176,7 @@ fn whole<G: Game>(seats: usize) -> (u64, Vec<Seat>) {
 
 macro_rules! every_game {
     (() ; $($G:ty),+) => {
-        vec![$((<$G as Game>::NAME, whole::<$G>(*<$G as Game>::SEATS.start()))),+]
+        vec![$((<$G as Rules>::NAME, whole::<$G>(*<$G as Rules>::SEATS.start()))),+]
     };
 }
 
