@@ -150,7 +150,6 @@ impl Game<'_> {
         got
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn check_mail(
         &mut self,
         mail: &Mail,

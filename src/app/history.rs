@@ -223,15 +223,7 @@ fn ending<G: Game>(r: &Replay<G>, end: Ending) -> String {
 
 /// `starry-sky` → `Starry Sky`.
 pub fn title(game: &str) -> String {
-    game.split('-')
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_uppercase().chain(c).collect())
-                .unwrap_or_default()
-        })
-        .collect::<Vec<String>>()
-        .join(" ")
+    crate::games::title_of(game)
 }
 
 /// "Ann, Ben and Cleo".

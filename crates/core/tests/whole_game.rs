@@ -7,8 +7,8 @@
 
 use starry_core::crypto::identity::Identity;
 use starry_core::error::Fault;
-use starry_core::games::starry_sky::StarrySky;
 use starry_core::games::prelude::*;
+use starry_core::games::starry_sky::StarrySky;
 use starry_core::log::entry::{Notify, SeatInfo};
 use starry_core::log::write::{self, Refusal, Setup, Writer};
 use starry_core::log::{Action, Ending, Kind, Replay};
