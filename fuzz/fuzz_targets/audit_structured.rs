@@ -19,6 +19,7 @@
 //!     -max_total_time=300
 #![no_main]
 
+use starry::crypto::identity::Stored as _;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 

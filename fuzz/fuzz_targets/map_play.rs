@@ -25,7 +25,7 @@ use libfuzzer_sys::fuzz_target;
 use starry::games::star_map::data::{Rotation, Shape, Side};
 use starry::games::star_map::map::{Layout, PlacedPart, Placement, SQUARES, Sq};
 use starry::games::star_map::{Action, Intent, MapChoice, Options, Place, StarMap, State};
-use starry::games::{Context, Draw, Game, Own, Turn, Withdrawal};
+use starry::games::prelude::*;
 
 #[derive(Arbitrary, Debug)]
 enum Step {

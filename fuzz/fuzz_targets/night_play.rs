@@ -20,7 +20,7 @@ use libfuzzer_sys::fuzz_target;
 use starry::games::starry_night::geometry::Point;
 use starry::games::starry_night::sky::Sky;
 use starry::games::starry_night::{Action, Options, Score, StarryNight, Takeback};
-use starry::games::{Context, Draw, Game};
+use starry::games::prelude::*;
 
 #[derive(Arbitrary, Debug)]
 enum Step {
