@@ -22,10 +22,10 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
+use starry::games::prelude::*;
 use starry::games::star_map::data::{Rotation, Shape, Side};
 use starry::games::star_map::map::{Layout, PlacedPart, Placement, SQUARES, Sq};
 use starry::games::star_map::{Action, Intent, MapChoice, Options, Place, StarMap, State};
-use starry::games::prelude::*;
 
 #[derive(Arbitrary, Debug)]
 enum Step {

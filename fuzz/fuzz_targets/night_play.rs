@@ -17,10 +17,10 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
+use starry::games::prelude::*;
 use starry::games::starry_night::geometry::Point;
 use starry::games::starry_night::sky::Sky;
 use starry::games::starry_night::{Action, Options, Score, StarryNight, Takeback};
-use starry::games::prelude::*;
 
 #[derive(Arbitrary, Debug)]
 enum Step {
@@ -31,8 +31,12 @@ enum Step {
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
-    let Ok(side) = u.int_in_range(1u8..=7) else { return };
-    let Ok(n) = u.int_in_range(3usize..=20) else { return };
+    let Ok(side) = u.int_in_range(1u8..=7) else {
+        return;
+    };
+    let Ok(n) = u.int_in_range(3usize..=20) else {
+        return;
+    };
     let mut stars = Vec::new();
     for _ in 0..n {
         let (Ok(x), Ok(y)) = (u.int_in_range(0..=side), u.int_in_range(0..=side)) else {
@@ -52,7 +56,11 @@ fuzz_target!(|data: &[u8]| {
             height: u32::from(side) + 1,
             stars,
         },
-        score: if u.arbitrary().unwrap_or(false) { Score::Area } else { Score::Count },
+        score: if u.arbitrary().unwrap_or(false) {
+            Score::Area
+        } else {
+            Score::Count
+        },
     };
     let mut state = StarryNight::setup(&options, 2, &mut Draw::new([0; 32])).unwrap();
     let steps: Vec<(bool, Step)> = u.arbitrary().unwrap_or_default();
@@ -71,13 +79,21 @@ fuzz_target!(|data: &[u8]| {
             }),
         };
         let before = format!("{:?}", StarryNight::view(&state, None, None));
-        let ctx = Context { seat, at: 0, commitments: 0, reveals: Vec::new() };
+        let ctx = Context {
+            seat,
+            at: 0,
+            commitments: 0,
+            reveals: Vec::new(),
+        };
         match StarryNight::play(&mut state, &ctx, &action) {
             Ok(()) => {
                 let map = state.map();
                 assert_eq!(map.faces_tracked(), map.faces_from_scratch());
                 let (v, e) = (map.stars().len() as i64, map.edges().len() as i64);
-                assert_eq!(v - e + map.face_count() as i64, 1 + map.component_count() as i64);
+                assert_eq!(
+                    v - e + map.face_count() as i64,
+                    1 + map.component_count() as i64
+                );
                 let mut all = Vec::new();
                 for a in 0..map.stars().len() {
                     for b in a + 1..map.stars().len() {
@@ -93,7 +109,10 @@ fuzz_target!(|data: &[u8]| {
                 );
             }
             Err(_) => {
-                assert_eq!(format!("{:?}", StarryNight::view(&state, None, None)), before);
+                assert_eq!(
+                    format!("{:?}", StarryNight::view(&state, None, None)),
+                    before
+                );
             }
         }
     }
