@@ -355,6 +355,9 @@ pub(crate) fn new_game_of(
             "--grid" => &mut new.grid,
             "--stars" => &mut new.stars,
             "--map" => &mut new.map,
+            // A flag this form does not know yet: a test
+            // (`every_form_flag_of_every_game_reaches_the_new_game`) fails
+            // for any registered game's, so none is dropped unseen.
             _ => continue,
         };
         if field.is_some() {
@@ -472,4 +475,39 @@ pub async fn not_found() -> Response {
 /// Inline SVG from the picture code, which escapes everything it writes.
 pub fn svg(markup: &str) -> PreEscaped<&str> {
     PreEscaped(markup)
+}
+
+#[cfg(test)]
+mod form_tests {
+    use super::new_game_of;
+    use crate::games::registry;
+
+    /// Every flag a game offers on the new-game form reaches the game: a
+    /// flag that `new_game_of` does not know would be dropped without a
+    /// word, and a new game's form would quietly ignore it.
+    #[test]
+    fn every_form_flag_of_every_game_reaches_the_new_game() {
+        for entry in &registry::ALL {
+            let base = vec![
+                (
+                    "players".to_string(),
+                    "a@example.org, b@example.org".to_string(),
+                ),
+                ("deadline".to_string(), "14d".to_string()),
+            ];
+            let without = format!("{:?}", new_game_of(entry, &base, false));
+            for (flag, _, example) in entry.form_flags {
+                let mut with = base.clone();
+                with.push((format!("flag:{flag}"), example.to_string()));
+                let with = format!("{:?}", new_game_of(entry, &with, false));
+                assert_ne!(
+                    with, without,
+                    "{}'s form flag {flag} is dropped by the new-game form (serve/pages.rs \
+                     new_game_of)",
+                    entry.name
+                );
+                assert!(with.contains(example), "{}: {flag}: {with}", entry.name);
+            }
+        }
+    }
 }

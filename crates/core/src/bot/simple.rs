@@ -96,7 +96,9 @@ pub fn lead(standings: &[Standing], seat: Seat) -> i64 {
         .filter(|r| r.seat != seat && (r.team.is_none() || r.team != me.team))
         .map(|r| r.score)
         .max();
-    me.score - best_other.unwrap_or(0)
+    // Saturating: scores come from the game, and a hostile log's extreme
+    // numbers must not overflow (a panic in a debug build).
+    me.score.saturating_sub(best_other.unwrap_or(0))
 }
 
 #[cfg(test)]
