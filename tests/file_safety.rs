@@ -333,23 +333,8 @@ fn fifos_devices_and_directories_are_refused_at_once() {
             vec!["audit", target],
             vec!["play", target, "--auto"],
         ] {
-            let started = Instant::now();
-            let mut child = Command::new(assert_cmd::cargo::cargo_bin("starry"))
-                .env("STARRY_HOME", &t.homes[seat])
-                .args(&args)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
             // A FIFO nobody writes to would block a reader forever.
-            while child.try_wait().unwrap().is_none() {
-                assert!(
-                    started.elapsed() < Duration::from_secs(20),
-                    "{args:?} hangs"
-                );
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let out = child.wait_with_output().unwrap();
+            let out = common::starry_within(&t.homes[seat], &args, Duration::from_secs(20));
             assert!(!out.status.success(), "{args:?}");
         }
     }

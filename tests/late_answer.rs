@@ -159,9 +159,7 @@ fn a_late_answer_to_a_back_dated_claim_wins_and_both_copies_converge() {
     assert_eq!(before, after);
     // Ben's move, on the copy that says "game over": written in the
     // claim's place.
-    let out = t.starry(Some(1), &["play", &game, &first, "--json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = t.json(Some(1), &["play", &game, &first, "--json"]);
     assert_eq!(report["entry"], claim, "{report}");
     assert_eq!(report["answers_claims_from"], claim, "{report}");
     assert_eq!(report["status"]["over"], false, "{report}");
@@ -206,12 +204,10 @@ fn play_auto_answers_and_a_copy_cut_back_by_hand_is_not_refused() {
     let cut = t.dir.path().join("cut.jsonl");
     let all = lines(&t.log);
     std::fs::write(&cut, all[..claim as usize].join("\n") + "\n").unwrap();
-    let out = t.starry(
+    let report = t.json(
         Some(1),
         &["play", cut.to_str().unwrap(), "--auto", "--json"],
     );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["kind"], "move", "{report}");
     assert_eq!(report["entry"], claim, "{report}");
     let audit = t.json(
@@ -262,18 +258,14 @@ fn no_automatic_path_countersigns_its_own_abandonment() {
 fn the_claimant_moves_on_after_the_late_answer_wins() {
     let t = Table::new(2);
     let claim = back_dated_claim(&t);
-    let out = t.starry(Some(0), &["play", t.log_str(), "--auto", "--json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = t.json(Some(0), &["play", t.log_str(), "--auto", "--json"]);
     assert_eq!(report["kind"], "countersign", "{report}");
     assert_eq!(report["entry"], claim + 1, "{report}");
     // Ben takes her copy in and answers in the claim's place.
     let out = t.starry(Some(1), &["ingest", t.log_str()]);
     assert!(out.status.success(), "{}", stderr(&out));
     let game = t.status()["game_id"].as_str().unwrap().to_string();
-    let out = t.starry(Some(1), &["play", &game[..16], "--auto", "--json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = t.json(Some(1), &["play", &game[..16], "--auto", "--json"]);
     assert_eq!(report["entry"], claim, "{report}");
     let ben_file = t.homes[1].join("games").join(format!("{game}.jsonl"));
     // Anna takes Ben's copy in: her claim and countersignature lapse.
@@ -285,9 +277,7 @@ fn the_claimant_moves_on_after_the_late_answer_wins() {
     assert_eq!(lines(&t.log), lines(&ben_file));
     assert_eq!(t.status()["to_act_seat"], 0);
     // She moves on, at the position her countersignature had.
-    let out = t.starry(Some(0), &["play", t.log_str(), "--auto", "--json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = t.json(Some(0), &["play", t.log_str(), "--auto", "--json"]);
     assert_eq!(report["kind"], "move", "{report}");
     assert_eq!(report["entry"], claim + 1, "{report}");
     let audit = t.json(
@@ -453,33 +443,23 @@ fn ben_answers_late_and_anna_takes_it_in(t: &Table, game: &[u8; 32]) -> Value {
     let out = t.starry(Some(1), &["ingest", t.log_str()]);
     assert!(out.status.success(), "{}", stderr(&out));
     let id = hex::encode(game);
-    let out = t.starry(Some(1), &["play", &id[..16], "--auto", "--json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = t.json(Some(1), &["play", &id[..16], "--auto", "--json"]);
     assert_eq!(report["status"]["to_act_seat"], 2, "{report}");
     let ben_file = t.homes[1].join("games").join(format!("{id}.jsonl"));
     let ben_copy = lines(&ben_file);
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("starry"))
-        .env("STARRY_HOME", &t.homes[0])
-        .args(["ingest", ben_file.to_str().unwrap(), "--into", t.log_str()])
-        .args(["--json"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > std::time::Duration::from_secs(60) {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            panic!(
-                "`starry ingest` of the late answer, with the computer seat to move next, \
-                 did not end within 60 s: it hangs"
-            );
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let out = child.wait_with_output().unwrap();
+    // With a time limit: a hang here (the computer's locks against the
+    // ingest's) fails this test instead of stopping the suite.
+    let out = common::starry_within(
+        &t.homes[0],
+        &[
+            "ingest",
+            ben_file.to_str().unwrap(),
+            "--into",
+            t.log_str(),
+            "--json",
+        ],
+        std::time::Duration::from_secs(60),
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(report["resolution"].is_string(), "{report}");

@@ -30,6 +30,29 @@ pub fn starry_in(home: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// [`starry_in`], failing the test (and killing the process) when it has not
+/// ended within `limit`: for a command that must not hang, so that a hang
+/// fails its test instead of stopping the suite.
+pub fn starry_within(home: &Path, args: &[&str], limit: std::time::Duration) -> Output {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("starry"))
+        .env("STARRY_HOME", home)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("starry {args:?} did not end within {limit:?}: it hangs");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
 impl Table {
     /// `n` players, each with an identity made by `starry id new`.
     pub fn new(n: usize) -> Table {
