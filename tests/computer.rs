@@ -436,12 +436,11 @@ fn a_strangers_game_that_pins_a_seat_to_a_computers_key_gets_nothing() {
     assert!(anna.outbox().is_empty(), "nothing was mailed for it");
 }
 
-#[test]
-fn the_computer_joins_its_persons_claim_that_a_player_stopped_answering() {
-    let table = Players::new(2);
-    let (anna, ben) = (&table.p[0], &table.p[1]);
+/// Anna creates a Star Map game: her, a computer seat her machine plays
+/// (seat 1), then `ben`; two seconds a move. The log's path.
+fn anna_with_her_computer_and(table: &Players, ben: &Player) -> std::path::PathBuf {
+    let anna = &table.p[0];
     let log = table.dir.path().join("game.jsonl");
-    let log_str = log.to_str().unwrap();
     let players = format!("{}, computer:1, {}", anna.email, ben.email);
     let out = anna.run(&[
         "new",
@@ -449,11 +448,20 @@ fn the_computer_joins_its_persons_claim_that_a_player_stopped_answering() {
         "--players",
         &players,
         "--out",
-        log_str,
+        log.to_str().unwrap(),
         "--deadline",
         "2s",
     ]);
     assert!(out.status.success(), "{}", seen(&out));
+    log
+}
+
+#[test]
+fn the_computer_joins_its_persons_claim_that_a_player_stopped_answering() {
+    let table = Players::new(2);
+    let (anna, ben) = (&table.p[0], &table.p[1]);
+    let log = anna_with_her_computer_and(&table, ben);
+    let log_str = log.to_str().unwrap();
     // Ben joins and gets ready first (the last seat readies first); then
     // Anna's ready has the computer's ready written before it.
     for p in [ben, ben, anna] {
@@ -489,20 +497,8 @@ fn the_computer_joins_its_persons_claim_that_a_player_stopped_answering() {
 fn a_claim_against_the_creator_needs_no_claim_of_her_own_computer() {
     let table = Players::new(2);
     let (anna, ben) = (&table.p[0], &table.p[1]);
-    let log = table.dir.path().join("game.jsonl");
+    let log = anna_with_her_computer_and(&table, ben);
     let log_str = log.to_str().unwrap();
-    let players = format!("{}, computer:1, {}", anna.email, ben.email);
-    let out = anna.run(&[
-        "new",
-        "star-map",
-        "--players",
-        &players,
-        "--out",
-        log_str,
-        "--deadline",
-        "2s",
-    ]);
-    assert!(out.status.success(), "{}", seen(&out));
     // Everyone can see who runs the computer seat.
     let s = ben.json(&["status", log_str, "--json"]);
     assert_eq!(s["seats"][1]["operator"], 0, "{s}");

@@ -581,13 +581,11 @@ fn invitations_from_the_allow_list_within_the_limits() {
     assert!(stderr(&out).contains("--allow"), "{}", stderr(&out));
 }
 
-#[test]
-fn a_player_whose_server_vouches_is_proven_and_written_to() {
-    // Anna invites the robot and Ben. The robot may not write to Ben first:
-    // the log goes back to Anna, who passes it on. Ben's mail, vouched for
-    // by the robot's server, proves his address: from then on the robot
-    // writes to him. A copy with a forged header proves nothing.
-    let Some(mut w) = World::new() else { return };
+/// Anna invites the robot and Ben. The robot may not write to Ben first:
+/// the log goes back to Anna, who passes it on; Ben joins and gives his
+/// ready, which it is then the robot's turn to follow: Ben's mail to the
+/// robot.
+fn bens_ready_for_the_robot(w: &mut World) -> Vec<u8> {
     let anna = w.person("anna", "Anna", "anna@club.test");
     let ben = w.person("ben", "Ben", "ben@club.test");
     let players = format!("Anna <anna@club.test>,Robo <{ROBOT}>,Ben <ben@club.test>");
@@ -616,12 +614,21 @@ fn a_player_whose_server_vouches_is_proven_and_written_to() {
     ben.json(&["ingest", turn.to_str().unwrap(), "--json"]);
     ben.json(&["join", &id16, "--json"]);
     ben.json(&["ready", &id16, "--mail", "--json"]);
-    let for_robot = w
-        .server
+    w.server
         .messages()
         .into_iter()
         .find(|m| to_of(m) == vec![ROBOT.to_string()])
-        .expect("Ben's ready goes to the robot");
+        .expect("Ben's ready goes to the robot")
+}
+
+#[test]
+fn a_player_whose_server_vouches_is_proven_and_written_to() {
+    // Anna invites the robot and Ben. The robot may not write to Ben first:
+    // the log goes back to Anna, who passes it on. Ben's mail, vouched for
+    // by the robot's server, proves his address: from then on the robot
+    // writes to him. A copy with a forged header proves nothing.
+    let Some(mut w) = World::new() else { return };
+    let for_robot = bens_ready_for_the_robot(&mut w);
     // First with a header the robot's server did not write.
     let forged = [
         b"Authentication-Results: mx.evil.test; spf=pass smtp.mailfrom=ben@club.test\r\n"
@@ -777,33 +784,7 @@ fn a_forged_pass_under_the_servers_own_id_proves_nothing() {
     // and the robot writes nothing to him; the same mail as the server
     // vouches for it does.
     let Some(mut w) = World::new() else { return };
-    let anna = w.person("anna", "Anna", "anna@club.test");
-    let ben = w.person("ben", "Ben", "ben@club.test");
-    let players = format!("Anna <anna@club.test>,Robo <{ROBOT}>,Ben <ben@club.test>");
-    anna.json(&["new", "starry-sky", "--players", &players, "--json"]);
-    let game = walk(&anna.home.join("games"))[0].clone();
-    let id16 = game.file_stem().unwrap().to_str().unwrap()[..16].to_string();
-    let log = std::fs::read(&game).unwrap();
-    w.deliver(&vouched("club.test"), "Anna <anna@club.test>", "hi", &log);
-    let (report, code) = w.robot(&["--authserv-id", AUTHSERV]);
-    assert_eq!(code, 0, "{report}");
-    let sent = w.sent(&[]);
-    assert_eq!(sent.len(), 1);
-    let relay = w.path("relay.eml");
-    std::fs::write(&relay, &sent[0]).unwrap();
-    anna.json(&["ingest", relay.to_str().unwrap(), "--json"]);
-    anna.json(&["mail", &id16, "--json"]);
-    let turn = w.path("turn.eml");
-    std::fs::write(&turn, w.server.messages().pop().unwrap()).unwrap();
-    ben.json(&["ingest", turn.to_str().unwrap(), "--json"]);
-    ben.json(&["join", &id16, "--json"]);
-    ben.json(&["ready", &id16, "--mail", "--json"]);
-    let for_robot = w
-        .server
-        .messages()
-        .into_iter()
-        .find(|m| to_of(m) == vec![ROBOT.to_string()])
-        .expect("Ben's ready goes to the robot");
+    let for_robot = bens_ready_for_the_robot(&mut w);
     let fail = format!(
         "Authentication-Results: {AUTHSERV}; spf=fail smtp.mailfrom=stranger@evil.test\r\n"
     );

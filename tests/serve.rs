@@ -515,21 +515,16 @@ fn a_whole_starry_sky_game_with_reveal_and_countersign() {
     }
 }
 
-/// Join, ready and a claim of abandonment, in a game with a second person
-/// who plays with the CLI on the same file.
-#[test]
-fn join_ready_and_abandonment_after_the_deadline() {
-    let ps = Players::new(2);
-    let (anna, ben) = (&ps.p[0], &ps.p[1]);
-    let s = Served::start(anna, &[]);
-    // Ben invites Anna; his log is put where Anna's games are.
+/// Ben makes a Starry Night game with Anna, moves of `deadline` each, and
+/// his log is put where Anna's games are: the game's id and Anna's copy.
+fn ben_invites_anna(ben: &Player, anna: &Player, deadline: &str) -> (String, PathBuf) {
     let out = ben.run(&[
         "new",
         "starry-night",
         "--players",
         &format!("Ben <{}>, Anna <{}>", ben.email, anna.email),
         "--deadline",
-        "3s",
+        deadline,
         "--json",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -538,6 +533,18 @@ fn join_ready_and_abandonment_after_the_deadline() {
     std::fs::create_dir_all(anna.home.join("games")).unwrap();
     let log = anna.copy_of(&id);
     std::fs::copy(j["file"].as_str().unwrap(), &log).unwrap();
+    (id, log)
+}
+
+/// Join, ready and a claim of abandonment, in a game with a second person
+/// who plays with the CLI on the same file.
+#[test]
+fn join_ready_and_abandonment_after_the_deadline() {
+    let ps = Players::new(2);
+    let (anna, ben) = (&ps.p[0], &ps.p[1]);
+    let s = Served::start(anna, &[]);
+    // Ben invites Anna; his log is put where Anna's games are.
+    let (id, log) = ben_invites_anna(ben, anna, "3s");
     let l = log.to_str().unwrap();
 
     let page = s.page(&format!("/game/{id}"));
@@ -1133,21 +1140,7 @@ fn the_page_offers_the_late_answer_to_claims_that_ended_the_game() {
     let ps = Players::new(2);
     let (anna, ben) = (&ps.p[0], &ps.p[1]);
     let s = Served::start(anna, &[]);
-    let out = ben.run(&[
-        "new",
-        "starry-night",
-        "--players",
-        &format!("Ben <{}>, Anna <{}>", ben.email, anna.email),
-        "--deadline",
-        "2s",
-        "--json",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let id = j["status"]["game_id"].as_str().unwrap().to_string();
-    std::fs::create_dir_all(anna.home.join("games")).unwrap();
-    let log = anna.copy_of(&id);
-    std::fs::copy(j["file"].as_str().unwrap(), &log).unwrap();
+    let (id, log) = ben_invites_anna(ben, anna, "2s");
     let l = log.to_str().unwrap();
     for what in ["join", "ready"] {
         let r = act(&s, &id, entries_of(anna, &log), what, false);
