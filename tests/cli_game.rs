@@ -209,3 +209,68 @@ fn after_playing_the_writer_sees_their_own_view() {
     }
     panic!("no face-down token was placed in 60 entries");
 }
+
+/// Once a game is over, the countersignature a player owes is theirs to
+/// write: `status --json` names who countersigns next, and `games` lists it
+/// as that player's turn, with the command, one player at a time.
+#[test]
+fn the_countersignature_owed_is_listed_by_status_and_games() {
+    let t = Table::new(2);
+    t.create_game("starry-night", &[]);
+    let end = t.play_until(|_| false);
+    assert_eq!(end["over"], true);
+    assert_eq!(end["to_act"], Value::Null);
+    let id16 = end["game_id"].as_str().unwrap()[..16].to_string();
+    let command = format!("starry countersign {id16} --mail");
+    let c = &end["countersign"];
+    assert_eq!(c["missing"], serde_json::json!([0, 1]), "{end}");
+    let named = c["next_seat"].as_u64().unwrap() as usize;
+    let other = 1 - named;
+    assert_eq!(c["next_name"], end["seats"][named]["name"]);
+    assert_eq!(c["next_email"], t.emails[named].as_str());
+    let name = c["next_name"].as_str().unwrap().to_string();
+    let row = |seat: usize| t.json(Some(seat), &["games", "--json"])["games"][0].clone();
+    let text = |seat: usize| t.ok(seat, &["games"]);
+    for seat in [named, other] {
+        let r = row(seat);
+        assert_eq!(r["over"], true, "{r}");
+        assert_eq!(r["action"], "countersign", "{r}");
+        assert_eq!(r["to_act"], name.as_str(), "{r}");
+        assert_eq!(r["your_turn"], seat == named, "{r}");
+    }
+    assert_eq!(row(named)["command"], command.as_str());
+    assert_eq!(row(other)["command"], Value::Null);
+    let mine = text(named);
+    assert!(mine.contains("YOUR TURN to countersign"), "{mine}");
+    assert!(
+        mine.lines().any(|l| l == format!("    {command}")),
+        "the command on a line of its own: {mine}"
+    );
+    let theirs = text(other);
+    assert!(
+        theirs.contains(&format!("{name} countersigns next")),
+        "{theirs}"
+    );
+    // The one named countersigns; then the other is.
+    t.ok(named, &["countersign", t.log_str()]);
+    let s = t.status();
+    assert_eq!(s["countersign"]["next_seat"], other as u64, "{s}");
+    assert_eq!(
+        s["countersign"]["missing"],
+        serde_json::json!([other]),
+        "{s}"
+    );
+    assert_eq!(row(other)["your_turn"], true);
+    assert_eq!(row(other)["command"], command.as_str());
+    assert_eq!(row(named)["your_turn"], false);
+    t.ok(other, &["countersign", t.log_str()]);
+    // Nothing is owed any more.
+    let s = t.status();
+    assert_eq!(s["countersign"], Value::Null, "{s}");
+    for seat in [named, other] {
+        let r = row(seat);
+        assert_eq!(r["action"], Value::Null, "{r}");
+        assert_eq!(r["your_turn"], false, "{r}");
+        assert!(!text(seat).contains("countersign"), "{}", text(seat));
+    }
+}

@@ -32,12 +32,17 @@ pub struct GameRow {
     /// Whether `winners` are the partners of one team (Star Map with four
     /// players), who won together.
     pub winning_team: Option<u32>,
-    /// The name of the player the game waits for.
+    /// The name of the player the game waits for; once the game is over,
+    /// the one named to countersign next (null once all have).
     pub to_act: Option<String>,
-    /// What they must do (join, ready, move, reveal).
+    /// What they must do (join, ready, move, reveal; countersign once the
+    /// game is over).
     pub action: Option<String>,
     /// Whether that is you.
     pub your_turn: bool,
+    /// When it is your turn to countersign: the command that does it
+    /// (`starry countersign ID --mail`).
+    pub command: Option<String>,
     /// The time of the last entry.
     pub waiting_since: Option<String>,
     /// The awaited player's time in words ("Ben has 3 days 4 hours (until
@@ -156,6 +161,7 @@ fn row(path: &Path, me: Option<&Identity>) -> GameRow {
         to_act: None,
         action: None,
         your_turn: false,
+        command: None,
         waiting_since: None,
         time_left: None,
         problem: None,
@@ -205,11 +211,23 @@ fn fill<G: Game>(
         row.to_act = s.to_act_name.clone();
         row.action = Some(s.action.as_str().into());
         row.your_turn = mine.is_some() && s.to_act_seat.map(|x| x as usize) == mine;
+    } else if let Some(c) = &s.countersign {
+        // The game waits for one countersignature at a time, as the mails
+        // say: the one named owes it now.
+        row.to_act = Some(c.next_name.clone());
+        row.action = Some(COUNTERSIGN.into());
+        row.your_turn = mine == Some(c.next_seat as usize);
+        row.command = row
+            .your_turn
+            .then(|| super::mail::next_command(&r, crate::log::Action::Over, &s.game_id[..16]));
     }
     row.waiting_since = Some(s.waiting_since.clone());
     row.time_left = s.time_left.clone();
     Ok(())
 }
+
+/// The `action` of a finished game that waits for a countersignature.
+pub const COUNTERSIGN: &str = "countersign";
 
 /// One or two lines per game, safe to print.
 pub fn row_text(g: &GameRow) -> String {
@@ -228,11 +246,16 @@ pub fn row_text(g: &GameRow) -> String {
     );
     let state = if g.over {
         let winners: Vec<String> = g.winners.iter().map(|w| inline(w).into_owned()).collect();
-        match (winners.len(), g.winning_team) {
+        let result = match (winners.len(), g.winning_team) {
             (0, _) => "over".to_string(),
             (1, _) => format!("over: {} won", winners[0]),
             (_, Some(team)) => format!("over: {} won (team {team})", history::list(&winners)),
             _ => format!("over: {} share first place", history::list(&winners)),
+        };
+        match (g.your_turn, &g.to_act) {
+            (true, _) => format!("{result}; YOUR TURN to countersign"),
+            (false, Some(who)) => format!("{result}; {} countersigns next", inline(who)),
+            (false, None) => result,
         }
     } else if g.your_turn {
         format!(
@@ -262,5 +285,13 @@ pub fn row_text(g: &GameRow) -> String {
         (Some(t), false) => crate::text::wrap(&format!("    {}\n", inline(t)), 80, "    "),
         _ => String::new(),
     };
-    format!("{head}{tail}{clock}").trim_end().to_string()
+    // The command on a line of its own, whole, to copy.
+    let command = g
+        .command
+        .as_ref()
+        .map(|c| format!("    {}\n", inline(c)))
+        .unwrap_or_default();
+    format!("{head}{tail}{clock}{command}")
+        .trim_end()
+        .to_string()
 }

@@ -1072,14 +1072,20 @@ fn newcomer<G: Game>(
     }
 }
 
+/// How [`newcomer_text`]'s paragraph begins.
+const NEWCOMER: &str = "You have no starry identity yet";
+
+/// The paragraph an ingest's text holds for someone with no starry
+/// identity (what [`newcomer_text`] wrote), for `starry sync` to repeat.
+pub(crate) fn newcomer_paragraph(ingest_text: &str) -> Option<&str> {
+    ingest_text.lines().find(|l| l.starts_with(NEWCOMER))
+}
+
 /// The paragraph that tells someone with no starry identity what to do.
 fn newcomer_text<G: Game>(r: &Replay<G>, n: &NoIdentityReport) -> String {
     use crate::text::inline;
     let seat = |s: u32| &r.genesis.seats[s as usize];
-    let mut t = format!(
-        "You have no starry identity yet (no identity at {}). ",
-        inline(&n.path)
-    );
+    let mut t = format!("{NEWCOMER} (no identity at {}). ", inline(&n.path));
     let wait_first = |s: u32| match r.expected() {
         (Action::Join, Some(w)) if w as u32 != s => format!(
             " (the game waits for {} to join first; your join comes after)",

@@ -361,6 +361,15 @@ pub fn status_of<G: Game>(r: &Replay<G>) -> StatusReport {
             .as_ref()
             .map(|state| G::notes(state, &r.names()))
             .unwrap_or_default(),
+        countersign: mail::next_countersigner(r).map(|n| CountersignReport {
+            next_seat: n as u32,
+            next_name: seat_info(n).name.clone(),
+            next_email: seat_info(n).email.clone(),
+            missing: (0..r.seat_count())
+                .filter(|s| !r.countersigned.contains(s))
+                .map(|s| s as u32)
+                .collect(),
+        }),
     }
 }
 

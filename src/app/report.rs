@@ -121,6 +121,26 @@ pub struct StatusReport {
     /// What else happened that the game tells about (Starry Night: who
     /// chose who moves first, takebacks asked and how they were answered).
     pub notes: Vec<String>,
+    /// Once the game is over (`to_act` is then null): who countersigns
+    /// next, and who has not countersigned yet. Null before the end and
+    /// once every player has countersigned.
+    pub countersign: Option<CountersignReport>,
+}
+
+/// The countersignatures a finished game still waits for. Every player
+/// countersigns the result; starry's mails name one player at a time (so
+/// that no two countersignatures are written at once and fork the log),
+/// and the others wait for a mail that names them.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct CountersignReport {
+    /// The seat named to countersign now, 0-based (see docs/json.md).
+    pub next_seat: u32,
+    /// Their name.
+    pub next_name: String,
+    /// Their e-mail address.
+    pub next_email: String,
+    /// Every seat that has not countersigned yet, 0-based, in seat order.
+    pub missing: Vec<u32>,
 }
 
 /// The first fault of an invalid log.
@@ -436,7 +456,7 @@ pub struct IngestReport<V> {
 
 /// `starry ingest` without a starry identity: the game is stored all the
 /// same, and this says how to take a seat in it.
-#[derive(Serialize, JsonSchema, Debug, Clone)]
+#[derive(Serialize, serde::Deserialize, JsonSchema, Debug, Clone)]
 pub struct NoIdentityReport {
     /// Where the identity was looked for.
     pub path: String,

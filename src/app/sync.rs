@@ -3,12 +3,15 @@
 //! turn.
 //!
 //! A mail is filed away (flagged seen and moved to the `starry` folder) only
-//! after its entries are on disk; a mail that cannot be used stays in the
-//! inbox, flagged, and the report says why. Ingesting is idempotent (the same
-//! log twice is "nothing new"), so the state kept between runs (the UID
-//! validity and the last UID read, per account) is only a bookmark: a crash
-//! or a dropped connection at any point loses nothing, and the next run
-//! finishes the job without doubling anything.
+//! after its entries are on disk; a starry mail that cannot be used stays in
+//! the inbox, flagged, and the report says why. A mail with no log in it (a
+//! person's reply in a game's thread) is left as it was, and so is a mail in
+//! which a person forwarded a game with words of their own: its log is
+//! taken, its note stays unread in the inbox, for them. Ingesting is
+//! idempotent (the same log twice is "nothing new"), so the state kept
+//! between runs (the UID validity and the last UID read, per account) is
+//! only a bookmark: a crash or a dropped connection at any point loses
+//! nothing, and the next run finishes the job without doubling anything.
 //!
 //! The same on a local maildir (`--maildir DIR`, for mbsync, offlineimap or
 //! notmuch users): taken mails move to the Maildir++ folder `.starry`,
@@ -24,7 +27,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::games::{GameRow, row_text};
-use super::report::IngestOutcome;
+use super::report::{IngestOutcome, NoIdentityReport};
 use super::{Output, ingest};
 use crate::crypto::identity;
 use crate::error::{Error, Result};
@@ -57,6 +60,20 @@ pub enum MailOutcome {
     /// Something that may pass went wrong (a file that cannot be written,
     /// the connection): left as it was, for the next sync.
     Failed,
+    /// No log in it, and not written by starry (a person's reply in a
+    /// game's thread, say): no refusal, left as it was, unflagged.
+    Ignored,
+}
+
+/// A person's own words in a mail that brought a game: they forwarded a
+/// starry mail, or attached a log, and wrote something. The mail stays
+/// in the inbox, unread, for its reader.
+#[derive(Serialize, JsonSchema, Debug, Clone)]
+pub struct Note {
+    /// Who wrote it: `Name <address>` as the mail's From says.
+    pub from: String,
+    /// The start of what they wrote (at most 300 characters).
+    pub text: String,
 }
 
 /// One mail of the report.
@@ -79,6 +96,34 @@ pub struct SyncMail {
     pub detail: Option<String>,
     /// 0, or the exit code `starry ingest` would have given.
     pub code: i32,
+    /// A person's note that came with the game (the mail is left unread
+    /// in the inbox, not filed away).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<Note>,
+    /// There is no starry identity on this machine: how to take a seat in
+    /// the game, as `starry ingest` says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_identity: Option<NoIdentityReport>,
+    /// That advice in words.
+    #[serde(skip)]
+    newcomer: Option<String>,
+}
+
+impl SyncMail {
+    fn new(name: String, outcome: MailOutcome) -> SyncMail {
+        SyncMail {
+            mail: name,
+            outcome,
+            game_id: None,
+            ingest: None,
+            entries: None,
+            detail: None,
+            code: 0,
+            note: None,
+            no_identity: None,
+            newcomer: None,
+        }
+    }
 }
 
 /// `starry sync --json` (one object per pass with `--watch`).
@@ -91,10 +136,19 @@ pub struct SyncReport {
     pub taken: u64,
     pub unusable: u64,
     pub failed: u64,
+    /// Mails the search found that hold no log (a reply in a game's
+    /// thread): left as they were.
+    pub ignored: u64,
     /// Why the pass stopped early (the server, the network), if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
-    /// The games where it is your turn now.
+    /// Where the starry identity was looked for, when there is none: the
+    /// games are taken all the same, but no seat can be yours until there
+    /// is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_identity: Option<String>,
+    /// The games where it is your turn now: to join, move, reveal, or,
+    /// once over, to countersign (`action` says which).
     pub your_turn: Vec<GameRow>,
 }
 
@@ -166,8 +220,14 @@ fn output(home: &Path, mut report: SyncReport) -> Output {
     out
 }
 
-/// The games where it is your turn, as `starry games` lists them.
+/// The games where it is your turn, as `starry games` lists them, and
+/// whether there is an identity to hold a seat.
 fn finish(home: &Path, report: &mut SyncReport) {
+    use crate::crypto::identity::Stored as _;
+    use crate::crypto::identity::{Identity, IdentityError};
+    if let Err(IdentityError::Missing { path }) = Identity::load(home) {
+        report.no_identity = Some(path.display().to_string());
+    }
     if let Ok((_, rows)) = super::games::rows(home) {
         report.your_turn = rows.into_iter().filter(|r| r.your_turn).collect();
     }
@@ -221,7 +281,9 @@ fn empty_report(source: String) -> SyncReport {
         taken: 0,
         unusable: 0,
         failed: 0,
+        ignored: 0,
         stopped: None,
+        no_identity: None,
         your_turn: Vec::new(),
     }
 }
@@ -275,7 +337,7 @@ fn take_new(
     for (uid, size) in sizes {
         let name = format!("uid {uid}");
         let mail = if size as usize > ingest::LIMIT {
-            too_large(name, size as u64)
+            too_large(name, size as u64, imap.starry_made(uid)?)
         } else {
             match imap.fetch(uid)? {
                 // Gone meanwhile (another client moved it): nothing to do.
@@ -288,11 +350,14 @@ fn take_new(
             }
         };
         match mail.outcome {
+            // A person's note stays unread in the inbox, for them.
+            MailOutcome::Taken if mail.note.is_some() => {}
             MailOutcome::Taken => imap.file_away(uid, &s.folder)?,
             MailOutcome::Unusable => {
                 imap.flag(uid)?;
                 unusable.push((uid, report.mails.len()));
             }
+            MailOutcome::Ignored => {}
             MailOutcome::Failed => {
                 // Left for the next sync: stop here, so that what comes
                 // later is not taken before it.
@@ -318,7 +383,9 @@ fn take_new(
             };
             let again = take(home, &raw, format!("uid {uid}"));
             if again.outcome == MailOutcome::Taken {
-                imap.file_away(uid, &s.folder)?;
+                if again.note.is_none() {
+                    imap.file_away(uid, &s.folder)?;
+                }
                 report.mails[at] = again;
             }
         }
@@ -349,39 +416,41 @@ fn count(report: &mut SyncReport) {
     report.taken = n(MailOutcome::Taken);
     report.unusable = n(MailOutcome::Unusable);
     report.failed = n(MailOutcome::Failed);
+    report.ignored = n(MailOutcome::Ignored);
 }
 
-fn too_large(name: String, size: u64) -> SyncMail {
-    SyncMail {
-        mail: name,
-        outcome: MailOutcome::Unusable,
-        game_id: None,
-        ingest: None,
-        entries: None,
-        detail: Some(format!(
+/// A mail larger than any starry mail: unusable when starry wrote it,
+/// else someone else's (a reply with photos), left as it was.
+fn too_large(name: String, size: u64, starry_made: bool) -> SyncMail {
+    let mut mail = SyncMail::new(name, MailOutcome::Ignored);
+    if starry_made {
+        mail.outcome = MailOutcome::Unusable;
+        mail.code = 7;
+        mail.detail = Some(format!(
             "the mail has {size} bytes, more than the {} a starry mail may have; it was not read",
             ingest::LIMIT
-        )),
-        code: 7,
+        ));
+    } else {
+        mail.detail = Some(format!(
+            "{size} bytes, more than a starry mail may have; not read"
+        ));
     }
+    mail
 }
 
 /// Ingests one mail and says what became of it.
 fn take(home: &Path, raw: &[u8], name: String) -> SyncMail {
-    let mut mail = SyncMail {
-        mail: name,
-        outcome: MailOutcome::Taken,
-        game_id: None,
-        ingest: None,
-        entries: None,
-        detail: None,
-        code: 0,
-    };
+    let mut mail = SyncMail::new(name, MailOutcome::Taken);
     match ingest::ingest_bytes(home, raw, &mail.mail, None) {
         Ok(out) => {
             mail.game_id = out.json["game_id"].as_str().map(str::to_string);
             mail.ingest = serde_json::from_value(out.json["outcome"].clone()).ok();
             mail.entries = out.json["entries_after"].as_u64();
+            mail.no_identity = serde_json::from_value(out.json["no_identity"].clone()).ok();
+            if mail.no_identity.is_some() {
+                mail.newcomer = ingest::newcomer_paragraph(&out.text).map(str::to_string);
+            }
+            mail.note = note_of(raw);
             // Taken in part (entries dated ahead of this clock left out):
             // what was left out is said, with ingest's exit code.
             if out.code != 0 {
@@ -389,6 +458,9 @@ fn take(home: &Path, raw: &[u8], name: String) -> SyncMail {
                 mail.detail = out.warning;
             }
         }
+        // No log at all, in a mail starry did not write: a person's mail
+        // (a reply in the thread), not a refusal.
+        Err(Error::Input(_)) if no_log(raw) => mail.outcome = MailOutcome::Ignored,
         // What may pass: this machine's files, the identity.
         Err(e @ (Error::Io { .. } | Error::Identity(_) | Error::Other(_))) => {
             mail.outcome = MailOutcome::Failed;
@@ -465,8 +537,9 @@ fn emit_line(s: &str, json: bool) {
 // --------------------------------------------------------------- maildir
 
 /// What a maildir sync remembers: the mails it found unusable (they stay,
-/// flagged) and the ones that are no starry mail, so that neither is read
-/// again; both pruned to the files still there.
+/// flagged) and the ones that are no starry mail or hold a person's note
+/// (they stay as they were), so that none is read again; both pruned to the
+/// files still there.
 #[derive(Serialize, Deserialize, Default)]
 struct MaildirState {
     unusable: BTreeSet<String>,
@@ -550,7 +623,7 @@ fn maildir_pass(home: &Path, dir: &Path, folder: &str) -> Result<SyncReport> {
                 // whether it was meant as one.
                 if looks_like_starry_header(&path) {
                     let size = fs::metadata(&path).map_or(0, |m| m.len());
-                    report.mails.push(too_large(name.clone(), size));
+                    report.mails.push(too_large(name.clone(), size, true));
                     flag_file(dir, &path, &name);
                     state.unusable.insert(u);
                 } else {
@@ -559,15 +632,10 @@ fn maildir_pass(home: &Path, dir: &Path, folder: &str) -> Result<SyncReport> {
                 continue;
             }
             Err(e) => {
-                report.mails.push(SyncMail {
-                    mail: name.clone(),
-                    outcome: MailOutcome::Failed,
-                    game_id: None,
-                    ingest: None,
-                    entries: None,
-                    detail: Some(e.to_string()),
-                    code: e.exit_code(),
-                });
+                let mut failed = SyncMail::new(name.clone(), MailOutcome::Failed);
+                failed.detail = Some(e.to_string());
+                failed.code = e.exit_code();
+                report.mails.push(failed);
                 continue;
             }
         };
@@ -579,6 +647,15 @@ fn maildir_pass(home: &Path, dir: &Path, folder: &str) -> Result<SyncReport> {
         }
         let mail = take(home, &raw, name.clone());
         match mail.outcome {
+            // A person's note stays where it is, for them; it is not read
+            // again.
+            MailOutcome::Taken if mail.note.is_some() => {
+                state.ignored.insert(u);
+            }
+            MailOutcome::Ignored => {
+                state.ignored.insert(u);
+                continue;
+            }
             MailOutcome::Taken => {
                 if let Err(e) = file_away(&target, &path, &name) {
                     report.mails.push(SyncMail {
@@ -605,6 +682,32 @@ fn maildir_pass(home: &Path, dir: &Path, folder: &str) -> Result<SyncReport> {
     Ok(report)
 }
 
+/// Whether `raw` holds no log at all and starry did not write it (a
+/// starry mail that lost its log on the way is unusable, not ignored).
+fn no_log(raw: &[u8]) -> bool {
+    !raw.starts_with(b"{\"body\":")
+        && crate::mail::find_logs(raw, ingest::LIMIT).is_ok_and(|l| l.is_empty())
+        && !looks_like_starry(raw)
+}
+
+/// A person's own words in a mail that brought a game, with who wrote them.
+fn note_of(raw: &[u8]) -> Option<Note> {
+    let text = crate::mail::parse::personal_note(raw)?;
+    let from = crate::mail::headers(raw)
+        .and_then(|h| h.from)
+        .map(|(name, address)| {
+            let name = text::inline(name.trim()).into_owned();
+            let address = text::inline(address.trim()).into_owned();
+            if name.is_empty() {
+                address
+            } else {
+                format!("{name} <{address}>")
+            }
+        })
+        .unwrap_or_else(|| "someone".into());
+    Some(Note { from, text })
+}
+
 /// Up to [`ingest::LIMIT`] bytes of a mail; `None` when it is larger.
 fn read_mail(path: &Path) -> Result<Option<Vec<u8>>> {
     let mut raw = Vec::new();
@@ -614,12 +717,12 @@ fn read_mail(path: &Path) -> Result<Option<Vec<u8>>> {
     Ok((raw.len() <= ingest::LIMIT).then_some(raw))
 }
 
-/// A starry mail whose log could not be found is still a starry mail
-/// (unusable, so flagged and reported), not someone else's to ignore.
+/// A mail starry wrote whose log could not be found is still a starry
+/// mail (unusable, so flagged and reported), not someone else's to leave
+/// alone. The subject does not tell: a person's reply in the thread
+/// carries it too.
 fn looks_like_starry(raw: &[u8]) -> bool {
-    crate::mail::headers(raw)
-        .and_then(|h| h.subject)
-        .is_some_and(|s| s.contains("[starry]"))
+    crate::mail::headers(raw).is_some_and(|h| h.starry_made)
 }
 
 fn looks_like_starry_header(path: &Path) -> bool {
@@ -669,40 +772,51 @@ fn watch_maildir(home: &Path, dir: &Path, folder: &str, json: bool) -> Result<Ou
 fn text_of(r: &SyncReport) -> String {
     let mut t = String::new();
     for m in &r.mails {
-        let game = m
-            .game_id
-            .as_deref()
-            .map(|g| format!(" game {}", text::inline(g.get(..16).unwrap_or(g))))
-            .unwrap_or_default();
-        let what = match (m.outcome, m.ingest) {
-            (MailOutcome::Taken, Some(IngestOutcome::Created)) => "new game".to_string(),
-            (MailOutcome::Taken, Some(IngestOutcome::FastForwarded | IngestOutcome::Resolved)) => {
-                format!("now {} entries", m.entries.unwrap_or(0))
-            }
-            (MailOutcome::Taken, _) => "nothing new".to_string(),
-            (MailOutcome::Unusable, _) => "not usable, left in the inbox, flagged".to_string(),
-            (MailOutcome::Failed, _) => "not taken, will be tried again".to_string(),
-        };
-        t.push_str(&format!("{}:{game} {what}", text::inline(&m.mail)));
-        if let Some(d) = &m.detail {
-            t.push_str(&format!(" — {}", text::inline(d)));
-        }
+        t.push_str(&mail_text(m));
         t.push('\n');
     }
     t.push_str(&format!(
         "{}: {} taken, {} not usable, {} to try again.",
-        text::count(r.mails.len(), "new starry mail", "new starry mails"),
+        text::count(
+            r.mails.len() - r.ignored as usize,
+            "new starry mail",
+            "new starry mails"
+        ),
         r.taken,
         r.unusable,
         r.failed
     ));
+    if r.ignored > 0 {
+        t.push_str(&format!(
+            " {} without a game log left as {} (no flag, not moved).",
+            text::count(r.ignored as usize, "mail", "mails"),
+            if r.ignored == 1 {
+                "it was"
+            } else {
+                "they were"
+            }
+        ));
+    }
     if let Some(why) = &r.stopped {
         t.push_str(&format!(
             "\nStopped: {}\nWhat was taken is kept; run `starry sync` again to finish.",
             text::inline(why)
         ));
     }
-    if r.your_turn.is_empty() {
+    let told = r.mails.iter().any(|m| m.newcomer.is_some());
+    if let Some(path) = &r.no_identity {
+        // No seat can be yours without an identity: what to do instead.
+        if told {
+            return t;
+        }
+        t.push_str(&format!(
+            "\nYou have no starry identity yet (no identity at {}): create yours with `starry \
+             id new --name \"Your Name\" --email you@example.org` (the address a game's \
+             invitation was sent to), then join the games that wait for you (`starry games` \
+             lists them).",
+            text::inline(path)
+        ));
+    } else if r.your_turn.is_empty() {
         t.push_str("\nIt is your turn in no game.");
     } else {
         t.push_str("\n\nYour turn:\n");
@@ -713,6 +827,42 @@ fn text_of(r: &SyncReport) -> String {
                 .collect::<Vec<_>>()
                 .join("\n"),
         );
+    }
+    t
+}
+
+/// One mail of the report: a line, then a person's note and the advice for
+/// someone without an identity, when there are.
+fn mail_text(m: &SyncMail) -> String {
+    let game = m
+        .game_id
+        .as_deref()
+        .map(|g| format!(" game {}", text::inline(g.get(..16).unwrap_or(g))))
+        .unwrap_or_default();
+    let what = match (m.outcome, m.ingest) {
+        (MailOutcome::Taken, Some(IngestOutcome::Created)) => "new game".to_string(),
+        (MailOutcome::Taken, Some(IngestOutcome::FastForwarded | IngestOutcome::Resolved)) => {
+            format!("now {} entries", m.entries.unwrap_or(0))
+        }
+        (MailOutcome::Taken, _) => "nothing new".to_string(),
+        (MailOutcome::Unusable, _) => "not usable, left in the inbox, flagged".to_string(),
+        (MailOutcome::Failed, _) => "not taken, will be tried again".to_string(),
+        (MailOutcome::Ignored, _) if m.detail.is_some() => "left as it was".to_string(),
+        (MailOutcome::Ignored, _) => "no game log in it; left as it was".to_string(),
+    };
+    let mut t = format!("{}:{game} {what}", text::inline(&m.mail));
+    if let Some(d) = &m.detail {
+        t.push_str(&format!(" — {}", text::inline(d)));
+    }
+    if let Some(n) = &m.note {
+        t.push_str(&format!(
+            "\n  A note from {} came with it; the mail stays in your inbox, unread: “{}”",
+            text::inline(&n.from),
+            text::inline(&n.text)
+        ));
+    }
+    if let Some(n) = &m.newcomer {
+        t.push_str(&format!("\n  {}", text::inline(n)));
     }
     t
 }

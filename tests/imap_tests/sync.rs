@@ -91,15 +91,6 @@ fn sync(p: &Player) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn your_turns(report: &Value) -> Vec<String> {
-    report["your_turn"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["game_id"].as_str().unwrap().to_string())
-        .collect()
-}
-
 /// Every copy the same, valid and countersigned by all; every starry mail
 /// filed in `starry`, seen; none left in any inbox.
 fn check_end(w: &World, seats: &[usize], game_id: &str) -> usize {
@@ -173,8 +164,8 @@ fn whole_games_by_sync_and_play_alone() {
 
 /// Plays a game from its creation to the last countersignature among the
 /// players `seats` (the first creates it), each running only `starry sync`
-/// and `starry play ID --auto --mail` (and `countersign ID --mail` at the
-/// end, one at a time, each after a sync). Returns the game id.
+/// and `starry play ID --auto --mail` (and, at the end, the countersign
+/// command their sync lists, one at a time). Returns the game id.
 fn play_by_sync(w: &World, seats: &[usize], new_args: &[&str]) -> String {
     let ps: Vec<&Player> = seats.iter().map(|&s| &w.players.p[s]).collect();
     let out = ps[0].run(&[&["new", "--mail", "--json"][..], new_args].concat());
@@ -186,7 +177,12 @@ fn play_by_sync(w: &World, seats: &[usize], new_args: &[&str]) -> String {
         for p in &ps {
             let report = sync(p);
             assert_eq!(report["unusable"], 0, "{report}");
-            for id in your_turns(&report) {
+            for g in report["your_turn"].as_array().unwrap() {
+                // Countersignatures come after the end, below.
+                if g["action"] == "countersign" {
+                    continue;
+                }
+                let id = g["game_id"].as_str().unwrap();
                 assert_eq!(id, game_id);
                 let out = p.run(&["play", &id[..16], "--auto", "--mail", "--json"]);
                 assert_eq!(out.status.code(), Some(0), "{}: {}", p.name, stderr(&out));
@@ -194,19 +190,55 @@ fn play_by_sync(w: &World, seats: &[usize], new_args: &[&str]) -> String {
             }
         }
         if ps[0].json(&["status", &game_id[..16], "--json"])["over"] == true {
-            for p in &ps {
-                sync(p);
-                let out = p.run(&["countersign", &game_id[..16], "--mail", "--json"]);
-                assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-            }
-            for p in &ps {
-                sync(p);
-            }
+            countersign_by_sync(&ps, &game_id);
             return game_id;
         }
         assert!(acted, "nobody could act");
     }
     panic!("the game does not end");
+}
+
+/// After the end: every player syncs; exactly one is told to countersign
+/// (their sync lists the game, with the command), and runs that command;
+/// again, until nobody is told, once each has countersigned.
+fn countersign_by_sync(ps: &[&Player], game_id: &str) {
+    let id16 = &game_id[..16];
+    let command = format!("starry countersign {id16} --mail");
+    for round in 0..=ps.len() {
+        let mut named = Vec::new();
+        for p in ps {
+            let report = sync(p);
+            for g in report["your_turn"].as_array().unwrap() {
+                assert_eq!(g["game_id"], game_id, "{}: {g}", p.name);
+                assert_eq!(g["action"], "countersign", "{}: {g}", p.name);
+                assert_eq!(g["command"], command.as_str(), "{}: {g}", p.name);
+                named.push(*p);
+            }
+        }
+        let Some(p) = named.first() else {
+            assert_eq!(round, ps.len(), "each player countersigned once");
+            return;
+        };
+        assert_eq!(named.len(), 1, "one countersignature at a time");
+        // The words say it too, with the command.
+        let text = stdout(&p.run(&["sync"]));
+        assert!(text.contains("YOUR TURN to countersign"), "{text}");
+        assert!(
+            text.lines().any(|l| l == format!("    {command}")),
+            "{text}"
+        );
+        assert!(!text.contains("your turn in no game"), "{text}");
+        let status = p.json(&["status", id16, "--json"]);
+        assert_eq!(status["to_act"], Value::Null);
+        assert_eq!(
+            status["countersign"]["next_name"],
+            p.name.as_str(),
+            "{status}"
+        );
+        let out = p.run(&["countersign", id16, "--mail", "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    panic!("the countersignatures do not end");
 }
 
 fn games_in_home(home: &Path) -> usize {
@@ -405,8 +437,10 @@ fn hostile_mails_stay_in_the_inbox_flagged_and_are_not_read_again() {
     let at = text.find("application/x-ndjson").unwrap() + 400;
     tampered[at] = if tampered[at] == b'A' { b'B' } else { b'A' };
     let truncated = good[..good.len() / 2].to_vec();
-    let mut huge =
-        b"From: x@example.org\r\nTo: anna@example.org\r\nSubject: [starry] big\r\n\r\n".to_vec();
+    // Starry's own header says it was meant as a starry mail.
+    let mut huge = b"From: x@example.org\r\nTo: anna@example.org\r\nSubject: [starry] big\r\n\
+X-Starry-Log: big.jsonl\r\n\r\n"
+        .to_vec();
     huge.extend(std::iter::repeat_n(b'x', 17 * 1024 * 1024));
     huge.extend(b"\r\n");
     let unrelated =
@@ -435,15 +469,9 @@ fn hostile_mails_stay_in_the_inbox_flagged_and_are_not_read_again() {
     forged[sig] = if forged[sig] == b'a' { b'b' } else { b'a' };
     let bad_signature = pasted(&forged, false);
     let cut_armor = pasted(&log, true);
-    let hostile = [
-        &no_log,
-        &tampered,
-        &truncated,
-        &huge,
-        &bad_signature,
-        &cut_armor,
-    ];
-    for m in hostile.iter().copied().chain([&unrelated]) {
+    let hostile = [&tampered, &truncated, &huge, &bad_signature, &cut_armor];
+    // A mail in a game's thread without a log is no refusal: left alone.
+    for m in hostile.iter().copied().chain([&no_log, &unrelated]) {
         w.dovecot.deliver(&p.email, m);
     }
     let out = p.run(&["sync", "--json"]);
@@ -451,6 +479,7 @@ fn hostile_mails_stay_in_the_inbox_flagged_and_are_not_read_again() {
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["taken"], 0, "{r}");
     assert_eq!(r["unusable"], hostile.len(), "{r}");
+    assert_eq!(r["ignored"], 1, "{r}");
     let codes: Vec<i64> = r["mails"]
         .as_array()
         .unwrap()
@@ -462,14 +491,23 @@ fn hostile_mails_stay_in_the_inbox_flagged_and_are_not_read_again() {
         "a bad signature is named as such: {codes:?}"
     );
     for m in r["mails"].as_array().unwrap() {
+        if m["outcome"] == "ignored" {
+            assert_eq!(m["code"], 0, "{m}");
+            assert!(m.get("detail").is_none(), "{m}");
+            continue;
+        }
         assert_eq!(m["outcome"], "unusable");
         assert!(!m["detail"].as_str().unwrap().is_empty());
         assert_ne!(m["code"], 0);
     }
     let inbox = w.dovecot.messages(&p.email, "INBOX");
-    assert_eq!(inbox.len(), hostile.len() + 1);
+    assert_eq!(inbox.len(), hostile.len() + 2);
     let flagged = inbox.iter().filter(|m| m.has(Flag::Flagged)).count();
-    assert_eq!(flagged, hostile.len(), "the unrelated mail is left alone");
+    assert_eq!(
+        flagged,
+        hostile.len(),
+        "the unrelated mail and the one without a log are left alone"
+    );
     assert_eq!(games_in_home(&p.home), 0, "nothing was stored");
     assert!(inbox.iter().all(|m| !m.has(Flag::Deleted)));
     // Not read again.
@@ -655,4 +693,258 @@ fn mail_setup_tries_both_servers_before_it_writes() {
     clean(&mut cmd);
     let out = cmd.args(["sync", "--json"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+}
+
+/// `raw` forwarded by a mail program as an attachment (message/rfc822),
+/// with `note` as the forwarding mail's own text (may be empty), from
+/// `from` to `to`, under a subject without `[starry]`.
+fn forwarded_as_attachment(raw: &[u8], from: &str, to: &str, note: &str) -> Vec<u8> {
+    let mut m = format!(
+        "From: {from}\r\nTo: {to}\r\nSubject: Fwd: something\r\nMessage-ID: \
+         <fwd.{}@example.net>\r\nUser-Agent: Mozilla Thunderbird\r\nMIME-Version: 1.0\r\n\
+         Content-Type: multipart/mixed; boundary=\"------------fwd\"\r\n\r\nThis is a \
+         multi-part message in MIME format.\r\n--------------fwd\r\nContent-Type: text/plain; \
+         charset=UTF-8; format=flowed\r\nContent-Transfer-Encoding: 7bit\r\n\r\n{note}\r\n\r\n\
+         --------------fwd\r\nContent-Type: message/rfc822; name=\"something.eml\"\r\n\
+         Content-Disposition: attachment; filename=\"something.eml\"\r\n\r\n",
+        raw.len()
+    )
+    .into_bytes();
+    m.extend_from_slice(raw);
+    m.extend_from_slice(b"\r\n--------------fwd--\r\n");
+    m
+}
+
+/// `raw` forwarded inline, as Gmail does: the text under a "Forwarded
+/// message" line, the attached log attached again; no words of the
+/// forwarder's own.
+fn forwarded_inline(raw: &[u8], from: &str, to: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    let mail = players::parse_mail(raw);
+    let (name, log) = mail.attachment.clone().unwrap();
+    let text = format!(
+        "---------- Forwarded message ---------\nFrom: {}\nSubject: {}\n\n{}",
+        mail.from, mail.subject, mail.text
+    );
+    let b64 = |b: &[u8]| {
+        base64::engine::general_purpose::STANDARD
+            .encode(b)
+            .as_bytes()
+            .chunks(76)
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect::<Vec<_>>()
+            .join("\r\n")
+    };
+    format!(
+        "From: {from}\r\nTo: {to}\r\nSubject: Fwd: something else\r\nMIME-Version: 1.0\r\n\
+         Content-Type: multipart/mixed; boundary=\"000inline\"\r\n\r\n--000inline\r\n\
+         Content-Type: text/plain; charset=UTF-8\r\nContent-Transfer-Encoding: base64\r\n\r\n\
+         {}\r\n--000inline\r\nContent-Type: application/octet-stream; name=\"{name}\"\r\n\
+         Content-Disposition: attachment; filename=\"{name}\"\r\n\
+         Content-Transfer-Encoding: base64\r\n\r\n{}\r\n--000inline--\r\n",
+        b64(text.as_bytes()),
+        b64(&log)
+    )
+    .into_bytes()
+}
+
+/// Anna's invitation to a new Starry Night game with Ben, written to her
+/// outbox (not sent): the mail, and the game id.
+fn invitation(w: &World) -> (Vec<u8>, String) {
+    let anna = &w.players.p[0];
+    let before = anna.outbox().len();
+    let two = w.players.emails();
+    let out = anna.run_env(
+        &[("STARRY_MAIL_TRANSPORT", "outbox")],
+        &["new", "starry-night", "--players", &two, "--mail", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let id = serde_json::from_slice::<Value>(&out.stdout).unwrap()["status"]["game_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let outbox = anna.outbox();
+    assert_eq!(outbox.len(), before + 1);
+    let raw = std::fs::read(outbox.last().unwrap()).unwrap();
+    let subject = players::parse_mail(&raw).subject;
+    assert!(subject.contains("[starry]"), "{subject}");
+    (raw, id)
+}
+
+#[test]
+fn forwarded_games_are_found_and_a_note_that_came_with_one_stays_unread() {
+    let Some(w) = world(2) else { return };
+    let ben = &w.players.p[1];
+    // Forwarded as an attachment, from Ben's other address, with a note:
+    // no [starry] in the subject, starry's header only inside.
+    let (raw, id) = invitation(&w);
+    let note = "Ben, this came to my work address. See you tonight!";
+    let fwd = forwarded_as_attachment(&raw, "Ben at work <ben@work.example>", &ben.email, note);
+    w.dovecot.deliver(&ben.email, &fwd);
+    let r = sync(ben);
+    assert_eq!(r["taken"], 1, "{r}");
+    let m = &r["mails"][0];
+    assert_eq!(m["outcome"], "taken", "{m}");
+    assert_eq!(m["ingest"], "created", "{m}");
+    assert_eq!(m["game_id"], id.as_str());
+    assert_eq!(m["note"]["from"], "Ben at work <ben@work.example>", "{m}");
+    assert_eq!(m["note"]["text"], note, "{m}");
+    // The mail stays in the inbox, unread and unflagged, for Ben to read.
+    let inbox = w.dovecot.messages(&ben.email, "INBOX");
+    assert_eq!(inbox.len(), 1);
+    assert!(inbox[0].flags.is_empty(), "{:?}", inbox[0].flags);
+    assert!(w.dovecot.messages(&ben.email, "starry").is_empty());
+    // Ben joins the game the forward brought.
+    let out = ben.run(&["join", &id[..16], "--mail", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let status = ben.json(&["status", &id[..16], "--json"]);
+    assert_eq!(status["seats"][1]["joined"], true, "{status}");
+
+    // Forwarded inline without a word of one's own, and as an attachment
+    // with an empty note: taken and filed away, as a starry mail is; the
+    // text report tells of the note only when there is one.
+    let (second, second_id) = invitation(&w);
+    let (third, third_id) = invitation(&w);
+    w.dovecot.deliver(
+        &ben.email,
+        &forwarded_inline(&second, "ben@work.example", &ben.email),
+    );
+    w.dovecot.deliver(
+        &ben.email,
+        &forwarded_as_attachment(&third, "ben@work.example", &ben.email, ""),
+    );
+    let out = ben.run(&["sync"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains(&format!("game {} new game", &second_id[..16])),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("game {} new game", &third_id[..16])),
+        "{text}"
+    );
+    assert!(!text.contains("note"), "{text}");
+    assert!(text.contains("2 new starry mails: 2 taken"), "{text}");
+    assert_eq!(w.dovecot.messages(&ben.email, "INBOX").len(), 1);
+    let filed = w.dovecot.messages(&ben.email, "starry");
+    assert_eq!(filed.len(), 2);
+    assert!(filed.iter().all(|m| m.has(Flag::Seen)));
+}
+
+#[test]
+fn the_note_is_told_in_words() {
+    let Some(w) = world(2) else { return };
+    let ben = &w.players.p[1];
+    let (raw, _) = invitation(&w);
+    let fwd = forwarded_as_attachment(
+        &raw,
+        "Cleo <cleo@example.net>",
+        &ben.email,
+        "Yours, I think.",
+    );
+    w.dovecot.deliver(&ben.email, &fwd);
+    let out = ben.run(&["sync"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "A note from Cleo <cleo@example.net> came with it; the mail stays in your inbox, \
+             unread: “Yours, I think.”"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_reply_in_the_thread_without_a_log_is_left_alone() {
+    let Some(w) = world(2) else { return };
+    let (anna, ben) = (&w.players.p[0], &w.players.p[1]);
+    let (raw, _) = invitation(&w);
+    let invite = players::parse_mail(&raw);
+    // Ben answers Anna's mail by hand, quoting it (with its marker line).
+    let quoted: String = invite.text.lines().map(|l| format!("> {l}\r\n")).collect();
+    let reply = format!(
+        "From: {} <{}>\r\nTo: {}\r\nSubject: Re: {}\r\nIn-Reply-To: <{}>\r\n\
+         References: <{}>\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=UTF-8\r\n\
+         Content-Transfer-Encoding: 8bit\r\n\r\nNice game yesterday!\r\n\r\nOn Thursday, \
+         Anna wrote:\r\n{quoted}",
+        ben.name, ben.email, anna.email, invite.subject, invite.message_id, invite.message_id
+    );
+    assert!(reply.contains("starrylog"), "the quote carries the marker");
+    w.dovecot.deliver(&anna.email, reply.as_bytes());
+    let before = w.dovecot.messages(&anna.email, "INBOX");
+    assert_eq!(before.len(), 1);
+    let r = sync(anna);
+    assert_eq!(r["unusable"], 0, "{r}");
+    assert_eq!(r["ignored"], 1, "found by the search, and left alone: {r}");
+    assert_eq!(r["mails"][0]["outcome"], "ignored", "{r}");
+    let after = w.dovecot.messages(&anna.email, "INBOX");
+    assert_eq!(after.len(), 1);
+    assert_eq!(after[0].flags, before[0].flags, "flags unchanged");
+    assert!(!after[0].has(Flag::Flagged) && !after[0].has(Flag::Seen));
+    assert!(w.dovecot.messages(&anna.email, "starry").is_empty());
+    // In words: one line, no paragraph of reasons.
+    w.dovecot.deliver(&anna.email, reply.as_bytes());
+    let text = stdout(&anna.run(&["sync"]));
+    assert!(text.contains("no game log in it; left as it was"), "{text}");
+    assert!(!text.contains("not usable, left"), "{text}");
+    assert!(!text.contains("flagged"), "{text}");
+    assert!(
+        text.contains("1 mail without a game log left as it was"),
+        "{text}"
+    );
+    assert!(
+        w.dovecot
+            .messages(&anna.email, "INBOX")
+            .iter()
+            .all(|m| !m.has(Flag::Flagged))
+    );
+}
+
+#[test]
+fn sync_without_an_identity_says_how_to_take_the_seat() {
+    let Some(w) = world(2) else { return };
+    let ben = &w.players.p[1];
+    std::fs::remove_file(ben.home.join("identity.json")).unwrap();
+    let (raw, id) = invitation(&w);
+    w.dovecot.deliver(&ben.email, &raw);
+    let out = ben.run(&["sync", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["taken"], 1, "{r}");
+    let n = &r["mails"][0]["no_identity"];
+    assert_eq!(n["addressed"], true, "{r}");
+    assert_eq!(
+        n["create"][0], "starry id new --name \"Ben\" --email ben@example.org",
+        "{r}"
+    );
+    assert_eq!(
+        n["join"],
+        format!("starry join {} --mail", &id[..16]),
+        "{r}"
+    );
+    assert!(
+        r["no_identity"]
+            .as_str()
+            .unwrap()
+            .contains(ben.home.to_str().unwrap())
+    );
+    // In words, the paragraph `starry ingest` gives.
+    let (second, second_id) = invitation(&w);
+    w.dovecot.deliver(&ben.email, &second);
+    let text = stdout(&ben.run(&["sync"]));
+    let ingest = ben.run_stdin(&second, &["ingest", "-"]);
+    let ingest_text = stdout(&ingest);
+    let paragraph = ingest_text
+        .lines()
+        .find(|l| l.starts_with("You have no starry identity yet"))
+        .unwrap_or_else(|| panic!("{ingest_text}"));
+    assert!(text.contains(paragraph), "{text}\n---\n{paragraph}");
+    assert!(paragraph.contains(&format!("starry join {} --mail", &second_id[..16])));
+    assert!(!text.contains("your turn in no game"), "{text}");
+    // Nothing new: still the hint.
+    let text = stdout(&ben.run(&["sync"]));
+    assert!(text.contains("You have no starry identity yet"), "{text}");
+    assert!(text.contains("starry id new"), "{text}");
 }

@@ -24,6 +24,31 @@ use starry_core::text;
 /// Content type of the attached log (newline-delimited JSON).
 pub const LOG_CONTENT_TYPE: &str = "application/x-ndjson";
 
+/// The header every starry mail carries (its value: the attached log's file
+/// name), so that a server can find starry's own mails by their header
+/// (`SEARCH HEADER X-Starry-Log ""`, a Sieve rule) whatever their subject.
+pub const HEADER: &str = "X-Starry-Log";
+
+/// The word in the last line of every starry mail's text (and HTML) part.
+/// A header of the mail is gone once the mail is forwarded as an attachment
+/// or inline, and servers do not search the headers of MIME parts
+/// (Dovecot's `SEARCH BODY` does not find `x-ndjson` there); the text of
+/// every part is what every server indexes, so `SEARCH BODY "starrylog"`
+/// finds a starry mail forwarded either way. One word of letters, so that a
+/// full-text index (which splits at punctuation) finds it too.
+pub const MARKER: &str = "starrylog";
+
+/// The last line of the text part: the marker, with words that say what it
+/// is to the person reading the mail. It follows a signature separator
+/// (`-- `), which mail programs leave out of a reply's quote, so a
+/// person's reply that quotes the mail rarely carries the marker on.
+pub fn marker_line(log_file_name: &str) -> String {
+    format!(
+        "{MARKER} {log_file_name}: this mail carries the game's log; `starry sync` or `starry \
+         ingest` takes it in."
+    )
+}
+
 /// Everything a turn mail needs. The caller fills the text and the subject.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TurnMail {
@@ -151,12 +176,16 @@ pub fn compose(m: &TurnMail) -> Result<Message, MailError> {
             format!("<{}.starry@{}>", hex::encode(id), from.email.domain())
         }
     };
-    let plain = SinglePart::plain(text::terminal(&m.body_text).into_owned());
+    let marker = marker_line(file_name);
+    let plain = SinglePart::plain(format!(
+        "{}\n\n-- \n{marker}\n",
+        text::terminal(&m.body_text).trim_end()
+    ));
     let body = match &m.body_html {
         None => MultiPart::alternative().singlepart(plain),
         Some(html) => {
-            let mut related = MultiPart::related()
-                .singlepart(SinglePart::html(text::terminal(html).into_owned()));
+            let html = with_marker(&text::terminal(html), &marker);
+            let mut related = MultiPart::related().singlepart(SinglePart::html(html));
             if let Some(png) = &m.picture {
                 let cid = message_id_part(&m.picture_id)?;
                 let png_type = ContentType::parse("image/png")
@@ -177,7 +206,11 @@ pub fn compose(m: &TurnMail) -> Result<Message, MailError> {
         .to(to)
         .subject(text::inline(&m.subject).into_owned())
         .date_now()
-        .user_agent(format!("starry/{}", env!("CARGO_PKG_VERSION")));
+        .user_agent(format!("starry/{}", env!("CARGO_PKG_VERSION")))
+        .raw_header(lettre::message::header::HeaderValue::new(
+            lettre::message::header::HeaderName::new_from_ascii_str(HEADER),
+            header_value(file_name),
+        ));
     if m.auto_submitted {
         builder = builder.raw_header(lettre::message::header::HeaderValue::new(
             lettre::message::header::HeaderName::new_from_ascii_str("Auto-Submitted"),
@@ -196,6 +229,32 @@ pub fn compose(m: &TurnMail) -> Result<Message, MailError> {
     builder
         .multipart(MultiPart::mixed().multipart(body).singlepart(attachment))
         .map_err(|e| MailError::Build(e.to_string()))
+}
+
+/// The [`HEADER`]'s value: the log's file name when it is printable ASCII
+/// (starry's are hex digits and `.jsonl`), else a fixed word: a header
+/// value carries no encoded words.
+fn header_value(file_name: &str) -> String {
+    if file_name.len() <= 200 && file_name.bytes().all(|b| b.is_ascii_graphic()) {
+        file_name.to_string()
+    } else {
+        "attached".to_string()
+    }
+}
+
+/// `html` with the marker line as its last paragraph (before `</body>`,
+/// when there is one), escaped.
+fn with_marker(html: &str, marker: &str) -> String {
+    let escaped = marker
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;");
+    let paragraph = format!("<p style=\"color:#555\">{escaped}</p>\n");
+    match html.to_ascii_lowercase().rfind("</body>") {
+        Some(at) => format!("{}{paragraph}{}", &html[..at], &html[at..]),
+        None => format!("{html}\n{paragraph}"),
+    }
 }
 
 /// A Message-ID or Content-ID without its angle brackets: `local@domain`
@@ -441,6 +500,41 @@ mod tests {
         assert_eq!(to, format!("{}…", "é".repeat(63)));
         assert_eq!(display_name("  Anna  "), "Anna");
         assert_eq!(display_name(&"a".repeat(64)), "a".repeat(64));
+    }
+
+    #[test]
+    fn every_mail_carries_the_header_and_the_marker_in_each_text_part() {
+        let mut m = sample();
+        m.body_html = Some("<html><body><p>Bob, it is your turn.</p></BODY></html>".into());
+        let eml = to_eml(&compose(&m).unwrap());
+        let fields = header_fields(&eml);
+        assert!(
+            fields.contains(&"X-Starry-Log: starry-sky-1a2b.jsonl".to_string()),
+            "{fields:#?}"
+        );
+        let parsed = mail_parser::MessageParser::default().parse(&eml).unwrap();
+        let text = parsed.body_text(0).unwrap().replace("\r\n", "\n");
+        assert!(
+            text.ends_with(&format!(
+                "\n\n-- \n{}\n",
+                marker_line("starry-sky-1a2b.jsonl")
+            )),
+            "{text}"
+        );
+        assert!(text.starts_with("Bob, it is your turn."), "{text}");
+        let html = parsed.body_html(0).unwrap();
+        let at = html.find(MARKER).expect("the marker in the HTML part");
+        assert!(at < html.find("</BODY>").unwrap(), "{html}");
+        // The log is still the one attached.
+        assert_eq!(extract_logs(&eml, 1 << 20).unwrap(), vec![m.log.clone()]);
+        // A file name that is no plain ASCII is not put into the header.
+        m.log_file_name = "étoile.jsonl".into();
+        let fields = header_fields(&to_eml(&compose(&m).unwrap()));
+        assert!(fields.contains(&"X-Starry-Log: attached".to_string()));
+        assert_eq!(
+            with_marker("<p>x</p>", "a<b"),
+            "<p>x</p>\n<p style=\"color:#555\">a&lt;b</p>\n"
+        );
     }
 
     #[test]

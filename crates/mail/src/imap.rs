@@ -480,12 +480,36 @@ impl Imap {
     /// The UIDs above `after` of the mails that may carry a starry log,
     /// in ascending order (the order they arrived in). The server searches:
     /// an inbox of ten thousand other mails is never downloaded.
+    ///
+    /// Every starry mail carries its own header and, in its text, the
+    /// marker word ([`crate::compose`]); servers search the text of every
+    /// part, also inside a forwarded message, but not the headers of the
+    /// parts, so a starry mail forwarded as an attachment or inline is
+    /// found by the marker. The subject, an armored block and the log's
+    /// content type find mails of older versions.
     pub fn search_starry(&mut self, after: u32) -> Result<Vec<u32>, ImapError> {
         let query = format!(
-            "UID {}:* UNDELETED OR OR SUBJECT \"[starry]\" BODY \"BEGIN STARRY LOG\" BODY \
-             \"x-ndjson\"",
-            after.saturating_add(1)
+            "UID {}:* UNDELETED OR OR OR OR HEADER {} \"\" BODY \"{}\" SUBJECT \"[starry]\" \
+             BODY \"BEGIN STARRY LOG\" BODY \"x-ndjson\"",
+            after.saturating_add(1),
+            crate::compose::HEADER,
+            crate::compose::MARKER,
         );
+        self.search(&query, after)
+    }
+
+    /// Whether starry wrote mail `uid` as it stands (its header, or an
+    /// older version's User-Agent), asked of the server without reading the
+    /// mail: a mail too large to read is only worth a flag when it is.
+    pub fn starry_made(&mut self, uid: u32) -> Result<bool, ImapError> {
+        let query = format!(
+            "UID {uid} OR HEADER {} \"\" HEADER User-Agent \"starry/\"",
+            crate::compose::HEADER,
+        );
+        Ok(self.search(&query, 0)?.contains(&uid))
+    }
+
+    fn search(&mut self, query: &str, after: u32) -> Result<Vec<u32>, ImapError> {
         let found = self
             .session
             .uid_search(query)

@@ -17,6 +17,7 @@ use mail_parser::{Message, MessageParser, MimeHeaders, PartType};
 
 use super::MailError;
 use super::armor::dearmor_all;
+use starry_core::text;
 
 /// A sensible default for `limit`: 16 MiB, orders of magnitude more than a
 /// finished game's log.
@@ -149,6 +150,11 @@ pub struct Headers {
     /// Without angle brackets.
     pub message_id: Option<String>,
     pub subject: Option<String>,
+    /// Whether starry wrote this mail as it stands (its own header
+    /// [`crate::compose::HEADER`], or, from before that header, a
+    /// `User-Agent: starry/…`), as opposed to a mail a person wrote or
+    /// forwarded, which may hold a starry mail or log inside.
+    pub starry_made: bool,
 }
 
 /// Reads the headers of `raw`; `None` when it is not a mail (a pasted
@@ -178,10 +184,83 @@ pub fn headers(raw: &[u8]) -> Option<Headers> {
             recipients,
             message_id: message.message_id().map(str::to_string),
             subject: message.subject().map(str::to_string),
+            starry_made: is_starry_made(&message),
         })
     }))
     .ok()
     .flatten()
+}
+
+fn is_starry_made(message: &Message<'_>) -> bool {
+    message.header_raw(crate::compose::HEADER).is_some()
+        || message
+            .header_raw("User-Agent")
+            .is_some_and(|ua| ua.trim_start().starts_with("starry/"))
+}
+
+/// Longest note [`personal_note`] returns, in characters.
+pub const NOTE_CHARS: usize = 300;
+
+/// What a person wrote in a mail that carries a starry log they forwarded or
+/// pasted ("Here is our game, your move!"): the mail's own text (its text
+/// parts, not those of a message attached to it), up to where the
+/// forwarded or quoted text, a signature or an armored log begins; cut to
+/// [`NOTE_CHARS`] characters, lines joined by a space. `None` for a mail
+/// starry wrote itself, a forward with no words of its own, or no mail.
+/// Never panics; the work is bounded by the mail's size.
+pub fn personal_note(raw: &[u8]) -> Option<String> {
+    let mail = mail_bytes(raw)?;
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // Starry's own mails (most of them) cost only their header.
+        if is_starry_made(&MessageParser::default().parse_headers(mail)?) {
+            return None;
+        }
+        let message = MessageParser::default().parse(mail)?;
+        let mut words: Vec<String> = Vec::new();
+        let mut chars = 0;
+        'parts: for i in 0..message.text_body_count() {
+            let Some(text) = message.body_text(i) else {
+                continue;
+            };
+            for line in text.lines() {
+                let line = line.trim();
+                if ends_the_note(line) {
+                    break 'parts;
+                }
+                if line.is_empty() || line.starts_with('>') {
+                    continue;
+                }
+                chars += line.chars().count() + 1;
+                words.push(line.to_string());
+                if chars > NOTE_CHARS {
+                    break 'parts;
+                }
+            }
+        }
+        let note = words.join(" ");
+        let mut cut: String = note.chars().take(NOTE_CHARS).collect();
+        if cut.len() < note.len() {
+            cut.push('…');
+        }
+        (!cut.is_empty()).then(|| text::inline(&cut).into_owned())
+    }))
+    .ok()
+    .flatten()
+}
+
+/// Where a person's own words end in a mail that forwards or quotes
+/// another: the separators mail programs write above a forwarded or
+/// quoted mail, a signature, an armored log.
+fn ends_the_note(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    line == "--"
+        || lower.contains("forwarded message")
+        || lower.contains("original message")
+        || lower.starts_with("begin forwarded message")
+        || (line.len() >= 10 && line.bytes().all(|b| b == b'_' || b == b'-'))
+        || line.starts_with(crate::armor::BEGIN)
+        || (lower.starts_with("on ") && lower.ends_with(" wrote:"))
+        || lower.starts_with(crate::compose::MARKER)
 }
 
 /// Nesting limit for forwarded messages (mail-parser has its own as well).
@@ -496,6 +575,68 @@ Content-Type: text/plain; charset=iso-8859-1\r\nContent-Transfer-Encoding: 8bit\
             extract_logs(eml.as_bytes(), LIMIT).unwrap(),
             vec![LOG.to_vec()]
         );
+    }
+
+    #[test]
+    fn a_persons_note_and_what_is_not_one() {
+        let forward = |note: &str, extra_headers: &str| {
+            format!(
+                "From: Ben <ben@x.example>\r\nSubject: Fwd: a game\r\n{extra_headers}\
+                 Content-Type: multipart/mixed; boundary=\"o\"\r\n\r\n--o\r\n\
+                 Content-Type: text/plain\r\n\r\n{note}\r\n--o\r\n\
+                 Content-Type: message/rfc822\r\n\r\nSubject: [starry] x\r\n\
+                 X-Starry-Log: g.jsonl\r\n\r\nIt is your turn.\r\n\r\n--o--\r\n"
+            )
+            .into_bytes()
+        };
+        assert_eq!(
+            personal_note(&forward("Here it is,\r\n\r\nyour move!", "")).as_deref(),
+            Some("Here it is, your move!")
+        );
+        // A forward with nothing of its own, and what follows the markers
+        // of quoted or forwarded text, a signature, or an armored log.
+        assert_eq!(personal_note(&forward("", "")), None);
+        for tail in [
+            "---------- Forwarded message ---------\r\nFrom: Anna",
+            "-------- Forwarded Message --------\r\nSubject: x",
+            "-----Original Message-----\r\nFrom: Anna",
+            "Begin forwarded message:\r\n\r\nFrom: Anna",
+            "On Monday, Anna wrote:\r\n> It is your turn",
+            "-- \r\nBen's signature",
+            "-----BEGIN STARRY LOG-----\r\nAAAA",
+            "> quoted only",
+        ] {
+            assert_eq!(personal_note(&forward(tail, "")), None, "{tail}");
+            assert_eq!(
+                personal_note(&forward(&format!("Hi!\r\n{tail}"), "")).as_deref(),
+                Some("Hi!"),
+                "{tail}"
+            );
+        }
+        // A mail starry wrote holds no person's note, even with text.
+        assert_eq!(
+            personal_note(&forward("Hi", "X-Starry-Log: g.jsonl\r\n")),
+            None
+        );
+        assert_eq!(
+            personal_note(&forward("Hi", "User-Agent: starry/0.9\r\n")),
+            None
+        );
+        assert!(
+            headers(&forward("Hi", "X-Starry-Log: g.jsonl\r\n"))
+                .unwrap()
+                .starry_made
+        );
+        assert!(!headers(&forward("Hi", "")).unwrap().starry_made);
+        // Cut, and made one safe line.
+        let long = format!("\u{1b}[2J{}", "word ".repeat(200));
+        let note = personal_note(&forward(&long, "")).unwrap();
+        assert!(
+            note.chars().count() <= NOTE_CHARS + 12 && note.ends_with('…'),
+            "{note}"
+        );
+        assert!(!note.contains('\u{1b}'), "{note}");
+        assert_eq!(personal_note(b"just text, no mail"), None);
     }
 
     #[test]
