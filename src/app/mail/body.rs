@@ -495,13 +495,14 @@ fn text_of(blocks: &[Block]) -> String {
         if matches!(block, Block::Picture { .. }) {
             continue;
         }
-        let tight = match (prev, block) {
-            (None | Some(Block::Heading(_)), _) => true,
-            (Some(Block::Step { .. } | Block::Hint(_)), Block::Step { .. } | Block::Hint(_)) => {
-                true
-            }
-            _ => false,
-        };
+        let tight = matches!(
+            (prev, block),
+            (None | Some(Block::Heading(_)), _)
+                | (
+                    Some(Block::Step { .. } | Block::Hint(_)),
+                    Block::Step { .. } | Block::Hint(_)
+                )
+        );
         if !tight {
             t.push('\n');
         }
