@@ -350,8 +350,12 @@ fn the_turn_mail_late_in_a_five_player_game_is_small() {
     assert_eq!(full.mail.references, s.mail.references);
     assert!(full.file_size > s.file_size + 20_000);
     assert_eq!(full.bytes, full.file_size);
+    // Well under the earlier design's 165 KB: under a third of it until
+    // the HTML part came to carry the whole text as the text part does
+    // (spam filters score an HTML part whose words differ, docs/mail.md),
+    // which adds about 10 KB here; now under three eighths.
     assert!(
-        s.file_size < 160_000 / 3,
+        s.file_size < 165_000 * 3 / 8,
         "the turn mail is {} bytes (PNG {png})",
         s.file_size
     );

@@ -62,6 +62,8 @@ mod mail_game;
 mod mail_imap;
 #[path = "mail_ingest.rs"]
 mod mail_ingest;
+#[path = "mail_spam.rs"]
+mod mail_spam;
 #[path = "mail_transport.rs"]
 mod mail_transport;
 #[path = "man_completions.rs"]

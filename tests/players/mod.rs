@@ -334,9 +334,10 @@ pub struct Mail {
 /// The exact MIME structure of a turn mail with the board drawn.
 pub const TREE_WITH_BOARD: &str = "multipart/mixed[multipart/alternative[text/plain,\
 multipart/related[text/html,image/png]],application/x-ndjson]";
-/// The same before the setup is complete (no board to draw yet).
-pub const TREE_WITHOUT_BOARD: &str = "multipart/mixed[multipart/alternative[text/plain,multipart/related[text/html]],\
-application/x-ndjson]";
+/// The same before the setup is complete (no board to draw yet): no
+/// multipart/related around the HTML alone.
+pub const TREE_WITHOUT_BOARD: &str =
+    "multipart/mixed[multipart/alternative[text/plain,text/html],application/x-ndjson]";
 
 fn message_ids(h: &mail_parser::HeaderValue) -> Vec<String> {
     use mail_parser::HeaderValue;

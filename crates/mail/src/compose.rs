@@ -4,11 +4,15 @@
 //! multipart/mixed
 //! ├── multipart/alternative
 //! │   ├── text/plain                the text the caller wrote
-//! │   └── multipart/related         (when there is an HTML part)
+//! │   └── multipart/related         (when there is a picture)
 //! │       ├── text/html             refers to the picture as cid:board…
 //! │       └── image/png             the board, inline
 //! └── application/x-ndjson          the log (or the entries the recipient lacks)
 //! ```
+//!
+//! Without a picture, the `text/html` part stands in the
+//! `multipart/alternative` itself; without an HTML part, the `text/plain`
+//! part stands in the `multipart/mixed`.
 //!
 //! The log travels once, as the attachment. (Older mails also carried it
 //! armored at the end of the text; `starry ingest` still reads those.)
@@ -176,30 +180,7 @@ pub fn compose(m: &TurnMail) -> Result<Message, MailError> {
             format!("<{}.starry@{}>", hex::encode(id), from.email.domain())
         }
     };
-    let marker = marker_line(file_name);
-    let plain = SinglePart::plain(format!(
-        "{}\n\n-- \n{marker}\n",
-        text::terminal(&m.body_text).trim_end()
-    ));
-    let body = match &m.body_html {
-        None => MultiPart::alternative().singlepart(plain),
-        Some(html) => {
-            let html = with_marker(&text::terminal(html), &marker);
-            let mut related = MultiPart::related().singlepart(SinglePart::html(html));
-            if let Some(png) = &m.picture {
-                let cid = message_id_part(&m.picture_id)?;
-                let png_type = ContentType::parse("image/png")
-                    .map_err(|e| MailError::Build(format!("content type: {e}")))?;
-                related = related.singlepart(
-                    Attachment::new_inline_with_name(cid.to_string(), "board.png".into())
-                        .body(png.clone(), png_type),
-                );
-            }
-            MultiPart::alternative()
-                .singlepart(plain)
-                .multipart(related)
-        }
-    };
+    let body = body_part(m, &marker_line(file_name))?;
     let mut builder = Message::builder()
         .message_id(Some(message_id))
         .from(from)
@@ -226,8 +207,12 @@ pub fn compose(m: &TurnMail) -> Result<Message, MailError> {
             .collect::<Result<Vec<_>, _>>()?;
         builder = builder.references(all.join(" "));
     }
+    let mixed = match body {
+        Part::Single(text) => MultiPart::mixed().singlepart(text),
+        Part::Multi(alternative) => MultiPart::mixed().multipart(alternative),
+    };
     builder
-        .multipart(MultiPart::mixed().multipart(body).singlepart(attachment))
+        .multipart(mixed.singlepart(attachment))
         .map_err(|e| MailError::Build(e.to_string()))
 }
 
@@ -255,6 +240,59 @@ fn with_marker(html: &str, marker: &str) -> String {
         Some(at) => format!("{}{paragraph}{}", &html[..at], &html[at..]),
         None => format!("{html}\n{paragraph}"),
     }
+}
+
+/// The body of a mail, before the attachment.
+enum Part {
+    Single(SinglePart),
+    Multi(MultiPart),
+}
+
+/// The body: the text part alone when there is no HTML; else the text and
+/// the HTML as `multipart/alternative`, the HTML inside
+/// `multipart/related` with the picture only when there is a picture — a
+/// `multipart/related` holding nothing but the HTML is no structure any
+/// mail program expects. A picture the HTML does not show (no
+/// `cid:PICTURE-ID` in it) would arrive as a nameless attachment: refused.
+fn body_part(m: &TurnMail, marker: &str) -> Result<Part, MailError> {
+    let plain = SinglePart::plain(format!(
+        "{}\n\n-- \n{marker}\n",
+        text::terminal(&m.body_text).trim_end()
+    ));
+    let Some(html) = &m.body_html else {
+        if m.picture.is_some() {
+            return Err(MailError::Build(
+                "a picture needs an HTML part that shows it".into(),
+            ));
+        }
+        return Ok(Part::Single(plain));
+    };
+    let html_part = SinglePart::html(with_marker(&text::terminal(html), marker));
+    let Some(png) = &m.picture else {
+        return Ok(Part::Multi(
+            MultiPart::alternative()
+                .singlepart(plain)
+                .singlepart(html_part),
+        ));
+    };
+    let cid = message_id_part(&m.picture_id)?;
+    if !html.contains(&format!("cid:{cid}")) {
+        return Err(MailError::Build(format!(
+            "the HTML part does not show the picture `{}` (no `cid:` refers to it)",
+            text::excerpt(cid)
+        )));
+    }
+    let png_type = ContentType::parse("image/png")
+        .map_err(|e| MailError::Build(format!("content type: {e}")))?;
+    let related = MultiPart::related().singlepart(html_part).singlepart(
+        Attachment::new_inline_with_name(cid.to_string(), "board.png".into())
+            .body(png.clone(), png_type),
+    );
+    Ok(Part::Multi(
+        MultiPart::alternative()
+            .singlepart(plain)
+            .multipart(related),
+    ))
 }
 
 /// A Message-ID or Content-ID without its angle brackets: `local@domain`
@@ -500,6 +538,80 @@ mod tests {
         assert_eq!(to, format!("{}…", "é".repeat(63)));
         assert_eq!(display_name("  Anna  "), "Anna");
         assert_eq!(display_name(&"a".repeat(64)), "a".repeat(64));
+    }
+
+    /// The MIME structure of a wire-form mail as mail_parser reads it, e.g.
+    /// `multipart/mixed[text/plain,application/x-ndjson]`.
+    fn tree(eml: &[u8]) -> String {
+        fn walk(m: &mail_parser::Message, id: usize) -> String {
+            use mail_parser::MimeHeaders;
+            let part = &m.parts[id];
+            let ty = part.content_type().map_or("text/plain".into(), |c| {
+                format!("{}/{}", c.ctype(), c.subtype().unwrap_or_default())
+            });
+            match &part.body {
+                mail_parser::PartType::Multipart(children) => format!(
+                    "{ty}[{}]",
+                    children
+                        .iter()
+                        .map(|&c| walk(m, c as usize))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+                _ => ty,
+            }
+        }
+        walk(
+            &mail_parser::MessageParser::default().parse(eml).unwrap(),
+            0,
+        )
+    }
+
+    #[test]
+    fn multipart_related_only_around_a_picture_the_html_shows() {
+        // No HTML: the text stands in the mixed part on its own.
+        let eml = to_eml(&compose(&sample()).unwrap());
+        assert_eq!(
+            tree(&eml),
+            "multipart/mixed[text/plain,application/x-ndjson]"
+        );
+        // HTML without a picture: text and HTML are the two alternatives,
+        // with no multipart/related around the HTML alone.
+        let mut m = sample();
+        m.body_html = Some("<p>Bob, it is your turn.</p>".into());
+        let eml = to_eml(&compose(&m).unwrap());
+        assert_eq!(
+            tree(&eml),
+            "multipart/mixed[multipart/alternative[text/plain,text/html],application/x-ndjson]"
+        );
+        // HTML showing the picture: the two in multipart/related, the
+        // picture inline under the Content-ID the HTML refers to.
+        m.picture_id = "board.1a2b.3@example.org".into();
+        m.picture = Some(b"\x89PNG\r\n\x1a\n".to_vec());
+        m.body_html = Some("<p><img src=\"cid:board.1a2b.3@example.org\"></p>".into());
+        let eml = to_eml(&compose(&m).unwrap());
+        assert_eq!(
+            tree(&eml),
+            "multipart/mixed[multipart/alternative[text/plain,\
+             multipart/related[text/html,image/png]],application/x-ndjson]"
+        );
+        let parsed = mail_parser::MessageParser::default().parse(&eml).unwrap();
+        let png = parsed
+            .parts
+            .iter()
+            .find(|p| mail_parser::MimeHeaders::is_content_type(*p, "image", "png"))
+            .unwrap();
+        assert_eq!(
+            mail_parser::MimeHeaders::content_id(png),
+            Some("board.1a2b.3@example.org")
+        );
+        assert_eq!(extract_logs(&eml, 1 << 20).unwrap(), vec![m.log.clone()]);
+        // A picture that nothing shows would arrive as a nameless
+        // attachment: refused, with or without an HTML part.
+        m.body_html = Some("<p>no picture here</p>".into());
+        assert!(matches!(compose(&m).unwrap_err(), MailError::Build(_)));
+        m.body_html = None;
+        assert!(matches!(compose(&m).unwrap_err(), MailError::Build(_)));
     }
 
     #[test]

@@ -1,5 +1,10 @@
-//! The parts of a turn mail's body: its first lines, the text part with
-//! its steps, the HTML part, and the public view they share.
+//! The body of a turn mail: its first lines, the steps, and the public
+//! view, as a list of [`Block`]s that the text part and the HTML part both
+//! write out. The two carry the same words — the HTML adds only the
+//! picture, whose content the view in words gives too — so that a spam
+//! filter comparing them (SpamAssassin's `MPART_ALT_DIFF_COUNT`) finds no
+//! difference, and the HTML is never a picture with a few words beside it
+//! (`HTML_IMAGE_ONLY_*`).
 
 use crate::text::wrap;
 
@@ -117,17 +122,16 @@ fn about_starry<G: Game>(r: &Replay<G>) -> String {
         "{} invites you to a game of {title} by e-mail. starry is the program that plays it: \
          every move is an entry in a log, signed by its player and chained to the entries \
          before it by their hashes, and every player's program checks every entry itself, so \
-         there is nothing and nobody to trust — no server, and not the other players either.\n{}",
+         there is nothing and nobody to trust — no server, and not the other players either.",
         r.name(0),
-        computers_text(r)
     )
 }
 
 /// What an invited player must know of the computer seats (the genesis
 /// names each one's operator, docs/protocol.md section 3.4): their
 /// operator sees what they hold face down and signs their moves, so a
-/// computer is no independent player.
-fn computers_text<G: Game>(r: &Replay<G>) -> String {
+/// computer is no independent player. One paragraph each.
+fn computers_text<G: Game>(r: &Replay<G>) -> Vec<String> {
     (0..r.seat_count())
         .filter(|&s| r.operator_of(s) != s)
         .map(|s| {
@@ -135,20 +139,128 @@ fn computers_text<G: Game>(r: &Replay<G>) -> String {
             format!(
                 "{} (seat {s}) is a computer that {op}'s machine plays: {op} can see its \
                  face-down tokens and signs its moves, so it plays on {op}'s side, not as a \
-                 player of its own.\n",
+                 player of its own.",
                 r.name(s)
             )
         })
         .collect()
 }
 
-/// Writes step `n` of "What to do now": its text as a paragraph, then the
-/// command to run, if any, indented on a line of its own.
-fn step(t: &mut String, n: &mut u32, what: &str, command: Option<&str>) {
-    *n += 1;
-    t.push_str(&wrap(&format!("{n}. {what}\n"), WIDTH, "   "));
-    if let Some(c) = command {
-        t.push_str(&format!("     {c}\n"));
+/// One piece of a mail's body, written out alike as text and as HTML.
+enum Block {
+    /// A paragraph; `strong` for the first lines, which say what is asked.
+    Para { text: String, strong: bool },
+    /// A heading, underlined in the text.
+    Heading(String),
+    /// A line, then lines under it (what happened since the recipient's
+    /// last entry, one line per entry).
+    List { head: String, items: Vec<String> },
+    /// Step `n` of "What to do now": its text, then the command to run, if
+    /// any, on a line of its own.
+    Step {
+        n: u32,
+        what: String,
+        command: Option<String>,
+    },
+    /// A remark on the step before it (how a move is written).
+    Hint(String),
+    /// Lines kept exactly as they are (the public view).
+    Pre(String),
+    /// The board picture, in the HTML only: both parts show the same game
+    /// in words ([`Block::Pre`]).
+    Picture { cid: String, alt: String },
+}
+
+/// A plain paragraph.
+fn para(text: String) -> Block {
+    Block::Para {
+        text,
+        strong: false,
+    }
+}
+
+/// The body of the mail to `to`, block by block: what is asked, the
+/// greeting (and, in an invitation, what starry is), what happened since
+/// the recipient's last entry, the picture, the steps, and the game now.
+fn blocks<G: Game>(about: &About<'_, G>, to: &Recipient<'_>) -> Vec<Block> {
+    let (r, id16) = (about.r, about.id16);
+    let mut b: Vec<Block> = headline(r, id16, to.seat, to.role, about.how)
+        .into_iter()
+        .map(|text| Block::Para { text, strong: true })
+        .collect();
+    b.push(para(format!(
+        "Hello {},",
+        text::inline(&r.genesis.seats[to.seat].name)
+    )));
+    let invited = to.role == Role::Act(Action::Join);
+    if invited {
+        b.push(para(about_starry(r)));
+        b.extend(computers_text(r).into_iter().map(para));
+    }
+    if !to.since.is_empty() {
+        b.push(since_list(to.since, id16));
+    }
+    match about.picture {
+        Picture::Drawn(_) => b.push(Block::Picture {
+            cid: about.thread.picture_id(r.len() - 1),
+            alt: format!("The game after entry {}, as everybody sees it", r.len() - 1),
+        }),
+        Picture::Failed(why) => b.push(para(no_picture(why, id16))),
+        Picture::NoBoard => {}
+    }
+    b.push(Block::Heading("What to do now".into()));
+    let mut steps = Steps { b, n: 0 };
+    if invited {
+        install_steps(&mut steps, r, to.seat);
+    }
+    take_in_steps(&mut steps, &to.log_name);
+    match to.role {
+        Role::Act(a) => act_steps(&mut steps, r, id16, a),
+        Role::Info => {}
+        Role::Over => over_steps(&mut steps, r, id16, to.seat),
+    }
+    let mut b = steps.b;
+    game_now(&mut b, about, to);
+    b
+}
+
+/// "Since your last entry:" and one line per entry: the latest
+/// [`history::SINCE_MAX`], after a pointer to `starry history` for the
+/// others.
+fn since_list(since: &[history::Event], id16: &str) -> Block {
+    let skip = since.len().saturating_sub(history::SINCE_MAX);
+    let mut items = Vec::new();
+    if skip > 0 {
+        items.push(format!(
+            "({skip} earlier entries: `starry history {id16}` tells them all)"
+        ));
+    }
+    items.extend(
+        since[skip..]
+            .iter()
+            .map(|e| format!("{:>3}. {}", e.entry, text::inline(&e.text))),
+    );
+    Block::List {
+        head: "Since your last entry:".into(),
+        items,
+    }
+}
+
+/// The steps of "What to do now", numbered as they come.
+struct Steps {
+    b: Vec<Block>,
+    n: u32,
+}
+
+impl Steps {
+    /// The next step: what to do, and the command that does it, if any.
+    fn step(&mut self, what: &str, command: Option<&str>) {
+        self.n += 1;
+        self.b.push(Block::Step {
+            n: self.n,
+            what: what.to_string(),
+            command: command.map(str::to_string),
+        });
     }
 }
 
@@ -157,48 +269,10 @@ fn no_picture(why: &str, id16: &str) -> String {
     format!("The board picture could not be drawn: {why}; `starry view {id16}` shows it.")
 }
 
-/// The text part. Names and summaries come from the log and are made
-/// [`text::inline`] where they are inserted, so none can fake a line of the
-/// instructions; compose makes the whole text [`text::terminal`].
-pub(super) fn body_text<G: Game>(about: &About<'_, G>, to: &Recipient<'_>) -> String {
-    let r = about.r;
-    let mut t = String::new();
-    for line in headline(r, about.id16, to.seat, to.role, about.how) {
-        t.push_str(&wrap(&format!("{line}\n"), WIDTH, ""));
-        t.push('\n');
-    }
-    t.push_str(&format!(
-        "Hello {},\n\n",
-        text::inline(&r.genesis.seats[to.seat].name)
-    ));
-    let invited = to.role == Role::Act(Action::Join);
-    if invited {
-        t.push_str(&wrap(&about_starry(r), WIDTH, ""));
-        t.push('\n');
-    }
-    t.push_str(&history::since_text(to.since, about.id16));
-    t.push_str("\nWhat to do now\n--------------\n");
-    let mut n = 0;
-    if invited {
-        install_steps(&mut t, &mut n, r, to.seat);
-    }
-    take_in_steps(&mut t, &mut n, &to.log_name);
-    match to.role {
-        Role::Act(a) => act_steps(&mut t, &mut n, r, about.id16, a),
-        Role::Info => {}
-        Role::Over => over_steps(&mut t, &mut n, r, about.id16, to.seat),
-    }
-    t.push('\n');
-    t.push_str(&game_now_text(about, to));
-    t
-}
-
 /// The first steps of an invited player: install starry, and create the
 /// identity their seat asks for (or use the one it is pinned to).
-fn install_steps<G: Game>(t: &mut String, n: &mut u32, r: &Replay<G>, seat: Seat) {
-    step(
-        t,
-        n,
+fn install_steps<G: Game>(s: &mut Steps, r: &Replay<G>, seat: Seat) {
+    s.step(
         &format!(
             "Install starry, once. It is installed from a copy of its source code (ask {} \
              where to get one) with cargo, which comes with Rust (see rustup.rs): in the \
@@ -208,17 +282,13 @@ fn install_steps<G: Game>(t: &mut String, n: &mut u32, r: &Replay<G>, seat: Seat
         Some("cargo install --path . --locked"),
     );
     match &r.genesis.seats[seat].key {
-        None => step(
-            t,
-            n,
+        None => s.step(
             "Create your starry identity, once: your name, your address and the key that \
              signs your entries, kept in your starry directory ($STARRY_HOME, by default \
              ~/.config/starry). Skip this if you have one already.",
             Some(&id_new_command(r, seat)),
         ),
-        Some(key) => step(
-            t,
-            n,
+        Some(key) => s.step(
             &format!(
                 "Your seat is pinned to the starry key {}: use the identity that holds it \
                  (`starry id show` shows your key).",
@@ -230,19 +300,15 @@ fn install_steps<G: Game>(t: &mut String, n: &mut u32, r: &Replay<G>, seat: Seat
 }
 
 /// The steps of every recipient: save the attached log, and take it in.
-fn take_in_steps(t: &mut String, n: &mut u32, log_name: &str) {
-    step(
-        t,
-        n,
+fn take_in_steps(s: &mut Steps, log_name: &str) {
+    s.step(
         &format!(
             "Save the attached file {log_name}, or this whole mail as a file, say turn.eml \
              (in most mail programs: \"Save as\", \"Download message\" or \"Show original\")."
         ),
         None,
     );
-    step(
-        t,
-        n,
+    s.step(
         "Take it in. This verifies every entry and brings your copy of the game up to date; it \
          refuses anything that does not continue your copy:",
         Some(&format!("starry ingest {log_name}      (or turn.eml)")),
@@ -250,10 +316,8 @@ fn take_in_steps(t: &mut String, n: &mut u32, log_name: &str) {
 }
 
 /// The steps of the player who must act: look, then do `a` and mail on.
-fn act_steps<G: Game>(t: &mut String, n: &mut u32, r: &Replay<G>, id16: &str, a: Action) {
-    step(
-        t,
-        n,
+fn act_steps<G: Game>(s: &mut Steps, r: &Replay<G>, id16: &str, a: Action) {
+    s.step(
         &format!(
             "Look at the game{}:",
             if hides::<G>() {
@@ -264,9 +328,7 @@ fn act_steps<G: Game>(t: &mut String, n: &mut u32, r: &Replay<G>, id16: &str, a:
         ),
         Some(&format!("starry view {id16}")),
     );
-    step(
-        t,
-        n,
+    s.step(
         &format!(
             "{} and mail the log on, in one command:",
             match a {
@@ -280,18 +342,16 @@ fn act_steps<G: Game>(t: &mut String, n: &mut u32, r: &Replay<G>, id16: &str, a:
         Some(&next_command(r, a, id16)),
     );
     if a == Action::Move {
-        t.push_str(&wrap(&format!("   {}\n", move_hint(r).1), WIDTH, "   "));
+        s.b.push(Block::Hint(move_hint(r).1));
     }
 }
 
 /// The steps after the end for the player at `seat`: answer the claims
 /// that placed them last, countersign, wait for the mail that names them,
 /// or nothing.
-fn over_steps<G: Game>(t: &mut String, n: &mut u32, r: &Replay<G>, id16: &str, seat: Seat) {
+fn over_steps<G: Game>(s: &mut Steps, r: &Replay<G>, id16: &str, seat: Seat) {
     if let Some(k) = clock::late_answer_at(r, seat) {
-        step(
-            t,
-            n,
+        s.step(
             &format!(
                 "Answer: the others claimed that you had stopped answering, but your move \
                  still wins against the claims, however late, until you countersign. It is \
@@ -306,9 +366,7 @@ fn over_steps<G: Game>(t: &mut String, n: &mut u32, r: &Replay<G>, id16: &str, s
     let when = first_or_next(r);
     let cmd = next_command(r, Action::Over, id16);
     match next_countersigner(r) {
-        Some(x) if x == seat => step(
-            t,
-            n,
+        Some(x) if x == seat => s.step(
             &format!(
                 "If you agree with the result, countersign it now. You countersign \
                  {when}: the others wait for your countersignature, so that no two are \
@@ -316,9 +374,7 @@ fn over_steps<G: Game>(t: &mut String, n: &mut u32, r: &Replay<G>, id16: &str, s
             ),
             Some(&cmd),
         ),
-        Some(x) if !r.countersigned.contains(&seat) => step(
-            t,
-            n,
+        Some(x) if !r.countersigned.contains(&seat) => s.step(
             &format!(
                 "Wait: {} countersigns {when}, and the mail of each countersignature \
                  names the player who countersigns after it, one at a time, so that no \
@@ -331,59 +387,75 @@ fn over_steps<G: Game>(t: &mut String, n: &mut u32, r: &Replay<G>, id16: &str, s
             ),
             Some(&cmd),
         ),
-        Some(x) => step(
-            t,
-            n,
+        Some(x) => s.step(
             &format!(
                 "Nothing more: you have countersigned, and {} countersigns {when}.",
                 r.name(x)
             ),
             None,
         ),
-        None => step(
-            t,
-            n,
+        None => s.step(
             "Nothing more: every player has countersigned the result.",
             None,
         ),
     }
 }
 
-/// The end of the text part: where the copy of the game is, the picture
-/// that could not be drawn, the game as everybody sees it, and what the
-/// attachment holds.
-fn game_now_text<G: Game>(about: &About<'_, G>, to: &Recipient<'_>) -> String {
+/// The end of the body: where the copy of the game is, the game as
+/// everybody sees it, and what the attachment holds.
+fn game_now<G: Game>(b: &mut Vec<Block>, about: &About<'_, G>, to: &Recipient<'_>) {
     let id16 = about.id16;
-    let mut t = wrap(
-        &format!(
-            "({id16} names your copy of the game in $STARRY_HOME/games/; for a copy \
-             elsewhere, give its path, and `--into FILE` to `starry ingest`.)\n"
-        ),
-        WIDTH,
-        "",
-    );
-    if let Picture::Failed(why) = about.picture {
-        t.push('\n');
-        t.push_str(&wrap(&format!("{}\n", no_picture(why, id16)), WIDTH, ""));
-    }
-    t.push_str(&wrap(
+    b.push(para(format!(
+        "({id16} names your copy of the game in $STARRY_HOME/games/; for a copy elsewhere, \
+         give its path, and `--into FILE` to `starry ingest`.)"
+    )));
+    b.push(para(
         if hides::<G>() {
-            "\nThe game now, as everybody sees it (this mail knows nobody's secrets, so \
-             your face-down tokens are hidden too; `starry view` shows them):\n"
+            "The game now, as everybody sees it (this mail knows nobody's secrets, so your \
+             face-down tokens are hidden too; `starry view` shows them):"
         } else {
-            "\nThe game now:\n"
-        },
-        WIDTH,
-        "",
+            "The game now:"
+        }
+        .into(),
     ));
-    t.push('\n');
-    t.push_str(about.public.trim_end());
-    t.push_str("\n\n");
-    t.push_str(&wrap(
-        &carried(about.r, to.from_entry, &to.log_name),
-        WIDTH,
-        "",
-    ));
+    b.push(Block::Pre(about.public.trim_end().to_string()));
+    b.push(para(carried(about.r, to.from_entry, &to.log_name)));
+    b.push(para(why_this_mail(about.r, id16, to)));
+}
+
+/// Why the recipient gets this mail, and where it comes from: a stranger
+/// invited to a game asks first, and a mail that says so is no mail to
+/// report as spam. An invitation also says how to decline, a report why
+/// reports come.
+fn why_this_mail<G: Game>(r: &Replay<G>, id16: &str, to: &Recipient<'_>) -> String {
+    let title = history::title(G::NAME);
+    let id8 = &id16[..8];
+    let game = if to.seat == 0 {
+        format!("you created {title} {id8}")
+    } else {
+        format!(
+            "{} <{}> seated you in {title} {id8}",
+            r.name(0),
+            text::inline(&r.genesis.seats[0].email)
+        )
+    };
+    let mut t = format!(
+        "Why this mail: {game}, a game played by e-mail with starry, at the address {}. Each \
+         mail of the game comes from the program of the player who wrote its latest entry, not \
+         from a server, and the mails stop once every player has countersigned the result.",
+        text::inline(&r.genesis.seats[to.seat].email)
+    );
+    match to.role {
+        Role::Act(Action::Join) => t.push_str(
+            " If you do not want to play, reply and say so: the game cannot start without you.",
+        ),
+        Role::Info => t.push_str(
+            " A short report like this one goes to the players who asked, when they joined, \
+             for a mail about every entry (`starry join --notify turn` asks for turns only), \
+             and to everyone when the sender chose `starry mail --to-all`.",
+        ),
+        _ => {}
+    }
     t
 }
 
@@ -396,113 +468,147 @@ fn hides<G: Game>() -> bool {
 fn carried<G: Game>(r: &Replay<G>, from_entry: usize, log_name: &str) -> String {
     let last = r.len() - 1;
     if from_entry == 0 {
-        format!("The attached {log_name} is the whole log (entries 0 to {last}).\n")
+        format!("The attached {log_name} is the whole log (entries 0 to {last}).")
     } else {
         format!(
             "The attached {log_name} holds entries {from_entry} to {last}: those written since \
              your last entry, which your copy lacks. If `starry ingest` says that it needs a \
-             full copy, ask the sender to run `starry mail GAME --full`.\n"
+             full copy, ask the sender to run `starry mail GAME --full`."
         )
     }
 }
 
-/// The HTML part: the same as the text, with the board drawn (the PNG
-/// travels inline in the mail, `cid:`, since many mail programs show no
-/// SVG). Everything from the log is escaped; no style sheet, no script, no
-/// remote image.
-pub(super) fn body_html<G: Game>(about: &About<'_, G>, to: &Recipient<'_>) -> String {
-    use crate::picture::esc;
-    let (r, id16) = (about.r, about.id16);
-    let mut h = String::from(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n\
-         <body style=\"font-family:'DejaVu Sans',Verdana,sans-serif;color:#1a1a1a\">\n",
-    );
-    for line in headline(r, id16, to.seat, to.role, about.how) {
-        h.push_str(&format!("<p><strong>{}</strong></p>\n", esc(&line)));
-    }
-    h.push_str(&format!(
-        "<p>Hello {},</p>\n",
-        esc(&r.genesis.seats[to.seat].name)
-    ));
-    let invited = to.role == Role::Act(Action::Join);
-    if invited {
-        h.push_str(&format!("<p>{}</p>\n", esc(about_starry(r).trim_end())));
-    }
-    if !to.since.is_empty() {
-        h.push_str("<p>Since your last entry:</p>\n<ol>\n");
-        let skip = to.since.len().saturating_sub(history::SINCE_MAX);
-        for e in &to.since[skip..] {
-            h.push_str(&format!(
-                "<li value=\"{}\">{}</li>\n",
-                e.entry,
-                esc(&e.text)
-            ));
-        }
-        h.push_str("</ol>\n");
-    }
-    match about.picture {
-        Picture::Drawn(_) => h.push_str(&format!(
-            "<p><img src=\"cid:{}\" alt=\"The game after entry {}, as everybody sees it\" \
-             style=\"max-width:100%\"></p>\n",
-            esc(&about.thread.picture_id(r.len() - 1)),
-            r.len() - 1
-        )),
-        Picture::Failed(why) => {
-            h.push_str(&format!("<p>{}</p>\n", esc(&no_picture(why, id16))));
-        }
-        Picture::NoBoard => {}
-    }
-    let commands = html_commands(about, to);
-    if !commands.is_empty() {
-        h.push_str(&format!(
-            "<p>{}</p>\n<pre>{}</pre>\n",
-            if invited {
-                "Install starry and create your identity once (the text part of this mail says \
-                 how), then take in the attached log and join:"
-            } else {
-                "Take in the attached log, then act:"
-            },
-            commands
-                .iter()
-                .map(|c| esc(c))
-                .collect::<Vec<_>>()
-                .join("\n")
-        ));
-    }
-    h.push_str(
-        "<p style=\"color:#555\">The text part of this mail has the position in words and \
-         every step; the attached file is the log.</p>\n</body></html>\n",
-    );
-    h
+/// The text part: [`blocks`] wrapped at [`WIDTH`]. Names and summaries
+/// come from the log and are made [`text::inline`] where they are
+/// inserted, so none can fake a line of the instructions; compose makes
+/// the whole text [`text::terminal`].
+pub(super) fn body_text<G: Game>(about: &About<'_, G>, to: &Recipient<'_>) -> String {
+    text_of(&blocks(about, to))
 }
 
-/// The commands of the HTML part, in the order the text part's steps give
-/// them; none for a recipient who has nothing to do.
-fn html_commands<G: Game>(about: &About<'_, G>, to: &Recipient<'_>) -> Vec<String> {
-    let (r, id16, seat) = (about.r, about.id16, to.seat);
-    let mut commands = Vec::new();
-    if to.role == Role::Act(Action::Join) {
-        commands.push("cargo install --path . --locked".to_string());
-        if r.genesis.seats[seat].key.is_none() {
-            commands.push(id_new_command(r, seat));
+/// `blocks` as text: a blank line between two blocks, but none under a
+/// heading nor between the steps; no picture.
+fn text_of(blocks: &[Block]) -> String {
+    let mut t = String::new();
+    let mut prev: Option<&Block> = None;
+    for block in blocks {
+        if matches!(block, Block::Picture { .. }) {
+            continue;
+        }
+        let tight = matches!(
+            (prev, block),
+            (None | Some(Block::Heading(_)), _)
+                | (
+                    Some(Block::Step { .. } | Block::Hint(_)),
+                    Block::Step { .. } | Block::Hint(_)
+                )
+        );
+        if !tight {
+            t.push('\n');
+        }
+        prev = Some(block);
+        match block {
+            Block::Para { text, .. } => t.push_str(&wrap(&format!("{text}\n"), WIDTH, "")),
+            Block::Heading(h) => t.push_str(&format!("{h}\n{}\n", "-".repeat(h.chars().count()))),
+            Block::List { head, items } => {
+                t.push_str(&format!("{head}\n"));
+                for item in items {
+                    t.push_str(&wrap(&format!("  {item}\n"), 80, "       "));
+                }
+            }
+            Block::Step { n, what, command } => {
+                t.push_str(&wrap(&format!("{n}. {what}\n"), WIDTH, "   "));
+                if let Some(c) = command {
+                    t.push_str(&format!("     {c}\n"));
+                }
+            }
+            Block::Hint(h) => t.push_str(&wrap(&format!("   {h}\n"), WIDTH, "   ")),
+            Block::Pre(p) => t.push_str(&format!("{p}\n")),
+            Block::Picture { .. } => {}
         }
     }
-    commands.push(format!("starry ingest {}", to.log_name));
-    match to.role {
-        Role::Act(a) => {
-            commands.push(format!("starry view {id16}"));
-            commands.push(next_command(r, a, id16));
+    t
+}
+
+/// The HTML part: the same blocks, with the board drawn (the PNG travels
+/// inline in the mail, `cid:`, since many mail programs show no SVG).
+/// Everything from the log is escaped; no style sheet, no script, no
+/// remote image.
+pub(super) fn body_html<G: Game>(about: &About<'_, G>, to: &Recipient<'_>) -> String {
+    html_of(&blocks(about, to))
+}
+
+/// `blocks` as an HTML document, styled inline as mail programs require
+/// (several drop a style sheet): readable on a phone, each command in a
+/// box of its own that wraps rather than running off the screen, the view
+/// kept as drawn and scrolled sideways when it is wider than the screen.
+fn html_of(blocks: &[Block]) -> String {
+    use crate::picture::esc;
+    const P: &str = "<p style=\"margin:0 0 12px\">";
+    const MONO: &str = "font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:13px";
+    let command = format!(
+        "<pre style=\"{MONO};margin:4px 0 12px 24px;padding:6px 10px;background:#f1f3f5;\
+         border-radius:4px;white-space:pre-wrap;overflow-wrap:anywhere\">"
+    );
+    let view = format!(
+        "<pre style=\"{MONO};margin:0 0 12px;padding:8px 10px;background:#f8f9fa;\
+         border:1px solid #dee2e6;border-radius:4px;overflow-x:auto\">"
+    );
+    let mut h = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"></head>\n\
+         <body style=\"margin:0;padding:16px;font-family:'DejaVu Sans',Verdana,sans-serif;\
+         font-size:15px;line-height:1.45;color:#1a1a1a;background:#ffffff\">\n\
+         <div style=\"max-width:46em\">\n",
+    );
+    for block in blocks {
+        match block {
+            Block::Para { text, strong: true } => {
+                h.push_str(&format!("{P}<strong>{}</strong></p>\n", esc(text)));
+            }
+            Block::Para { text, .. } => h.push_str(&format!("{P}{}</p>\n", esc(text))),
+            Block::Heading(t) => h.push_str(&format!(
+                "<h3 style=\"margin:20px 0 8px;font-size:17px\">{}</h3>\n",
+                esc(t)
+            )),
+            Block::List { head, items } => {
+                h.push_str(&format!("{P}{}", esc(head)));
+                for item in items {
+                    h.push_str(&format!("<br>\n{}", esc(item.trim_start())));
+                }
+                h.push_str("</p>\n");
+            }
+            Block::Step {
+                n,
+                what,
+                command: c,
+            } => {
+                h.push_str(&format!(
+                    "<p style=\"margin:0 0 4px\">{n}. {}</p>\n",
+                    esc(what)
+                ));
+                if let Some(c) = c {
+                    h.push_str(&format!("{command}{}</pre>\n", esc(c)));
+                }
+            }
+            Block::Hint(t) => h.push_str(&format!(
+                "<p style=\"margin:0 0 12px 24px\">{}</p>\n",
+                esc(t)
+            )),
+            // Line by line: `esc` writes a line break as a visible `\u{a}`.
+            Block::Pre(p) => h.push_str(&format!(
+                "{view}{}</pre>\n",
+                p.lines().map(esc).collect::<Vec<_>>().join("\n")
+            )),
+            Block::Picture { cid, alt } => h.push_str(&format!(
+                "{P}<img src=\"cid:{}\" alt=\"{}\" style=\"max-width:100%;height:auto\"></p>\n",
+                esc(cid),
+                esc(alt)
+            )),
         }
-        Role::Over if clock::late_answer_at(r, seat).is_some() => {
-            commands.push(format!("starry moves {id16}"));
-            commands.push(format!("starry play {id16} MOVE --mail"));
-        }
-        Role::Over if next_countersigner(r) == Some(seat) => {
-            commands.push(next_command(r, Action::Over, id16));
-        }
-        Role::Info | Role::Over => commands.clear(),
     }
-    commands
+    h.push_str("</div>\n</body></html>\n");
+    h
 }
 
 /// Width of the mail's paragraphs.
