@@ -4,11 +4,14 @@
 //! a face-down token, the history stepper (by click and by key); after
 //! each move the board shows the position `starry view` shows; no console
 //! message of any kind; screenshots that are not blank; a phone-sized
-//! screen without sideways scrolling; and a page of another site that
-//! cannot make a move.
+//! screen without sideways scrolling; a page of another site that cannot
+//! make a move; and axe-core's accessibility check of every kind of page
+//! (and of `view --format html`'s), on a desktop and on a phone.
 //!
-//! Needs Chromium, found as tests/browser.rs finds it. STARRY_SCREENSHOTS=DIR
-//! keeps the screenshots there (docs/pictures/serve-*.png come from it).
+//! Needs Chromium, found as tests/browser.rs finds it, and axe-core
+//! (`sh tests/support/axe/install.sh`; STARRY_SKIP_AXE_TESTS=1 skips its
+//! tests knowingly). STARRY_SCREENSHOTS=DIR keeps the screenshots there
+//! (docs/pictures/serve-*.png come from it).
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
