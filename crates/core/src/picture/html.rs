@@ -35,11 +35,11 @@ pub fn page(p: &Page) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
+         <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n\
          <h1>{title}</h1>\n<figure id=\"board\" tabindex=\"0\" aria-label=\"the board\">\n{svg}</figure>\n\
          <h2 id=\"words\">The position in words</h2>\n<pre id=\"view\" tabindex=\"0\" aria-labelledby=\"words\">{text}</pre>\n\
          <h2>What happened</h2>\n<ol id=\"history\" start=\"0\">\n{history}</ol>\n\
-         </body>\n</html>\n",
+         </main>\n</body>\n</html>\n",
         title = esc(p.title),
         svg = p.svg,
         text = esc_multiline(p.text),
