@@ -139,7 +139,7 @@ pub fn ink(png: &[u8]) -> (usize, usize) {
 }
 
 /// The HTML view of an example game, written by the program.
-fn page_of(dir: &Path, file: &str, at: Option<&str>) -> PathBuf {
+pub fn page_of(dir: &Path, file: &str, at: Option<&str>) -> PathBuf {
     let log = root().join("examples/games").join(file);
     let page = dir.join(format!("{file}.html"));
     let mut args = vec![

@@ -4,11 +4,14 @@
 //! a face-down token, the history stepper (by click and by key); after
 //! each move the board shows the position `starry view` shows; no console
 //! message of any kind; screenshots that are not blank; a phone-sized
-//! screen without sideways scrolling; and a page of another site that
-//! cannot make a move.
+//! screen without sideways scrolling; a page of another site that cannot
+//! make a move; and axe-core's accessibility check of every kind of page
+//! (and of `view --format html`'s), on a desktop and on a phone.
 //!
-//! Needs Chromium, found as tests/browser.rs finds it. STARRY_SCREENSHOTS=DIR
-//! keeps the screenshots there (docs/pictures/serve-*.png come from it).
+//! Needs Chromium, found as tests/browser.rs finds it, and axe-core
+//! (`sh tests/support/axe/install.sh`; STARRY_SKIP_AXE_TESTS=1 skips its
+//! tests knowingly). STARRY_SCREENSHOTS=DIR keeps the screenshots there
+//! (docs/pictures/serve-*.png come from it).
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
@@ -310,14 +313,18 @@ impl Browser {
             .unwrap()
     }
 
-    /// The titles of the board's elements: the position, as drawn.
+    /// The titles of the board's elements: the position, as drawn (not
+    /// the links' own, which name the choice they make).
     fn board_titles(&mut self) -> Vec<String> {
-        self.eval("[...document.querySelectorAll('.board svg title')].map(t => t.textContent)")
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t.as_str().unwrap().to_string())
-            .collect()
+        self.eval(
+            "[...document.querySelectorAll('.board svg title')]\
+             .filter(t => t.parentNode.localName !== 'a').map(t => t.textContent)",
+        )
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect()
     }
 
     fn entries(&mut self) -> u64 {
@@ -541,11 +548,17 @@ fn whole_games_by_clicks_the_history_stepper_and_a_face_down_token() {
     let (id, log) = new_game(&s, p, "starry-sky", "computer:1\ncomputer:1");
     b.goto(&format!("http://{}/game/{id}", s.host()));
     b.click(".board a.choice");
-    assert!(
-        b.exists(".board a.choice[aria-label*=\"face down\"]"),
-        "no large star offered"
+    // The link named (by its own title) for a token that goes face down.
+    let large = b.eval(
+        r#"(() => {
+            const a = [...document.querySelectorAll(".board a.choice")]
+                .find(a => a.querySelector(":scope > title").textContent.includes("face down"));
+            if (a) a.id = "large-star";
+            return !!a;
+        })()"#,
     );
-    b.click(".board a.choice[aria-label*=\"face down\"]");
+    assert_eq!(large, true, "no large star offered");
+    b.click("#large-star");
     assert!(b.exists("section.preview"), "no preview");
     b.click("section.preview button");
     b.quiet("starry-sky");
@@ -713,4 +726,237 @@ fn twelve_tabs_each_load_and_take_a_click() {
     eprintln!("twelve tabs: loaded by {loaded:?}; each click's page in {clicked:?}");
     assert!(given[0].starts_with("file://"), "{given:?}");
     b.quiet("twelve tabs");
+}
+
+/// axe-core's script (tests/support/axe/install.sh puts it in target/axe,
+/// or STARRY_AXE_DIR), or a failure saying how to install it;
+/// STARRY_SKIP_AXE_TESTS=1 turns that into a loud skip.
+fn axe_or_skip() -> Option<String> {
+    let dir = std::env::var_os("STARRY_AXE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/axe"));
+    let script = dir.join("node_modules/axe-core/axe.min.js");
+    match std::fs::read_to_string(&script) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            let text = format!(
+                "\n\n##########################################################\n\
+                 ## accessibility test: no axe-core at {} ({e}).\n\
+                 ## Install it (needs npm; Debian: apt-get install npm):\n\
+                 ##   sh tests/support/axe/install.sh\n\
+                 ## STARRY_SKIP_AXE_TESTS=1 skips this test knowingly.\n\
+                 ##########################################################\n",
+                script.display()
+            );
+            if std::env::var("STARRY_SKIP_AXE_TESTS").is_ok_and(|v| !v.is_empty() && v != "0") {
+                eprintln!("{text}SKIPPED");
+                None
+            } else {
+                panic!("{text}");
+            }
+        }
+    }
+}
+
+/// What axe-core finds on the page shown: each serious or critical
+/// violation, with the elements it names. Every rule runs (the
+/// experimental ones and `target-size` too) but those of WCAG's AAA level.
+fn axe_serious(b: &mut Browser, axe: &str) -> Vec<String> {
+    // Through the DevTools protocol, not a <script>: the page's
+    // Content-Security-Policy allows only its own scripts, and an
+    // evaluation from DevTools is not the page's.
+    let r = b.call(
+        "Runtime.evaluate",
+        json!({ "expression": axe, "returnByValue": true }),
+    );
+    assert!(r.get("exceptionDetails").is_none(), "axe-core: {r}");
+    let found = b.eval(
+        r#"(async () => {
+            const rules = {};
+            for (const r of axe.getRules()) {
+                if (!r.tags.includes("wcag2aaa")) rules[r.ruleId] = { enabled: true };
+            }
+            const res = await axe.run(document, { rules, resultTypes: ["violations"] });
+            return res.violations
+                .filter(v => v.impact === "serious" || v.impact === "critical")
+                .map(v => `${v.id} (${v.impact}): ${v.help}; ${v.nodes.length} element(s): `
+                    + v.nodes.slice(0, 4).map(n => n.target.join(" ") + " " + n.failureSummary.replace(/\s+/g, " ")).join(" | "));
+        })()"#,
+    );
+    found
+        .as_array()
+        .unwrap_or_else(|| panic!("axe-core gave no result: {found}"))
+        .iter()
+        .map(|v| v.as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The board's places of the next click, each also a button of 24 px or
+/// more in the list of choices (axe-core measures no target inside an
+/// SVG; on a phone a board's places are a few pixels wide), and named, as
+/// Chromium tells a screen reader, by the choice it makes.
+fn board_choices_are_listed_large(b: &mut Browser, what: &str) {
+    let found = b.eval(
+        r#"(() => {
+            const listed = new Map([...document.querySelectorAll("ul.choices a")]
+                .map(a => [a.getAttribute("href"), a]));
+            const bad = [];
+            for (const a of document.querySelectorAll(".board a.choice")) {
+                const l = listed.get(a.getAttribute("href"));
+                const name = a.querySelector(":scope > title").textContent;
+                if (!l) { bad.push("not listed: " + name); continue; }
+                const r = l.getBoundingClientRect();
+                if (r.width < 24 || r.height < 24) bad.push(`${name}: ${r.width}×${r.height} px`);
+                if (l.textContent !== name) bad.push(`${name} is listed as ${l.textContent}`);
+            }
+            return [document.querySelectorAll(".board a.choice").length, bad];
+        })()"#,
+    );
+    assert_eq!(found[1], json!([]), "{what}: {found}");
+    if found[0].as_u64() == Some(0) {
+        return;
+    }
+    // The accessible name of the first, as Chromium computes it.
+    let doc = b.call("DOM.getDocument", json!({ "depth": 0 }));
+    let node = b.call(
+        "DOM.querySelector",
+        json!({ "nodeId": doc["root"]["nodeId"], "selector": ".board a.choice" }),
+    );
+    let ax = b.call(
+        "Accessibility.getPartialAXTree",
+        json!({ "nodeId": node["nodeId"], "fetchRelatives": false }),
+    );
+    let title = b.eval("document.querySelector('.board a.choice > title').textContent");
+    let link = ax["nodes"]
+        .as_array()
+        .and_then(|n| n.iter().find(|n| n["role"]["value"] == "link"))
+        .unwrap_or_else(|| panic!("{what}: no link in {ax}"));
+    assert_eq!(link["name"]["value"], title, "{what}: {link}");
+}
+
+/// A desktop screen and a phone's, as DevTools sets them.
+fn screens() -> [(&'static str, Value); 2] {
+    [
+        (
+            "desktop",
+            json!({ "width": 1280, "height": 1400, "deviceScaleFactor": 1, "mobile": false }),
+        ),
+        (
+            "phone",
+            json!({ "width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": true }),
+        ),
+    ]
+}
+
+/// Issue 33, item 19: axe-core finds nothing serious on any page of
+/// `starry serve`, on a desktop screen and on a phone: the home page, the
+/// new-game form, every game's page while a move is being chosen (by its
+/// first click and halfway), its preview, and its history.
+#[test]
+fn axe_finds_nothing_serious_on_any_page() {
+    let Some(chromium) = crate::browser::browser_or_skip() else {
+        return;
+    };
+    let Some(axe) = axe_or_skip() else {
+        return;
+    };
+    let ps = Players::new(1);
+    let p = &ps.p[0];
+    let s = Served::start(p, &[]);
+    let mut b = Browser::start(&chromium);
+    b.enter(&s.url);
+    let host = s.host();
+    let mut found = Vec::new();
+    let mut check = |b: &mut Browser, screen: &str| {
+        let url = b.eval("location.pathname + location.search");
+        for v in axe_serious(b, &axe) {
+            found.push(format!(
+                "{screen} {}: {v}",
+                url.as_str().unwrap_or_default()
+            ));
+        }
+    };
+    for (screen, metrics) in screens() {
+        b.call("Emulation.setDeviceMetricsOverride", metrics);
+        b.goto(&format!("http://{host}/new"));
+        check(&mut b, screen);
+        for (game, others) in [
+            ("starry-sky", "computer:1\ncomputer:1"),
+            ("star-map", "computer:1"),
+            ("starry-night", "computer:1"),
+        ] {
+            let (id, log) = new_game(&s, p, game, others);
+            // A move's clicks: the first, the next (halfway, the first
+            // place marked as picked), up to the preview.
+            b.goto(&format!("http://{host}/game/{id}"));
+            for _ in 0..4 {
+                let on_board = b.exists(".board a.choice");
+                if !on_board && !b.exists("ul.choices a") {
+                    break;
+                }
+                check(&mut b, screen);
+                board_choices_are_listed_large(&mut b, &format!("{screen} {game}"));
+                b.click(if on_board {
+                    ".board a.choice"
+                } else {
+                    "ul.choices a"
+                });
+            }
+            assert!(b.exists("section.preview"), "{game}: no preview");
+            check(&mut b, screen);
+            b.click("section.preview button");
+            assert!(entries_of(p, &log) > 2, "{game}: no move was made");
+            b.goto(&format!("http://{host}/game/{id}?at=2"));
+            check(&mut b, screen);
+        }
+        b.goto(&format!("http://{host}/"));
+        check(&mut b, screen);
+    }
+    b.quiet("axe");
+    assert!(
+        found.is_empty(),
+        "axe-core finds serious violations:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The HTML page `starry view --format html` writes, of each game, holds
+/// nothing axe-core finds serious either, on a desktop or a phone.
+#[test]
+fn axe_finds_nothing_serious_in_the_html_view() {
+    let Some(chromium) = crate::browser::browser_or_skip() else {
+        return;
+    };
+    let Some(axe) = axe_or_skip() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let pages: Vec<PathBuf> = [
+        ("in-progress-4p.jsonl", None),
+        ("finished-5p-compound-coins.jsonl", None),
+        ("starry-night-takeback.jsonl", Some("20")),
+        ("starry-night-finished-area.jsonl", None),
+        ("star-map-4-players-teams.jsonl", Some("30")),
+        ("star-map-3-players-hard.jsonl", None),
+    ]
+    .into_iter()
+    .map(|(file, at)| crate::browser::page_of(dir.path(), file, at))
+    .collect();
+    let mut b = Browser::start(&chromium);
+    let mut found = Vec::new();
+    for (screen, metrics) in screens() {
+        b.call("Emulation.setDeviceMetricsOverride", metrics);
+        for page in &pages {
+            b.goto(&format!("file://{}", page.display()));
+            for v in axe_serious(&mut b, &axe) {
+                found.push(format!("{screen} {}: {v}", page.display()));
+            }
+        }
+    }
+    b.quiet("the HTML view");
+    assert!(
+        found.is_empty(),
+        "axe-core finds serious violations:\n{}",
+        found.join("\n")
+    );
 }

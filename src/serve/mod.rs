@@ -19,6 +19,8 @@ mod game;
 mod guard;
 mod links;
 mod live;
+#[cfg(test)]
+mod marking;
 mod pages;
 
 use crate::crypto::identity::Stored as _;

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use super::{Notice, Server};
 use crate::games::registry;
 
-const STYLE: &str = include_str!("assets/style.css");
+pub(super) const STYLE: &str = include_str!("assets/style.css");
 const SCRIPT: &str = include_str!("assets/app.js");
 const ICON: &str = include_str!("assets/icon.svg");
 

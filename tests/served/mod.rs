@@ -394,9 +394,15 @@ pub fn unlink(svg: &str) -> String {
         out.push_str(&rest[..i]);
         let close = rest[i..].find('>').unwrap() + i + 1;
         rest = &rest[close..];
+        // The link's own title: the choice it makes.
+        if rest.starts_with("<title>") {
+            rest = &rest[rest.find("</title>").unwrap() + "</title>".len()..];
+        }
     }
     out.push_str(rest);
-    out.replace("</g></a>", "</g>")
+    // A picture with links is a group of them; `view`'s is an image.
+    out.replacen(" role=\"group\">", " role=\"img\">", 1)
+        .replace("</g></a>", "</g>")
         .replace(" choice\">", "\">")
         .replace(" picked\">", "\">")
 }

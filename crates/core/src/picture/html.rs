@@ -21,7 +21,9 @@ background:#fff;max-width:72em}h1{font-size:1.3em}h2{font-size:1.1em;margin-top:
 figure{margin:0;overflow-x:auto}pre{background:#f4f6fb;padding:1em;overflow-x:auto;\
 font-size:.85em;line-height:1.25}ol{padding-left:2.5em}li{margin:.15em 0}";
 
-/// The page.
+/// The page. The board and the text view scroll sideways when wider than
+/// the screen, so each can take the focus (and be scrolled with the keys),
+/// named for a screen reader.
 pub fn page(p: &Page) -> String {
     let mut history = String::new();
     for h in p.history {
@@ -33,11 +35,11 @@ pub fn page(p: &Page) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
-         <h1>{title}</h1>\n<figure id=\"board\">\n{svg}</figure>\n\
-         <h2>The position in words</h2>\n<pre id=\"view\">{text}</pre>\n\
+         <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n\
+         <h1>{title}</h1>\n<figure id=\"board\" tabindex=\"0\" aria-label=\"the board\">\n{svg}</figure>\n\
+         <h2 id=\"words\">The position in words</h2>\n<pre id=\"view\" tabindex=\"0\" aria-labelledby=\"words\">{text}</pre>\n\
          <h2>What happened</h2>\n<ol id=\"history\" start=\"0\">\n{history}</ol>\n\
-         </body>\n</html>\n",
+         </main>\n</body>\n</html>\n",
         title = esc(p.title),
         svg = p.svg,
         text = esc_multiline(p.text),
@@ -67,5 +69,8 @@ mod tests {
         assert!(!out.contains('\u{1b}'));
         assert!(out.contains("default-src 'none'"));
         assert!(out.contains("&lt;script&gt;alert(1)&lt;/script&gt; placed 7"));
+        // What scrolls can be reached from the keyboard.
+        assert!(out.contains("<figure id=\"board\" tabindex=\"0\" aria-label=\"the board\">"));
+        assert!(out.contains("<pre id=\"view\" tabindex=\"0\" aria-labelledby=\"words\">"));
     }
 }

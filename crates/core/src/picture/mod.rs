@@ -194,6 +194,9 @@ pub struct Svg {
     links: Links,
     /// For each open group, whether [`Svg::place`] opened a link around it.
     open: Vec<bool>,
+    /// Whether any place became a link: the picture is then a group of
+    /// controls, not an image (whose parts a screen reader never reaches).
+    linked: bool,
 }
 
 /// What a picture offers to click, by place ([`Svg::place`]): `starry
@@ -238,6 +241,7 @@ impl Svg {
             body: String::new(),
             links: Links::default(),
             open: Vec::new(),
+            linked: false,
         }
     }
 
@@ -361,9 +365,13 @@ impl Svg {
         match self.links.get(key).cloned() {
             Some(Link::To { href, label }) => {
                 self.open.push(true);
+                self.linked = true;
+                // The link's own `<title>` names it (SVG's way; an
+                // `aria-label` would be checked against every text inside,
+                // the place's own title among them, and never match).
                 let _ = writeln!(
                     self.body,
-                    r#"<a href="{}" class="choice" aria-label="{}"><g class="{} choice"><title>{}</title>"#,
+                    r#"<a href="{}" class="choice"><title>{}</title><g class="{} choice"><title>{}</title>"#,
                     esc(&href),
                     esc(&label),
                     esc(class),
@@ -391,12 +399,14 @@ impl Svg {
     }
 
     /// The document: `title` becomes its `<title>` (the accessible name)
-    /// and `desc` its `<desc>`.
+    /// and `desc` its `<desc>`. An image, unless places in it are links:
+    /// then a group, so that they can be reached.
     pub fn finish(self, title: &str, desc: &str) -> String {
         let (w, h) = (self.width, self.height);
+        let role = if self.linked { "group" } else { "img" };
         format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
-             viewBox=\"0 0 {w} {h}\" font-family=\"{FONT}\" role=\"img\">\n\
+             viewBox=\"0 0 {w} {h}\" font-family=\"{FONT}\" role=\"{role}\">\n\
              <title>{}</title>\n<desc>{}</desc>\n\
              <rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"{PAPER}\"/>\n{}</svg>\n",
             esc(title),
@@ -508,6 +518,56 @@ mod tests {
         assert!(doc.chars().all(xml_can_hold), "{doc:?}");
         resvg::usvg::Tree::from_str(&doc, &resvg::usvg::Options::default())
             .expect("the picture parses");
+    }
+
+    /// A place that is a link is named by its own `<title>` (the choice),
+    /// holds the place's title as before, and makes the picture a group of
+    /// controls: links inside `role="img"` cannot be reached (axe-core's
+    /// `nested-interactive`), and an `aria-label` would not hold the
+    /// place's text (`label-content-name-mismatch`).
+    #[test]
+    fn a_linked_place_is_a_named_link_in_a_group() {
+        let draw = |links: &Links| {
+            let mut svg = Svg::new(40, 20).with_links(links);
+            svg.place("star", "star A", "star A: free");
+            svg.circle(10, 10, 5, PAPER, INK, 1);
+            svg.end_group();
+            svg.place("star", "star B", "star B: free");
+            svg.end_group();
+            svg.finish("t", "d")
+        };
+        let plain = draw(&Links::default());
+        assert!(plain.contains("role=\"img\""), "{plain}");
+        assert!(!plain.contains("<a "), "{plain}");
+        let mut links = Links::default();
+        links.insert(
+            "star A",
+            Link::To {
+                href: "/game/x?pick=star+A".into(),
+                label: "star A <edge>".into(),
+            },
+        );
+        links.insert("star B", Link::Picked);
+        let linked = draw(&links);
+        assert!(linked.contains("role=\"group\""), "{linked}");
+        assert!(
+            !linked.contains("role=\"img\"") && !linked.contains("aria-label"),
+            "{linked}"
+        );
+        assert!(
+            linked.contains(
+                "<a href=\"/game/x?pick=star+A\" class=\"choice\"><title>star A &lt;edge&gt;</title>\
+                 <g class=\"star choice\"><title>star A: free</title>"
+            ),
+            "{linked}"
+        );
+        assert!(
+            linked.contains("<g class=\"star picked\"><title>star B: free</title>"),
+            "{linked}"
+        );
+        // Only picked, nothing to click: an image again.
+        links.insert("star A", Link::Picked);
+        assert!(draw(&links).contains("role=\"img\""));
     }
 
     #[test]
