@@ -1297,6 +1297,10 @@ fn every_option_of_every_new_game_form_starts_a_game_or_says_why() {
                 assert!(e.contains("class=\"notice error\""), "{game}: {o}: {e}");
                 assert!(!e.contains("given twice"), "{game}: {o}: {e}");
                 assert!(
+                    e.contains("the field below it is empty"),
+                    "{game}: {o}: {e}"
+                );
+                assert!(
                     e.contains(&format!("value=\"{o}\" selected")),
                     "{game}: the refused form forgot the choice {o}: {e}"
                 );

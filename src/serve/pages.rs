@@ -377,7 +377,9 @@ pub async fn new_game(
 /// flags: the players one per line (or comma-separated), each variant the
 /// game has, and only the flags the form offers. What the command line
 /// itself would refuse (a deadline that does not read, a flag given twice,
-/// `--stars` with `--random-stars`) is refused in the words it uses.
+/// `--stars` with `--random-stars`) is refused in the words it uses. A
+/// variant's placeholder and the field typed below it (Star Map's map) are
+/// the form's own: see [`typed_or_chosen`].
 pub(crate) fn new_game_of(
     entry: &registry::Entry,
     fields: &[(String, String)],
@@ -504,7 +506,7 @@ fn typed_or_chosen<'a>(
     get: impl Fn(&str) -> Option<&'a str>,
 ) -> crate::error::Result<()> {
     for (key, values, _) in (entry.variants)() {
-        let Some((flag, label, example)) = typed_flag_of(entry, key) else {
+        let Some((flag, _, example)) = typed_flag_of(entry, key) else {
             continue;
         };
         let chosen = get(&format!("variant:{key}")).map(str::trim);
@@ -526,8 +528,7 @@ fn typed_or_chosen<'a>(
                     .collect();
                 return Err(crate::error::Error::Usage(format!(
                     "{key}: you chose “{own}”, but the field below it is empty: type it there \
-                     ({}, such as `{example}`), or choose {}",
-                    label.to_lowercase(),
+                     (such as `{example}`), or choose {}",
                     crate::app::history::list(&named).replacen(" and ", " or ", 1)
                 )));
             }
