@@ -517,7 +517,7 @@ fn a_whole_starry_sky_game_with_reveal_and_countersign() {
 
 /// Ben makes a Starry Night game with Anna, moves of `deadline` each, and
 /// his log is put where Anna's games are: the game's id and Anna's copy.
-fn ben_invites_anna(ben: &Player, anna: &Player, deadline: &str) -> (String, PathBuf) {
+pub(crate) fn ben_invites_anna(ben: &Player, anna: &Player, deadline: &str) -> (String, PathBuf) {
     let out = ben.run(&[
         "new",
         "starry-night",
@@ -1174,4 +1174,369 @@ fn the_page_offers_the_late_answer_to_claims_that_ended_the_game() {
     let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     assert_eq!(last["body"]["kind"], "move", "{last}");
     assert_eq!(last["body"]["author"], 1, "{last}");
+}
+
+/// A field of a form as a browser sends it untouched: its name and value,
+/// the options of a choice, the example of a text field.
+#[derive(Debug, Clone)]
+struct Field {
+    name: String,
+    value: String,
+    options: Vec<String>,
+    placeholder: Option<String>,
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// An attribute of a tag (`<input name="x" …>`), unescaped.
+fn attr(tag: &str, name: &str) -> Option<String> {
+    let key = format!(" {name}=\"");
+    let i = tag.find(&key)? + key.len();
+    Some(unescape(tag[i..].split('"').next()?))
+}
+
+/// The fields of the page's form that posts to `action`, in order.
+fn form_fields(page: &str, action: &str) -> Vec<Field> {
+    let start = page
+        .find(&format!("action=\"{action}\""))
+        .unwrap_or_else(|| panic!("no form for {action}: {page}"));
+    let form = &page[start..start + page[start..].find("</form>").unwrap()];
+    let mut fields = Vec::new();
+    let mut rest = form;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i..];
+        let end = rest.find('>').unwrap();
+        let tag = &rest[..end];
+        let after = &rest[end + 1..];
+        let field = |value: String, options: Vec<String>| Field {
+            name: attr(tag, "name").unwrap(),
+            value,
+            options,
+            placeholder: attr(tag, "placeholder"),
+        };
+        if tag.starts_with("<input") {
+            fields.push(field(attr(tag, "value").unwrap_or_default(), Vec::new()));
+        } else if tag.starts_with("<textarea") {
+            let text = &after[..after.find("</textarea>").unwrap()];
+            fields.push(field(unescape(text), Vec::new()));
+        } else if tag.starts_with("<select") {
+            let list = &after[..after.find("</select>").unwrap()];
+            let options: Vec<(String, bool)> = list
+                .split("<option")
+                .skip(1)
+                .map(|o| {
+                    let t = &o[..o.find('>').unwrap()];
+                    (attr(t, "value").unwrap(), t.contains(" selected"))
+                })
+                .collect();
+            let chosen = options
+                .iter()
+                .find(|(_, s)| *s)
+                .or(options.first())
+                .map(|(v, _)| v.clone())
+                .unwrap();
+            fields.push(field(chosen, options.into_iter().map(|(v, _)| v).collect()));
+        }
+        rest = after;
+    }
+    fields
+}
+
+/// Posts the new-game form with `fields`: the game's id when one was
+/// created, or the refusal's page (422, the form again).
+fn submit_new(s: &Served, fields: &[(String, String)]) -> Result<String, String> {
+    let pairs: Vec<(&str, &str)> = fields
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let r = s.post("/new", &pairs);
+    match r.status {
+        303 if r.location().starts_with("/game/") => Ok(r.location()[6..70].to_string()),
+        422 => Err(r.body),
+        _ => panic!("{fields:?}: neither a game nor a refusal: {r:?}"),
+    }
+}
+
+/// Issue 33, items 15 and 17: the new-game form of each game, as it comes,
+/// starts a game; so does every option of every choice, and every example
+/// of every field typed in. The one choice that wants a field filled
+/// (Star Map's own layout) says so, in a form that keeps what was sent;
+/// filled, it starts a game. Nothing is "given twice".
+#[test]
+fn every_option_of_every_new_game_form_starts_a_game_or_says_why() {
+    let ps = Players::new(1);
+    let p = &ps.p[0];
+    let s = Served::start(p, &[]);
+    let mut refused = Vec::new();
+    for game in ["starry-sky", "starry-night", "star-map"] {
+        let page = s.page(&format!("/new?game={game}"));
+        let fields = form_fields(&page, "/new");
+        let base: Vec<(String, String)> = fields
+            .iter()
+            .map(|f| (f.name.clone(), f.value.clone()))
+            .collect();
+        let with = |i: usize, v: &str| {
+            let mut f = base.clone();
+            f[i].1 = v.to_string();
+            f
+        };
+        if let Err(e) = submit_new(&s, &base) {
+            panic!("{game}: the form as it comes is refused: {e}");
+        }
+        for (i, f) in fields.iter().enumerate() {
+            for o in &f.options {
+                let Err(e) = submit_new(&s, &with(i, o)) else {
+                    continue;
+                };
+                assert!(e.contains("class=\"notice error\""), "{game}: {o}: {e}");
+                assert!(!e.contains("given twice"), "{game}: {o}: {e}");
+                assert!(
+                    e.contains("the field below it is empty"),
+                    "{game}: {o}: {e}"
+                );
+                assert!(
+                    e.contains(&format!("value=\"{o}\" selected")),
+                    "{game}: the refused form forgot the choice {o}: {e}"
+                );
+                refused.push(format!("{game} {}={o}", f.name));
+                // The field typed below the choice, filled with its example.
+                let typed = fields[i + 1..]
+                    .iter()
+                    .position(|f| f.placeholder.is_some())
+                    .map(|j| i + 1 + j)
+                    .unwrap_or_else(|| panic!("{game}: nothing to type for {o}"));
+                let mut filled = with(i, o);
+                filled[typed].1 = fields[typed].placeholder.clone().unwrap();
+                if let Err(e) = submit_new(&s, &filled) {
+                    panic!("{game}: {o} with its field filled: {e}");
+                }
+                // A value named while the field is filled: which one?
+                let mut both = filled.clone();
+                both[i].1 = f.options[1].clone();
+                let e = submit_new(&s, &both).unwrap_err();
+                assert!(e.contains("as well"), "{game}: {e}");
+                assert!(!e.contains("given twice"), "{game}: {e}");
+            }
+            if let Some(example) = &f.placeholder
+                && let Err(e) = submit_new(&s, &with(i, example))
+            {
+                panic!("{game}: {} = its example {example}: {e}", f.name);
+            }
+        }
+    }
+    assert_eq!(refused, ["star-map variant:map=LAYOUT"]);
+}
+
+/// Issue 33, item 17: the form says how many players each game takes,
+/// and a refused form comes back as it was sent.
+#[test]
+fn a_refused_new_game_form_keeps_what_was_typed() {
+    let ps = Players::new(1);
+    let p = &ps.p[0];
+    let s = Served::start(p, &[]);
+    let night = s.page("/new?game=starry-night");
+    assert!(night.contains("(2 players)"), "{night}");
+    let sky = s.page("/new?game=starry-sky");
+    assert!(sky.contains("(3 to 5 players)"), "{sky}");
+    let mut fields: Vec<(String, String)> = form_fields(&sky, "/new")
+        .into_iter()
+        .map(|f| (f.name, f.value))
+        .collect();
+    let set = |fields: &mut Vec<(String, String)>, k: &str, v: &str| {
+        fields.iter_mut().find(|(n, _)| n == k).unwrap().1 = v.to_string();
+    };
+    let players = format!("{} <{}>\ncomputer:3\ncomputer:2", p.name, p.email);
+    set(&mut fields, "players", &players);
+    set(&mut fields, "deadline", "soon");
+    set(&mut fields, "variant:doubling", "compound");
+    set(&mut fields, "variant:tie", "nothing");
+    let e = submit_new(&s, &fields).unwrap_err();
+    assert!(e.contains("invalid value 'soon'"), "{e}");
+    let kept = form_fields(&e, "/new");
+    for (name, value) in &fields {
+        let f = kept.iter().find(|f| &f.name == name).unwrap();
+        assert_eq!(&f.value, value, "{name}: {e}");
+    }
+    // Fixed, it starts the game.
+    set(&mut fields, "deadline", "3d");
+    let id = submit_new(&s, &fields).unwrap();
+    let log = p.copy_of(&id);
+    let st = p.json(&["status", log.to_str().unwrap(), "--json"]);
+    assert_eq!(st["seats"].as_array().map(Vec::len), Some(3), "{st}");
+}
+
+/// The labels of the choices beside the board, in order.
+fn choice_labels(page: &str) -> Vec<String> {
+    let Some(start) = page.find("<ul class=\"choices\">") else {
+        return Vec::new();
+    };
+    let list = &page[start..start + page[start..].find("</ul>").unwrap()];
+    list.split("<a class=\"choice\" href=\"")
+        .skip(1)
+        .map(|a| {
+            let text = &a[a.find('>').unwrap() + 1..];
+            unescape(&text[..text.find("</a>").unwrap()])
+        })
+        .collect()
+}
+
+/// Issue 33, items 16, 17 and 20: in a Starry Night game with Ben (who
+/// plays with the CLI), Anna's page offers who moves first by name, says
+/// what Ben did since her last entry, offers Ben's takeback request's
+/// answers, and her own request as a button once it is legal: previewed,
+/// then written when confirmed.
+#[test]
+fn starry_night_offers_first_by_name_the_takeback_and_its_answer() {
+    let ps = Players::new(2);
+    let (anna, ben) = (&ps.p[0], &ps.p[1]);
+    let s = Served::start(anna, &[]);
+    let (id, log) = ben_invites_anna(ben, anna, "14d");
+    let l = log.to_str().unwrap();
+    for what in ["join", "ready"] {
+        let r = act(&s, &id, entries_of(anna, &log), what, false);
+        assert!(!s.page(r.location()).contains("notice error"));
+    }
+    let out = ben.run(&["ready", l]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let game = format!("/game/{id}");
+    let button = "<input type=\"hidden\" name=\"move\" value=\"takeback\">";
+
+    // Anna chooses who moves first: by name.
+    let page = s.page(&game);
+    let labels = choice_labels(&page);
+    assert_eq!(labels, ["Ben moves first", "Anna moves first"], "{page}");
+    let r = play(&s, &id, entries_of(anna, &log), "first 0");
+    assert!(!s.page(r.location()).contains("notice error"));
+
+    // Ben draws an edge; Anna's page says so. One edge: nothing to take back.
+    let out = ben.run(&["play", l, "--auto"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = s.page(&game);
+    let said = page.split("id=\"happened\"").nth(1).unwrap();
+    let said = &said[..said.find("</div>").unwrap()];
+    assert!(said.contains("Since your last entry"), "{said}");
+    assert!(said.contains("Ben drew edge"), "{said}");
+    assert!(!page.contains(button), "{page}");
+    let m = moves(anna, &log)["moves"][0]["move"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = play(&s, &id, entries_of(anna, &log), &m);
+    assert!(!s.page(r.location()).contains("notice error"));
+
+    // Ben asks to take back Anna's edge and his own: she is offered the
+    // answers, and nothing else.
+    let out = ben.run(&["play", l, "takeback"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = s.page(&game);
+    assert_eq!(
+        choice_labels(&page),
+        ["accept the takeback", "decline the takeback"],
+        "{page}"
+    );
+    assert!(!page.contains(button), "{page}");
+    let accept = attr_after(&page, "<a class=\"choice\" href=\"").unwrap();
+    let preview = s.page(&accept);
+    assert_eq!(
+        attr_after(&preview, "name=\"move\" value=\"").unwrap(),
+        "accept"
+    );
+    let r = play(&s, &id, entries_of(anna, &log), "accept");
+    assert!(!s.page(r.location()).contains("notice error"));
+
+    // Played on until Anna moves with two edges drawn: her own request is
+    // a button, which previews the request; confirmed, it is written.
+    let mut page = s.page(&game);
+    for _ in 0..8 {
+        if page.contains(button) {
+            break;
+        }
+        let st = anna.json(&["status", l, "--json"]);
+        if st["to_act_seat"] == 0 {
+            let out = ben.run(&["play", l, "--auto"]);
+            assert!(out.status.success(), "{}", stderr(&out));
+        } else {
+            let m = moves(anna, &log)["moves"][0]["move"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let r = play(&s, &id, entries_of(anna, &log), &m);
+            assert!(!s.page(r.location()).contains("notice error"));
+        }
+        page = s.page(&game);
+    }
+    assert!(page.contains(button), "no takeback offered: {page}");
+    assert!(
+        page.contains("Ask to take back the last two edges"),
+        "{page}"
+    );
+    let before = std::fs::read(&log).unwrap();
+    let preview = s.page(&format!("{game}?move=takeback"));
+    assert!(preview.contains("Confirm the move"), "{preview}");
+    assert!(
+        preview.contains("aria-labelledby=\"board-caption\"")
+            && preview.contains("Preview: the board after your move"),
+        "the preview board is not labelled: {preview}"
+    );
+    assert_eq!(std::fs::read(&log).unwrap(), before, "a preview wrote");
+    let n = entries_of(anna, &log);
+    let r = play(&s, &id, n, "takeback");
+    assert!(!s.page(r.location()).contains("notice error"));
+    let history = anna.json(&["history", l, "--json"]);
+    let last = history["events"][n as usize]["text"].as_str().unwrap();
+    assert_eq!(
+        last, "Anna asked to take back the last two edges.",
+        "{history:#}"
+    );
+}
+
+/// Issue 33, item 20: in a sky of 160 stars, the stars offered come in the
+/// order their labels are read (A … Z, AA, AB …), for the first click and
+/// the second.
+#[test]
+fn the_stars_offered_come_in_reading_order() {
+    let ps = Players::new(1);
+    let p = &ps.p[0];
+    let s = Served::start(p, &[]);
+    let (id, log) = new_game(
+        &s,
+        p,
+        "starry-night",
+        "computer:1",
+        &[("flag:--random-stars", "160"), ("flag:--grid", "20x20")],
+    );
+    let index = |label: &str| -> usize {
+        let name = label
+            .strip_prefix("star ")
+            .and_then(|l| l.split(' ').next())
+            .unwrap_or_else(|| panic!("not a star: {label}"));
+        name.bytes()
+            .fold(0, |n, b| n * 26 + usize::from(b - b'A') + 1)
+    };
+    let in_order = |labels: &[String]| {
+        let at: Vec<usize> = labels.iter().map(|l| index(l)).collect();
+        assert!(labels.len() > 2, "{labels:?}");
+        assert!(
+            at.windows(2).all(|w| w[0] < w[1]),
+            "not in reading order: {labels:?}"
+        );
+    };
+    let mut page = s.page(&format!("/game/{id}"));
+    if choice_labels(&page)
+        .iter()
+        .any(|l| l.ends_with("moves first"))
+    {
+        let r = play(&s, &id, entries_of(p, &log), "first 0");
+        page = s.page(r.location());
+    }
+    let first = choice_labels(&page);
+    in_order(&first);
+    let next = attr_after(&page, "<a class=\"choice\" href=\"").unwrap();
+    in_order(&choice_labels(&s.page(&next)));
 }

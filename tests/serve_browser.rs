@@ -960,3 +960,61 @@ fn axe_finds_nothing_serious_in_the_html_view() {
         found.join("\n")
     );
 }
+
+/// Issue 33, item 20: Anna's page is open when Ben, at the command line,
+/// draws an edge; the live refresh shows the new position and says what
+/// Ben did, in a polite live region, given again after the refresh so that
+/// a screen reader announces it.
+#[test]
+fn a_live_refresh_says_what_the_other_side_did() {
+    let Some(chromium) = crate::browser::browser_or_skip() else {
+        return;
+    };
+    let ps = Players::new(2);
+    let (anna, ben) = (&ps.p[0], &ps.p[1]);
+    let s = Served::start(anna, &[]);
+    let (id, log) = crate::serve::ben_invites_anna(ben, anna, "14d");
+    let l = log.to_str().unwrap();
+    for (who, args) in [
+        (anna, vec!["join", l]),
+        (anna, vec!["ready", l]),
+        (ben, vec!["ready", l]),
+        (anna, vec!["play", l, "first 0"]),
+    ] {
+        let out = who.run(&args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    }
+    let mut b = Browser::start(&chromium);
+    b.enter(&s.url);
+    b.goto(&format!("http://{}/game/{id}", s.host()));
+    let shown = b.entries();
+    assert_eq!(shown, entries_of(anna, &log));
+    let happened = "(document.getElementById('happened') || {}).textContent || ''";
+    assert!(
+        !b.eval(happened).as_str().unwrap().contains("Ben drew"),
+        "{}",
+        b.eval(happened)
+    );
+    // A change the page learns of only by asking: no click of Anna's.
+    let out = ben.run(&["play", l, "--auto"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let start = Instant::now();
+    let now = "Number(((document.getElementById('status') || {}).dataset || {}).entries || 0)";
+    while b.eval(now).as_u64() != Some(shown + 1)
+        || !b.eval(happened).as_str().unwrap().contains("Ben drew edge")
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the page never said what Ben did: {}",
+            b.eval("document.body.innerText")
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let region = b.eval(
+        "(() => { const h = document.getElementById('happened'); \
+         return [h.getAttribute('role'), h.getAttribute('aria-live')]; })()",
+    );
+    assert_eq!(region, json!(["status", "polite"]));
+    assert_eq!(b.board_titles(), view_titles(anna, &log, None));
+    b.quiet("live refresh");
+}

@@ -392,7 +392,7 @@ mod tests {
         let mut keys = BTreeSet::new();
         for i in listed {
             let text = i.to_string();
-            let all = G::move_clicks(state, i);
+            let all = G::move_clicks(state, i, &[]);
             assert!(!all.is_empty(), "`{text}` cannot be clicked");
             for way in all {
                 assert!((1..=8).contains(&way.len()), "`{text}`: {way:?}");

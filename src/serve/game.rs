@@ -187,13 +187,13 @@ enum Choosing {
     Chosen { notation: String },
 }
 
-fn choosing<G: Game>(om: &OwnMoves<G>, id: &str, picks: &[String]) -> Choosing {
+fn choosing<G: Game>(om: &OwnMoves<G>, id: &str, picks: &[String], names: &[String]) -> Choosing {
     let paths: Vec<(usize, Vec<Click>)> = om
         .intents
         .iter()
         .enumerate()
         .flat_map(|(i, it)| {
-            G::move_clicks(&om.state, it)
+            G::move_clicks(&om.state, it, names)
                 .into_iter()
                 .map(move |p| (i, p))
         })
@@ -230,11 +230,49 @@ fn choosing<G: Game>(om: &OwnMoves<G>, id: &str, picks: &[String]) -> Choosing {
             options.push((next.clone(), href(id, &more)));
         }
     }
+    // The engine lists moves in its own order (a sky's stars by where
+    // they lie); a person looks for a name in the order they read names.
+    options.sort_by_cached_key(|(c, _)| reading_order(&c.key));
     Choosing::Next {
         picked,
         options,
         lost,
     }
+}
+
+/// Where `name` stands in the order a person reads names in: numbers by
+/// their value (`leo:2` before `leo:10`, `f9` before `f10`), a run of
+/// capitals as star labels are counted (`Z` before `AA`), other text
+/// alphabetically.
+fn reading_order(name: &str) -> Vec<(u8, usize, String)> {
+    let class = |c: char| {
+        if c.is_ascii_digit() {
+            0
+        } else if c.is_ascii_uppercase() {
+            1
+        } else {
+            2
+        }
+    };
+    let mut parts: Vec<(u8, usize, String)> = Vec::new();
+    for c in name.chars() {
+        match parts.last_mut() {
+            Some((k, _, run)) if *k == class(c) => run.push(c),
+            _ => parts.push((class(c), 0, c.to_string())),
+        }
+    }
+    for (k, len, run) in &mut parts {
+        match k {
+            0 => {
+                let digits = run.trim_start_matches('0').to_string();
+                *len = digits.len();
+                *run = digits;
+            }
+            1 => *len = run.len(),
+            _ => *run = run.to_lowercase(),
+        }
+    }
+    parts
 }
 
 /// What a game page is drawn from: the position shown (the whole log, a
@@ -262,6 +300,9 @@ struct Moves {
     links: Links,
     chosen: Option<String>,
     steps: Option<Choosing>,
+    /// What may be said instead of a move (a takeback request): its
+    /// notation and label.
+    requests: Vec<(String, String)>,
 }
 
 /// The page's title and body.
@@ -320,14 +361,24 @@ fn body<G: Game>(
     let body = html! {
         h1 { (title) }
         (p.status_line())
+        (p.happened(&events))
         (p.notices())
         (p.preview(moves.chosen.as_deref(), preview.as_ref()))
         @if let Some(c) = &ask.confirm {
             (confirm_section(s, path, id, total, c))
         }
-        div.board { (svg(&board)) }
+        @if matches!(&preview, Some(Ok(out)) if out.preview_svg.is_some()) {
+            // The board after the move, not the game's: said above it, and
+            // to a screen reader as the name of the group it is in.
+            div.board.previewed role="group" aria-labelledby="board-caption" {
+                p.caption id="board-caption" { "Preview: the board after your move, not written yet" }
+                (svg(&board))
+            }
+        } @else {
+            div.board { (svg(&board)) }
+        }
         @if let Some(Choosing::Next { picked, options, lost }) = &moves.steps {
-            (p.choices(picked, options, *lost))
+            (p.choices(picked, options, *lost, &moves.requests))
         }
         @if at.is_none() {
             (p.actions())
@@ -365,7 +416,18 @@ impl<G: Game> Page<'_, G> {
             m.chosen = Some(t.clone());
             return Ok(m);
         }
-        let c = choosing::<G>(&om, self.id, &ask.picks);
+        let names = self.r.names();
+        m.requests = G::requests(&om.state, om.seat)
+            .iter()
+            .filter_map(|i| {
+                let label = G::move_clicks(&om.state, i, &names)
+                    .first()
+                    .and_then(|way| way.first())
+                    .map(|c| c.label.clone())?;
+                Some((i.to_string(), label))
+            })
+            .collect();
+        let c = choosing::<G>(&om, self.id, &ask.picks, &names);
         match &c {
             Choosing::Next {
                 picked, options, ..
@@ -434,6 +496,36 @@ impl<G: Game> Page<'_, G> {
         }
     }
 
+    /// What the others did since this player's last entry, in the
+    /// history's words: after a live refresh, what changed. A polite live
+    /// region: the script hands its text to a screen reader again after a
+    /// live refresh, since a region filled when the page loads is not
+    /// announced.
+    fn happened(&self, events: &[Event]) -> Markup {
+        /// More than this many entries is a game long unseen: its history
+        /// tells it.
+        const SHOWN: usize = 6;
+        let since = match (self.joined, self.at, self.late) {
+            (Some(me), None, None) => history::since_last_entry_of(events, me),
+            _ => &[],
+        };
+        let skipped = since.len().saturating_sub(SHOWN);
+        html! {
+            div.happened id="happened" role="status" aria-live="polite" {
+                @if !since.is_empty() {
+                    p {
+                        strong { "Since your last entry: " }
+                        @if skipped > 0 { (skipped) " earlier entries (see the history), then " }
+                        @for (i, e) in since[skipped..].iter().enumerate() {
+                            @if i > 0 { " " }
+                            (shown(&e.text))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Warnings before joining, and what a late answer does.
     fn notices(&self) -> Markup {
         let (action, _) = self.r.expected();
@@ -480,7 +572,13 @@ impl<G: Game> Page<'_, G> {
     }
 
     /// The next clicks offered, and the field to type a move in.
-    fn choices(&self, picked: &[Click], options: &[(Click, String)], lost: bool) -> Markup {
+    fn choices(
+        &self,
+        picked: &[Click],
+        options: &[(Click, String)],
+        lost: bool,
+        requests: &[(String, String)],
+    ) -> Markup {
         let placeholder = self
             .r
             .state
@@ -498,6 +596,19 @@ impl<G: Game> Page<'_, G> {
                 p { (if picked.is_empty() { "Choose:" } else { "Then:" }) }
                 ul.choices {
                     @for (o, href) in options { li { a.choice href=(href) { (shown(&o.label)) } } }
+                }
+                @if picked.is_empty() && !requests.is_empty() {
+                    // Previewed and confirmed as a move is.
+                    p.requests {
+                        "Instead of a move: "
+                        @for (notation, label) in requests {
+                            form.inline method="get" action=(game_href) {
+                                input type="hidden" name="move" value=(notation);
+                                button type="submit" { (shown(&sentence_case(label))) }
+                            }
+                            " "
+                        }
+                    }
                 }
                 form method="get" action=(game_href) {
                     label for="typed" { "Or type a move" } " "
@@ -589,6 +700,15 @@ impl<G: Game> Page<'_, G> {
                 }
             }
         }
+    }
+}
+
+/// "Ask to take back …" from "ask to take back …".
+fn sentence_case(label: &str) -> String {
+    let mut c = label.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().chain(c).collect(),
+        None => String::new(),
     }
 }
 
@@ -707,4 +827,45 @@ pub async fn act(
         Err(r) => return r,
     };
     back_with(&s, &page, notice)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reading_order;
+
+    /// Names sort as people read them: numbers by value, star labels as
+    /// they are counted, words alphabetically.
+    #[test]
+    fn choices_sort_in_reading_order() {
+        let mut names = vec![
+            "star AA",
+            "star leo:10",
+            "star Z",
+            "square f10",
+            "star B",
+            "star leo:2",
+            "square f9",
+            "star cygnus:1",
+            "square a10",
+            "token 12",
+            "token 3",
+        ];
+        names.sort_by_cached_key(|n| reading_order(n));
+        assert_eq!(
+            names,
+            [
+                "square a10",
+                "square f9",
+                "square f10",
+                "star B",
+                "star Z",
+                "star AA",
+                "star cygnus:1",
+                "star leo:2",
+                "star leo:10",
+                "token 3",
+                "token 12",
+            ]
+        );
+    }
 }

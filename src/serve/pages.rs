@@ -176,6 +176,55 @@ pub async fn new_form(State(s): State<Arc<Server>>, RawQuery(q): RawQuery) -> Re
     let chosen = form_urlencoded::parse(q.as_deref().unwrap_or("").as_bytes())
         .find(|(k, _)| k == "game")
         .and_then(|(_, v)| registry::find(&v));
+    new_form_page(&s, chosen, &[], notice.as_ref()).into_response()
+}
+
+/// "2 players", "3 to 5 players".
+fn seat_words(seats: (usize, usize)) -> String {
+    match seats {
+        (lo, hi) if lo == hi => crate::text::count(lo as u64, "player", "players"),
+        (lo, hi) => format!("{lo} to {hi} players"),
+    }
+}
+
+/// A value of a variant that stands for something typed (Star Map's
+/// `LAYOUT`): written in capitals, as `starry new --help` writes a value
+/// to fill in.
+fn is_placeholder(value: &str) -> bool {
+    !value.is_empty() && value.bytes().all(|b| b.is_ascii_uppercase())
+}
+
+/// The form flag that types what the variant `key`'s placeholder stands
+/// for (`--map` for Star Map's `map`), if the game has one.
+fn typed_flag_of(
+    entry: &registry::Entry,
+    key: &str,
+) -> Option<&'static (&'static str, &'static str, &'static str)> {
+    let has_placeholder = (entry.variants)()
+        .iter()
+        .any(|(k, values, _)| *k == key && values.iter().any(|v| is_placeholder(v)));
+    entry
+        .form_flags
+        .iter()
+        .find(|(flag, _, _)| has_placeholder && flag.strip_prefix("--") == Some(key))
+}
+
+/// The new-game form of `chosen`, filled with `values` (what was sent,
+/// when it was refused: nothing the person typed is lost) or, when they
+/// are empty, with a game that starts as it stands: the person and as many
+/// computer seats as the game needs at least.
+fn new_form_page(
+    s: &Server,
+    chosen: Option<&registry::Entry>,
+    values: &[(String, String)],
+    notice: Option<&Notice>,
+) -> Html<String> {
+    let sent = |name: &str| {
+        values
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
     let me = format!("{} <{}>", s.identity.name, s.identity.email);
     let body = html! {
         h1 { "A new game" }
@@ -191,34 +240,53 @@ pub async fn new_form(State(s): State<Arc<Server>>, RawQuery(q): RawQuery) -> Re
             }
         }
         @if let Some(e) = chosen {
+            @let players = match sent("players") {
+                Some(p) => p.to_string(),
+                None => std::iter::once(me.as_str())
+                    .chain(std::iter::repeat_n("computer", e.seats.0.saturating_sub(1)))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            };
             form method="post" action="/new" {
                 input type="hidden" name="csrf" value=(s.csrf);
                 input type="hidden" name="game" value=(e.name);
                 p {
-                    label for="players" { "Players, in turn order, one per line (" (e.seats.0) " to " (e.seats.1) "): you first, then "
+                    label for="players" { "Players, in turn order, one per line (" (seat_words(e.seats)) "): you first, then "
                         code { "Name <address>" } " or " code { "computer" } " / " code { "computer:1" } " to " code { "computer:3" } }
                     br;
-                    textarea id="players" name="players" rows="5" cols="40" required { (me) "\n" "computer" }
+                    textarea id="players" name="players" rows="5" cols="40" required { (players) }
                 }
                 p {
                     label for="deadline" { "Time for each move (e.g. 7d, 36h, none)" }
                     br;
-                    input id="deadline" name="deadline" value="14d";
+                    input id="deadline" name="deadline" value=(sent("deadline").unwrap_or("14d"));
                 }
                 @for (key, values, help) in (e.variants)() {
+                    @let name = format!("variant:{key}");
+                    @let picked = sent(&name).filter(|v| values.contains(v)).unwrap_or(values[0]);
                     p {
                         label for={ "variant-" (key) } { (key) ": " (help) }
                         br;
-                        select id={ "variant-" (key) } name={ "variant:" (key) } {
-                            @for v in &values { option value=(v) { (v) } }
+                        select id={ "variant-" (key) } name=(name) {
+                            @for v in &values {
+                                option value=(v) selected[*v == picked] {
+                                    @if is_placeholder(v) && typed_flag_of(e, key).is_some() {
+                                        (v.to_lowercase()) " (typed below)"
+                                    } @else {
+                                        (v)
+                                    }
+                                }
+                            }
+                        }
+                        @if let Some(flag) = typed_flag_of(e, key) {
+                            br;
+                            (flag_field(flag, sent))
                         }
                     }
                 }
-                @for (flag, label, example) in e.form_flags {
-                    p {
-                        label for={ "flag" (flag) } { (label) }
-                        br;
-                        input id={ "flag" (flag) } name={ "flag:" (flag) } placeholder=(example);
+                @for flag in e.form_flags {
+                    @if !(e.variants)().iter().any(|(key, _, _)| typed_flag_of(e, key) == Some(flag)) {
+                        p { (flag_field(flag, sent)) }
                     }
                 }
                 p { button type="submit" { "Start the game" } }
@@ -227,7 +295,20 @@ pub async fn new_form(State(s): State<Arc<Server>>, RawQuery(q): RawQuery) -> Re
             p { "Choose the game above." }
         }
     };
-    page_html("A new game", Some(&s), None, notice.as_ref(), body).into_response()
+    page_html("A new game", Some(s), None, notice, body)
+}
+
+/// The field of a form flag: its label, and what was sent in it.
+fn flag_field<'a>(
+    (flag, label, example): &(&'static str, &'static str, &'static str),
+    sent: impl Fn(&str) -> Option<&'a str>,
+) -> Markup {
+    let name = format!("flag:{flag}");
+    html! {
+        label for={ "flag" (flag) } { (label) }
+        br;
+        input id={ "flag" (flag) } name=(name) placeholder=(example) value=[sent(&name)];
+    }
 }
 
 /// The new-game form, as it comes: the fields named `variant:KEY` and
@@ -256,6 +337,7 @@ pub async fn new_game(
         );
     };
     let mail = s.mail_on();
+    let sent = fields.clone();
     let done = blocking(move || {
         let new = new_game_of(entry, &fields, mail)?;
         crate::app::then(new.after, || crate::app::act::new_game(&new))
@@ -273,14 +355,20 @@ pub async fn new_game(
                 },
             )
         }
-        Ok(Err(e)) => back_with(
-            &s,
-            &format!("/new?game={}", entry.name),
-            Notice {
+        // Refused: the form again, as it was sent, with why.
+        Ok(Err(e)) => {
+            let notice = Notice {
                 ok: false,
                 text: e.to_string(),
-            },
-        ),
+            };
+            let kept: Vec<(String, String)> =
+                sent.into_iter().filter(|(k, _)| k != "csrf").collect();
+            (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                new_form_page(&s, Some(entry), &kept, Some(&notice)),
+            )
+                .into_response()
+        }
         Err(r) => r,
     }
 }
@@ -289,7 +377,9 @@ pub async fn new_game(
 /// flags: the players one per line (or comma-separated), each variant the
 /// game has, and only the flags the form offers. What the command line
 /// itself would refuse (a deadline that does not read, a flag given twice,
-/// `--stars` with `--random-stars`) is refused in the words it uses.
+/// `--stars` with `--random-stars`) is refused in the words it uses. A
+/// variant's placeholder and the field typed below it (Star Map's map) are
+/// the form's own: see [`typed_or_chosen`].
 pub(crate) fn new_game_of(
     entry: &registry::Entry,
     fields: &[(String, String)],
@@ -329,6 +419,7 @@ pub(crate) fn new_game_of(
         },
         ..Default::default()
     };
+    typed_or_chosen(entry, get)?;
     // The flags as the command line would have them, in order, each once.
     let mut given = vec!["--players", "--deadline"];
     if mail {
@@ -337,6 +428,12 @@ pub(crate) fn new_game_of(
     for (k, v) in fields {
         if let Some(key) = k.strip_prefix("variant:")
             && (entry.variants)().iter().any(|(name, _, _)| *name == key)
+            // The placeholder, or the default with the field typed below
+            // it filled, leaves the option to that field, as its flag
+            // (`typed_or_chosen` refused the rest).
+            && !typed_flag_of(entry, key).is_some_and(|(flag, _, _)| {
+                is_placeholder(v.trim()) || get(&format!("flag:{flag}")).is_some_and(|t| !t.trim().is_empty())
+            })
         {
             new.variants.push(format!("{key}={}", v.trim()));
             if !given.contains(&"--variant") {
@@ -396,6 +493,57 @@ pub(crate) fn new_game_of(
         )));
     }
     Ok(new)
+}
+
+/// A variant whose placeholder stands for a field typed below it (Star
+/// Map's map: random, easy, hard, mixed, or a layout typed in): the
+/// placeholder wants that field filled. A value other than the default
+/// (the first) wants it empty: which of the two was meant cannot be told.
+/// The default with the field filled is the field's: a person who typed
+/// a layout and left the choice as it came meant the layout.
+fn typed_or_chosen<'a>(
+    entry: &registry::Entry,
+    get: impl Fn(&str) -> Option<&'a str>,
+) -> crate::error::Result<()> {
+    for (key, values, _) in (entry.variants)() {
+        let Some((flag, _, example)) = typed_flag_of(entry, key) else {
+            continue;
+        };
+        let chosen = get(&format!("variant:{key}")).map(str::trim);
+        let typed = get(&format!("flag:{flag}"))
+            .map(str::trim)
+            .filter(|t| !t.is_empty());
+        let placeholder = values
+            .iter()
+            .find(|v| is_placeholder(v))
+            .copied()
+            .unwrap_or("");
+        let own = format!("{} (typed below)", placeholder.to_lowercase());
+        match (chosen, typed) {
+            (Some(c), None) if is_placeholder(c) => {
+                let named: Vec<String> = values
+                    .iter()
+                    .filter(|v| !is_placeholder(v))
+                    .map(|v| v.to_string())
+                    .collect();
+                return Err(crate::error::Error::Usage(format!(
+                    "{key}: you chose “{own}”, but the field below it is empty: type it there \
+                     (such as `{example}`), or choose {}",
+                    crate::app::history::list(&named).replacen(" and ", " or ", 1)
+                )));
+            }
+            (Some(c), Some(t)) if !is_placeholder(c) && values.first() != Some(&c) => {
+                return Err(crate::error::Error::Usage(format!(
+                    "{key}: you chose `{}`, and typed `{}` in the field below it as well: choose \
+                     “{own}” to play what you typed, or empty that field",
+                    crate::text::excerpt(c),
+                    crate::text::excerpt(t)
+                )));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The placeholder `starry new --help` shows after a flag of the form.
@@ -507,6 +655,53 @@ mod form_tests {
                     entry.name
                 );
                 assert!(with.contains(example), "{}: {flag}: {with}", entry.name);
+            }
+            // Every value of every variant's choice: a value reaches the
+            // game as `--variant KEY=VALUE`; a placeholder (Star Map's
+            // `LAYOUT`) wants the field typed below it, and then that field
+            // sets the option, once.
+            for (key, values, _) in (entry.variants)() {
+                for value in values {
+                    let mut with = base.clone();
+                    with.push((format!("variant:{key}"), value.to_string()));
+                    let Some((flag, _, example)) =
+                        super::typed_flag_of(entry, key).filter(|_| super::is_placeholder(value))
+                    else {
+                        let new = new_game_of(entry, &with, false).unwrap();
+                        assert_eq!(new.variants, [format!("{key}={value}")], "{}", entry.name);
+                        continue;
+                    };
+                    let alone = new_game_of(entry, &with, false).unwrap_err().to_string();
+                    assert!(
+                        alone.contains("the field below it is empty") && alone.contains(example),
+                        "{}: {alone}",
+                        entry.name
+                    );
+                    with.push((format!("flag:{flag}"), example.to_string()));
+                    let new = new_game_of(entry, &with, false).unwrap();
+                    assert!(new.variants.is_empty(), "{new:?}");
+                    assert!(format!("{new:?}").contains(example), "{new:?}");
+                    // The default left as it came, with the field filled:
+                    // the field's.
+                    let values = (entry.variants)()
+                        .into_iter()
+                        .find(|(k, _, _)| *k == key)
+                        .map(|(_, v, _)| v)
+                        .unwrap();
+                    with[2].1 = values[0].to_string();
+                    let new = new_game_of(entry, &with, false).unwrap();
+                    assert!(new.variants.is_empty(), "{new:?}");
+                    assert!(format!("{new:?}").contains(example), "{new:?}");
+                    // Another value chosen with the field filled as well:
+                    // which is meant is asked, in the form's words.
+                    with[2].1 = values[1].to_string();
+                    let both = new_game_of(entry, &with, false).unwrap_err().to_string();
+                    assert!(
+                        both.contains("in the field below it as well") && !both.contains("twice"),
+                        "{}: {both}",
+                        entry.name
+                    );
+                }
             }
         }
     }

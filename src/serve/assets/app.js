@@ -20,6 +20,7 @@
         asking = false;
         if (r.status === 200 && !leaving) {
           leaving = true;
+          remember(REFRESHED);
           window.location.reload();
         } else if (r.status !== 204) {
           // Logged out, or the server is gone: stop asking.
@@ -30,6 +31,34 @@
         asking = false;
       }
     );
+  }
+  // A mark kept across one reload of this tab; storage may be refused.
+  var REFRESHED = "starry-live-refresh";
+  function remember(key) {
+    try {
+      window.sessionStorage.setItem(key, "1");
+    } catch (e) {}
+  }
+  function recall(key) {
+    try {
+      var had = window.sessionStorage.getItem(key) === "1";
+      window.sessionStorage.removeItem(key);
+      return had;
+    } catch (e) {
+      return false;
+    }
+  }
+  // After a live refresh, what the others did is said again: a screen
+  // reader announces a live region's change, not what it held at load.
+  var happened = document.getElementById("happened");
+  if (recall(REFRESHED) && happened && happened.firstChild) {
+    var told = Array.prototype.slice.call(happened.childNodes);
+    happened.textContent = "";
+    window.setTimeout(function () {
+      told.forEach(function (n) {
+        happened.appendChild(n);
+      });
+    }, 150);
   }
   if (live && window.fetch) {
     window.setInterval(ask, 2000);

@@ -476,7 +476,20 @@ pub trait Show: Rules {
     /// `star C`, or the other way round). A key that names a place of the
     /// picture is drawn as a link there; every key is also offered as a
     /// labelled choice beside it.
-    fn move_clicks(state: &Self::State, intent: &Self::Intent) -> Vec<Vec<Click>>;
+    /// `names` are the players' names in seat order, for a choice that
+    /// names a seat (Starry Night: `Ben moves first`).
+    fn move_clicks(state: &Self::State, intent: &Self::Intent, names: &[String])
+    -> Vec<Vec<Click>>;
+
+    /// What `seat`, to move, may say now instead of a move of
+    /// [`Rules::intents`]' list, which the bots draw from and `starry
+    /// moves` prints: a request rather than a move on the board (Starry
+    /// Night's takeback). `starry serve` offers each as a button beside the
+    /// board, labelled as [`Show::move_clicks`] labels it. By default none.
+    fn requests(state: &Self::State, seat: Seat) -> Vec<Self::Intent> {
+        let _ = (state, seat);
+        Vec::new()
+    }
 
     /// Describes a logged action for humans (e.g. `face-down token on leo:3`);
     /// `state` is the position right after it.

@@ -11,10 +11,11 @@ use crate::schemas::schema;
 impl Registered for StarMap {
     const NEW_FLAGS: &'static [&'static str] = &["--map", "--parts", "--discs"];
     const NEW_FLAGS_SET: &'static str = "sets Star Map's map and discs";
+    // Typed below the `map` variant's choice, for its `LAYOUT`.
     const FORM_FLAGS: &'static [(&'static str, &'static str, &'static str)] = &[(
         "--map",
-        "Map sides: random, easy, hard, mixed, or 16 parts",
-        "random",
+        "Or a layout of your own: the 16 parts with their sides, in reading order",
+        "1b 2s 3b 4b / 5s 6b 7b 8s / 9b 10b 11s 12b / 13s 14b 15b 16s",
     )];
     const SCHEMAS: SchemaNames = SchemaNames {
         options: "star-map-options.json",

@@ -97,7 +97,11 @@ impl crate::games::Show for StarMap {
     /// A disc of the hand, its rotation (not for a one, which has none),
     /// a highlighted square where its first field goes, and, when the
     /// rules leave it open, the stack to draw from.
-    fn move_clicks(_state: &State, intent: &Intent) -> Vec<Vec<crate::games::Click>> {
+    fn move_clicks(
+        _state: &State,
+        intent: &Intent,
+        _names: &[String],
+    ) -> Vec<Vec<crate::games::Click>> {
         use crate::games::Click;
         match intent {
             Intent::Place {

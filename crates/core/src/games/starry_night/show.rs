@@ -137,8 +137,13 @@ impl crate::games::Show for StarryNight {
     }
 
     /// An edge is its two stars, clicked in either order; the other
-    /// choices (who moves first, a takeback and its answer) are one click.
-    fn move_clicks(_state: &State, intent: &Intent) -> Vec<Vec<crate::games::Click>> {
+    /// choices (who moves first, by name; a takeback and its answer) are
+    /// one click.
+    fn move_clicks(
+        _state: &State,
+        intent: &Intent,
+        names: &[String],
+    ) -> Vec<Vec<crate::games::Click>> {
         use crate::games::Click;
         let star = |s: Star| Click::new(format!("star {}", label(s)), format!("star {}", label(s)));
         let last = |s: Star, edge: String| {
@@ -159,7 +164,10 @@ impl crate::games::Show for StarryNight {
                 let label = match who {
                     Who::Me => "I move first".to_string(),
                     Who::Opponent => "my opponent moves first".to_string(),
-                    Who::Seat(s) => format!("seat {s} moves first"),
+                    Who::Seat(s) => match names.get(*s) {
+                        Some(name) => format!("{name} moves first"),
+                        None => format!("seat {s} moves first"),
+                    },
                 };
                 vec![vec![Click::new(intent.to_string(), label)]]
             }
@@ -172,6 +180,16 @@ impl crate::games::Show for StarryNight {
                 vec![vec![Click::new(intent.to_string(), label)]]
             }
         }
+    }
+
+    /// A takeback request, while the seat to move still has one and two
+    /// edges are drawn.
+    fn requests(state: &State, seat: Seat) -> Vec<Intent> {
+        let ask = Intent::Takeback(Takeback::Request);
+        let legal = state.to_act() == Some(seat)
+            && matches!(state.phase, Phase::Playing(_))
+            && state.action_for(seat, &ask).is_ok();
+        if legal { vec![ask] } else { Vec::new() }
     }
 
     fn move_group(_state: &State, intent: &Intent) -> Vec<String> {

@@ -34,7 +34,11 @@ impl crate::games::Show for StarrySky {
 
     /// A token of the hand, then a free star; a large star says the token
     /// will lie face down there.
-    fn move_clicks(state: &State, intent: &Intent) -> Vec<Vec<crate::games::Click>> {
+    fn move_clicks(
+        state: &State,
+        intent: &Intent,
+        _names: &[String],
+    ) -> Vec<Vec<crate::games::Click>> {
         use crate::games::Click;
         let t = intent.token;
         let down = state
