@@ -31,8 +31,8 @@ pub enum Error {
     #[error("{0}")]
     Usage(String),
     /// Not now: the command applies to this game, but not at this point
-    /// ([`NOT_NOW`]). Exit 19, as the core's refusals of an entry out of
-    /// turn.
+    /// (the rule at [`EXIT_CODES`]). Exit 19, as the core's refusals of an
+    /// entry out of turn.
     #[error("{0}")]
     NotNow(String),
     #[error("{0}")]
@@ -102,19 +102,18 @@ impl Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// The one rule for a command asked at the wrong time, whatever the
-/// command: exit 19 when it is refused because of *when* it is asked — it is
-/// not your turn, the game waits for another kind of entry first, the game
-/// has not begun or is over, or a deadline has not passed yet — so that a
-/// script can tell "wait and ask again" from "wrong" (2: it can never work
-/// as given, e.g. something done already) and from a move that breaks a rule
-/// of the game where it stands (20).
-pub const NOT_NOW: &str = "not now: it is not your turn, another entry is due first, the game \
-                           has not begun or is over, or a deadline has not passed yet";
-
 /// Every exit code and what it means, in the order of the codes: the one
 /// list `--help`, `starry man` and the README give (a test checks that they
 /// name every code).
+///
+/// One rule decides between 2, 19 and 20 for a refused command, whatever
+/// the command: 19 when it is refused because of *when* it is asked — it is
+/// not your turn, the game waits for another kind of entry first, the game
+/// has not begun or is over, or a deadline has not passed yet — so that a
+/// script can tell "wait and ask again" ([`Error::NotNow`], and the core's
+/// refusals of an entry out of turn) from 2, what can never work as given
+/// (bad arguments, something done already), and from 20, a move that reads
+/// but breaks a rule of the game where it stands.
 pub const EXIT_CODES: [(i32, &str); 24] = [
     (0, "ok"),
     (1, "other"),

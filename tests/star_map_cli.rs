@@ -660,7 +660,7 @@ fn refusals_name_the_problem_and_change_nothing() {
             2,
             "`draw disc`: the stacks are corner, three, two and one",
         ),
-        (0, "pass".into(), 20, "seat 0 can place a disc (e.g. "),
+        (0, "pass".into(), 20, "Anna can place a disc (e.g. "),
         (
             0,
             "pass".into(),
@@ -1089,7 +1089,7 @@ fn a_tiny_game_on_custom_data_with_a_pass() {
         0,
         "pass",
         20,
-        &format!("seat 0 can place a disc (e.g. one1 {free}"),
+        &format!("Anna can place a disc (e.g. one1 {free}"),
     );
     let one2 = s.hand_names(0)[5];
     assert_eq!(one2.1, (Shape::One, 2));
