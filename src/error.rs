@@ -1,6 +1,7 @@
 //! The one error type of the program, and the exit code of each class.
-//! Exit codes are part of the scriptable surface and are listed in the
-//! README; `Fault` variants map one to one onto the bad-input classes
+//! Exit codes are part of the scriptable surface: [`EXIT_CODES`] lists
+//! every one, and `--help`, `starry man` and the README follow it; `Fault`
+//! variants map one to one onto the bad-input classes
 //! ([`starry_core::error`]).
 
 use std::path::{Path, PathBuf};
@@ -25,10 +26,15 @@ pub enum Error {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// Wrong use: bad arguments, a file that exists, a command that does not
-    /// apply now. Says what to do instead.
+    /// Wrong use: bad arguments, a file that exists, something done
+    /// already: what can never work as given. Says what to do instead.
     #[error("{0}")]
     Usage(String),
+    /// Not now: the command applies to this game, but not at this point
+    /// (the rule at [`EXIT_CODES`]). Exit 19, as the core's refusals of an
+    /// entry out of turn.
+    #[error("{0}")]
+    NotNow(String),
     #[error("{0}")]
     Other(String),
     /// The input of `starry ingest` holds no usable log: no log at all,
@@ -72,6 +78,7 @@ impl Error {
             Error::Identity(_) => 4,
             Error::Io { .. } => 3,
             Error::Usage(_) => 2,
+            Error::NotNow(_) => Fault::OutOfTurn.exit_code(),
             Error::Other(_) => 1,
             Error::Input(_) => 7,
             Error::Clock(_) => 9,
@@ -94,6 +101,88 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Every exit code and what it means, in the order of the codes: the one
+/// list `--help`, `starry man` and the README give (a test checks that they
+/// name every code).
+///
+/// One rule decides between 2, 19 and 20 for a refused command, whatever
+/// the command: 19 when it is refused because of *when* it is asked — it is
+/// not your turn, the game waits for another kind of entry first, the game
+/// has not begun or is over, or a deadline has not passed yet — so that a
+/// script can tell "wait and ask again" ([`Error::NotNow`], and the core's
+/// refusals of an entry out of turn) from 2, what can never work as given
+/// (bad arguments, something done already), and from 20, a move that reads
+/// but breaks a rule of the game where it stands.
+pub const EXIT_CODES: [(i32, &str); 24] = [
+    (0, "ok"),
+    (1, "other"),
+    (
+        2,
+        "usage (bad arguments, or something that can never work as given)",
+    ),
+    (3, "I/O"),
+    (4, "identity"),
+    (
+        5,
+        "entry written but mail not sent (kept for `starry mail --retry`)",
+    ),
+    (6, "entry written but not committed"),
+    (7, "no usable log in the input of ingest"),
+    (
+        8,
+        "the mail server of sync or robot --imap could not be reached or refused the login",
+    ),
+    (
+        9,
+        "a log holds an entry dated more than 10 minutes ahead of this machine's clock",
+    ),
+    (10, "malformed line"),
+    (11, "truncated last line"),
+    (12, "non-canonical line"),
+    (13, "broken chain"),
+    (14, "entry from another game"),
+    (15, "bad signature or key"),
+    (16, "bad beacon link"),
+    (17, "bad reveal"),
+    (18, "impossible token"),
+    (
+        19,
+        "out of turn, or not now (a command asked at the wrong time)",
+    ),
+    (20, "illegal move"),
+    (21, "unknown version"),
+    (22, "fork"),
+    (23, "time goes back"),
+];
+
+/// The exit codes for the end of `starry --help` (and the top manual
+/// page): one paragraph, its lines kept short.
+pub fn exit_codes_help() -> String {
+    let items: Vec<String> = EXIT_CODES
+        .iter()
+        .map(|(code, what)| format!("{code} {what}"))
+        .collect();
+    let text = format!(
+        "Exit codes: {} (docs/protocol.md, section 8, defines 10 to 23).",
+        items.join(", ")
+    );
+    // Lines of at most 100 characters; a line never ends with `.` or `:`
+    // before the last, so that `starry man` keeps one paragraph.
+    let mut lines: Vec<String> = vec![String::new()];
+    for word in text.split(' ') {
+        let line = lines.last_mut().expect("one line at least");
+        if !line.is_empty() && line.len() + 1 + word.len() > 100 {
+            lines.push(word.to_string());
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines.join("\n")
+}
 
 /// The game id of a copy kept in the games directory, named
 /// `<64 hex digits>.jsonl` (`starry ingest`, `starry new` without `--out`):

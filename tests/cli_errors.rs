@@ -413,16 +413,19 @@ fn view_at_and_status_report_history_and_waiting() {
     let v3 = t.json(None, &["view", t.log_str(), "--at", "3", "--json"]);
     assert_eq!(v3["at"], 3);
     assert!(v3["view"].is_null(), "no board before everyone is ready");
-    let n = s["entries"].as_u64().unwrap();
+    // `--at N` is after entry N, as `history` numbers them: the last is
+    // one less than the count.
+    let n = s["entries"].as_u64().unwrap() - 1;
     let last = t.json(
         None,
         &["view", t.log_str(), "--at", &n.to_string(), "--json"],
     );
+    assert_eq!(last["at"], n);
     let now = t.json(None, &["view", t.log_str(), "--json"]);
     assert_eq!(last["view"], now["view"]);
     let out = t.starry(None, &["view", t.log_str(), "--at", "9999"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("entries"));
+    assert!(stderr(&out).contains("entries 0 to"), "{}", stderr(&out));
 }
 
 #[test]

@@ -102,9 +102,10 @@ fn a_claim_waits_for_the_deadline_and_asks_first() {
         let who = t.seat_of(s["to_act"].as_str().unwrap());
         let other = (0..n).find(|&x| x != who).unwrap();
         let before = std::fs::read(&t.log).unwrap();
-        // Too early: refused, saying until when, nothing written.
+        // Too early: refused as not now (19), saying until when, nothing
+        // written.
         let out = t.starry(Some(other), &["abandon", t.log_str(), "--yes"]);
-        assert_eq!(out.status.code(), Some(2), "{game}: {}", stderr(&out));
+        assert_eq!(out.status.code(), Some(19), "{game}: {}", stderr(&out));
         let said = stderr(&out)
             .split_whitespace()
             .collect::<Vec<_>>()

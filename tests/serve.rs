@@ -390,18 +390,19 @@ fn every_page_and_action_of_each_game() {
         let audit = p.run(&["audit", log.to_str().unwrap()]);
         assert!(audit.status.success(), "{game}: {}", stdout(&audit));
 
-        // The history stepper: each position is `view --at N`'s.
+        // The history stepper: its position after N entries is `view --at
+        // N-1`'s (after entry N-1, as `history` numbers it).
         for n in [1, entries, now - 1] {
             let page = s.page(&format!("/game/{id}?at={n}"));
             let v = p.run(&[
                 "view",
                 log.to_str().unwrap(),
                 "--at",
-                &n.to_string(),
+                &(n - 1).to_string(),
                 "--format",
                 "svg",
             ]);
-            assert_eq!(board_svg(&page), stdout(&v).trim_end(), "{game}: --at {n}");
+            assert_eq!(board_svg(&page), stdout(&v).trim_end(), "{game}: ?at={n}");
             assert!(
                 !page.contains("class=\"choice\""),
                 "{game}: a past position offers moves"

@@ -378,7 +378,8 @@ fn titles(svg: &str) -> Vec<String> {
         .collect()
 }
 
-/// What `starry view` draws of the game now (or after `at` entries).
+/// What `starry view` draws of the game now (or after `at` entries: after
+/// entry `at - 1`, as `view --at` and `history` number them).
 fn view_titles(p: &Player, log: &Path, at: Option<u64>) -> Vec<String> {
     let mut args = vec![
         "view".to_string(),
@@ -387,7 +388,7 @@ fn view_titles(p: &Player, log: &Path, at: Option<u64>) -> Vec<String> {
         "svg".into(),
     ];
     if let Some(n) = at {
-        args.extend(["--at".to_string(), n.to_string()]);
+        args.extend(["--at".to_string(), (n - 1).to_string()]);
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = p.run(&args);

@@ -294,19 +294,20 @@ fn a_game_by_hand_with_a_dry_run_auto_moves_and_history() {
     }
 
     // The earlier positions are still there to see.
-    let past = view_json(&t, Some(setup));
+    // `--at N`: after entry N; the setup's last entry is `setup - 1`.
+    let past = view_json(&t, Some(setup - 1));
     assert_eq!(past["moves"], 0);
     assert_eq!(past["scores"][0]["points"], 0);
     assert_eq!(past["last"], Value::Null);
     assert_eq!(past["pending"], Value::Null);
-    let past = view_json(&t, Some(setup + 1));
+    let past = view_json(&t, Some(setup));
     assert_eq!(past["moves"], 1);
     assert_eq!(past["scores"][0]["points"], scored.points);
     assert_eq!(past["last"]["at"], best.at.to_string());
     assert_eq!(past["turn"], 1);
-    let past_text = t.ok(0, &["view", log, "--at", &(setup + 1).to_string()]);
+    let past_text = t.ok(0, &["view", log, "--at", &setup.to_string()]);
     assert!(
-        past_text.contains(&format!("after {} entries", setup + 1)),
+        past_text.contains(&format!("after entry {setup}")),
         "{past_text}"
     );
     assert!(
@@ -659,7 +660,7 @@ fn refusals_name_the_problem_and_change_nothing() {
             2,
             "`draw disc`: the stacks are corner, three, two and one",
         ),
-        (0, "pass".into(), 20, "seat 0 can place a disc (e.g. "),
+        (0, "pass".into(), 20, "Anna can place a disc (e.g. "),
         (
             0,
             "pass".into(),
@@ -1088,7 +1089,7 @@ fn a_tiny_game_on_custom_data_with_a_pass() {
         0,
         "pass",
         20,
-        &format!("seat 0 can place a disc (e.g. one1 {free}"),
+        &format!("Anna can place a disc (e.g. one1 {free}"),
     );
     let one2 = s.hand_names(0)[5];
     assert_eq!(one2.1, (Shape::One, 2));

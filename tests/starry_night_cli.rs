@@ -65,7 +65,7 @@ fn a_game_by_hand_with_a_dry_run_takebacks_and_history() {
     assert_eq!(v["scores"][1]["seas"], 0);
     assert_eq!(v["turn"]["seat"], 0);
     // The earlier position is still there to see.
-    let past = view(&t, Some(after_capture));
+    let past = view(&t, Some(after_capture - 1));
     assert_eq!(past["scores"][1]["seas"], 1);
     assert_eq!(past["seas"][0]["captor"], 1);
     assert_eq!(past["seas"][0]["area"], 8);

@@ -30,6 +30,8 @@ mod clock;
 mod computer;
 #[path = "custom_boards.rs"]
 mod custom_boards;
+#[path = "everyday_terminal.rs"]
+mod everyday_terminal;
 #[path = "examples.rs"]
 mod examples;
 #[path = "file_safety.rs"]

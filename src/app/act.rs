@@ -838,15 +838,19 @@ fn build_checked<G: Bot>(
     let entry = replay.len();
     let again = unfinished_join(home, replay);
     super::written::check::<G>(home, path, replay, id, again)?;
-    // Name the file and the entry being written in every refusal.
+    // Name the file and the entry being written in every refusal, and,
+    // when something else of this player's is due, the command for it.
+    let due = due_command(replay, id, path);
     let mut bot = None;
     let (line, summary) =
         build_entry::<G>(author, replay, what, time, chooser, &mut bot).map_err(|e| match e {
             Error::Rule(mut r, f) => {
                 r.detail = format!(
-                    "{}: cannot write entry {entry}: {}",
+                    "{}: cannot write entry {entry}: {}{}",
                     crate::error::shown_log(path, G::NAME),
-                    r.detail
+                    with_names(replay, &r.detail),
+                    due.filter(|_| f == crate::error::Fault::OutOfTurn)
+                        .unwrap_or_default()
                 );
                 Error::Rule(r, f)
             }
@@ -882,6 +886,50 @@ fn build_checked<G: Bot>(
         kind,
         bot,
     })
+}
+
+/// " (run `starry reveal game.jsonl`)": the command for the entry the game
+/// waits for when it waits for `id`'s seat, naming the file as the player
+/// can type it (shell-quoted, or the game's id).
+fn due_command<G: Game>(r: &Replay<G>, id: &Identity, path: &Path) -> Option<String> {
+    let (action, who) = r.expected();
+    let me = r.seat_of_key(&id.public_key())?;
+    let command = match action {
+        _ if who != Some(me) => return None,
+        Action::Ready => "ready",
+        Action::Reveal => "reveal",
+        Action::Move => "play",
+        Action::Join | Action::Over => return None,
+    };
+    Some(format!(
+        " (run `starry {command} {}`)",
+        super::file_arg(&r.game_id, path)
+    ))
+}
+
+/// A rule's refusal in the players' words: "seat 2" becomes the name of
+/// that seat's player (escaped for one line), unless two players share it
+/// or a label ("seat 2, Cleo <cleo@…>") names them already.
+/// The rules engine knows seats only; the log knows who sits there.
+fn with_names<G: Game>(r: &Replay<G>, detail: &str) -> String {
+    let names = r.names();
+    let unique = |s: usize| names.iter().filter(|n| **n == names[s]).count() == 1;
+    let mut out = String::with_capacity(detail.len());
+    let mut rest = detail;
+    while let Some(i) = rest.find("seat ") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + "seat ".len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        // "seat 1, Ben <ben@…>" (a label) names the player already.
+        let labelled = after[digits..].starts_with(',');
+        match after[..digits].parse::<usize>() {
+            Ok(s) if s < names.len() && unique(s) && !labelled => out.push_str(&names[s]),
+            _ => out.push_str(&rest[i..i + "seat ".len() + digits]),
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// How an entry was written, for its report.

@@ -176,7 +176,7 @@ pub fn check_claim_due<G: Game>(r: &Replay<G>, now: &str) -> Result<()> {
     if now_s >= clock.due {
         return Ok(());
     }
-    Err(Error::Usage(format!(
+    Err(Error::NotNow(format!(
         "{} has until {} ({} from now) to write their entry: the game's deadline is {} from \
          entry {}{}. A claim before then would not be valid. Remind them with `starry remind`; \
          nothing was written",
@@ -201,9 +201,31 @@ pub fn shown_time(seconds: i64) -> String {
 }
 
 /// The awaited player's time, in words: "Ben has 3 days 4 hours (until
-/// 2026-12-10 14:00 UTC)", or "Ben's time ran out 2 days ago …". None
-/// without a clock.
+/// 2026-12-10 14:00 UTC)", or "Ben's time ran out 2 days ago …". While a
+/// seat has not joined there is no clock (docs/protocol.md §7: nobody owes
+/// a join, so nobody may claim that a player who never joined stopped
+/// answering): that is said instead, with how long the invitation has
+/// waited. None in a game without a deadline.
 pub fn time_left<G: Game>(r: &Replay<G>, now: &str) -> Option<String> {
+    if let (Some(deadline), (crate::log::Action::Join, Some(seat))) = (
+        r.genesis.deadline.filter(|_| r.genesis.protocol >= 3),
+        r.expected(),
+    ) {
+        let invited = time_seconds(&r.entries.first()?.time)?;
+        let waited = (time_seconds(now)? - invited).max(0) as u64;
+        return Some(format!(
+            "{} has not joined yet (invited {} ago); the clock of {} an entry starts once \
+             everyone has joined, and nobody can be claimed gone before joining: if they never \
+             join, start the game again without them",
+            r.name(seat),
+            if waited < 60 {
+                "less than a minute".to_string()
+            } else {
+                span_text(waited)
+            },
+            span_text(deadline)
+        ));
+    }
     let clock = r.clock()?;
     let now = time_seconds(now)?;
     let name = r.name(clock.seat);

@@ -56,13 +56,18 @@ pub struct GameRow {
 pub struct GamesReport {
     pub dir: String,
     pub games: Vec<GameRow>,
+    /// Links in the games directory to logs kept elsewhere (`new --out`,
+    /// `join FILE`) whose file is gone: left out of `games`, removed by
+    /// `starry games --prune`.
+    pub dead_links: Vec<String>,
 }
 
 /// `starry games`.
 pub fn list() -> Result<Output> {
     let home = identity::home_dir()?;
     let (dir, rows) = rows(&home)?;
-    let text = if rows.is_empty() {
+    let dead = dead_links(&dir);
+    let mut text = if rows.is_empty() {
         format!(
             "No games in {} yet: `starry new` starts one, `starry ingest` takes one from a mail.",
             dir.display()
@@ -70,12 +75,77 @@ pub fn list() -> Result<Output> {
     } else {
         rows.iter().map(row_text).collect::<Vec<_>>().join("\n")
     };
+    if !dead.is_empty() {
+        text.push_str(&format!(
+            "\n{} in {} {} to a log that was moved or deleted (not listed); `starry games \
+             --prune` removes {}.",
+            crate::text::count(dead.len(), "link", "links"),
+            dir.display(),
+            if dead.len() == 1 { "points" } else { "point" },
+            if dead.len() == 1 { "it" } else { "them" },
+        ));
+    }
     Ok(Output::new(
         text,
         &GamesReport {
             dir: dir.display().to_string(),
             games: rows,
+            dead_links: dead.iter().map(|p| p.display().to_string()).collect(),
         },
+    ))
+}
+
+/// Whether `path` is a link whose file is gone. A link the program cannot
+/// follow for another reason (no permission, a loop) is not: only what
+/// surely points nowhere counts.
+fn is_dead_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+        && matches!(std::fs::metadata(path), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+}
+
+/// The links of the games directory whose file is gone, sorted.
+fn dead_links(dir: &Path) -> Vec<PathBuf> {
+    let mut dead: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| is_dead_link(p))
+                .collect()
+        })
+        .unwrap_or_default();
+    dead.sort();
+    dead
+}
+
+/// `starry games --prune`: removes the links whose file is gone, each
+/// checked again just before it goes; a log, or a link whose file is
+/// there, is never touched.
+pub fn prune() -> Result<Output> {
+    let home = identity::home_dir()?;
+    let dir = games_dir(&home);
+    let mut removed = Vec::new();
+    for link in dead_links(&dir) {
+        if !is_dead_link(&link) {
+            continue;
+        }
+        std::fs::remove_file(&link)
+            .map_err(|e| Error::io("cannot remove the dead link", &link, e))?;
+        removed.push(link.display().to_string());
+    }
+    let text = match removed.len() {
+        0 => format!("No dead links in {}: nothing removed.", dir.display()),
+        n => format!(
+            "Removed {} to logs that were moved or deleted:\n{}",
+            crate::text::count(n, "link", "links"),
+            removed
+                .iter()
+                .map(|r| format!("  {}", inline(r)))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
+    };
+    Ok(Output::new(
+        text,
+        &serde_json::json!({ "dir": dir.display().to_string(), "removed": removed }),
     ))
 }
 
@@ -83,13 +153,15 @@ pub fn list() -> Result<Output> {
 /// directory, one a line, for shell completion. Only file names are read:
 /// a game kept there is `GAME-ID.jsonl` (64 hex digits), and a name that
 /// is not one is left out, so nothing hostile is printed and nothing slow
-/// happens while the user waits on Tab.
+/// happens while the user waits on Tab; so is a link whose file is gone.
 pub fn ids() -> Result<Output> {
     let home = identity::home_dir()?;
     let dir = games_dir(&home);
     let mut ids: Vec<String> = match std::fs::read_dir(&dir) {
         Ok(d) => d
             .filter_map(|e| e.ok())
+            // A link whose file is gone names no game any more.
+            .filter(|e| !is_dead_link(&e.path()))
             .filter_map(|e| {
                 let name = e.file_name().into_string().ok()?;
                 let id = name.strip_suffix(".jsonl")?;
@@ -121,7 +193,13 @@ pub fn rows(home: &Path) -> Result<(PathBuf, Vec<GameRow>)> {
     let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
         Ok(d) => d
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && !is_dead_link(p))
+            // A link to a log kept elsewhere is shown as that log: the
+            // file the player knows, not the link.
+            .map(|p| match std::fs::read_link(&p) {
+                Ok(_) => std::fs::canonicalize(&p).unwrap_or(p),
+                Err(_) => p,
+            })
             .collect(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(Error::io("cannot read the games directory", &dir, e)),
@@ -276,11 +354,13 @@ pub fn row_text(g: &GameRow) -> String {
         80,
         "    ",
     );
+    // The file on a line of its own: a long path never leaves a dash
+    // dangling at the end of the line before it.
     let tail = crate::text::wrap(
-        &format!("    {state} — {} entries — {}\n", g.entries, g.file),
+        &format!("    {state} — {} entries\n", g.entries),
         80,
         "    ",
-    );
+    ) + &format!("    {}\n", inline(&g.file));
     let clock = match (&g.time_left, g.over) {
         (Some(t), false) => crate::text::wrap(&format!("    {}\n", inline(t)), 80, "    "),
         _ => String::new(),

@@ -64,6 +64,23 @@ pub fn after_entry(path: &Path, out: &mut Output) {
     out.json["git"] = serde_json::to_value(&report).expect("reports serialise");
 }
 
+/// Whether the log at `path` is played through git: it lies in a git work
+/// tree (docs/git.md), and is not a copy kept in the games directory, which
+/// came by mail (a home kept under git must not turn mail advice into git
+/// advice). The advice then names git's commands, not mail's.
+pub fn played_in_git(path: &Path) -> bool {
+    let Ok(file) = std::fs::canonicalize(path) else {
+        return false;
+    };
+    let Some(dir) = file.parent() else {
+        return false;
+    };
+    let games = identity::home_dir()
+        .ok()
+        .and_then(|h| std::fs::canonicalize(super::games_dir(&h)).ok());
+    games.as_deref() != Some(dir) && dir.ancestors().any(|a| a.join(".git").exists())
+}
+
 /// What to do once an entry is committed: push it, so that the others
 /// pull it (and who must act next, with the command they run).
 fn next_in_git(report: &serde_json::Value, path: &Path) -> String {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::history;
 use super::report::*;
-use super::{Output, notes_text, seats_text, status_of, status_text};
+use super::{Output, notes_text, seats_text, status_of, status_text_for};
 use crate::crypto::identity::{self, Identity, IdentityError};
 use crate::error::{Error, Result};
 use crate::games::Game;
@@ -39,8 +39,10 @@ pub fn status(path: &Path) -> Result<Output> {
                 .unwrap_or_default();
             // Once over: who countersigns next, as the mails say.
             let me = id.as_ref().and_then(|i| r.seat_of_key(&i.public_key()));
-            let countersign = super::mail::countersign_text(&r, me, &path.display().to_string()).map(|t| t + "\n").unwrap_or_default();
-            let text = format!("{} — game {} — {} entries\n{}{}{}{countersign}{}", s.game, &s.game_id[..16], s.entries, notes_text(&s, ""), since, status_text(&s), seats_text(&s));
+            let file = super::file_arg(&r.game_id, path);
+            let git = super::git::played_in_git(path);
+            let countersign = super::mail::countersign_advice(&r, me, &file, git).map(|t| t + "\n").unwrap_or_default();
+            let text = format!("{} — game {} — {} entries\n{}{}{}{countersign}{}", s.game, &s.game_id[..16], s.entries, notes_text(&s, ""), since, status_text_for(&s, me, false), seats_text(&s));
             Ok(Output::new(text, &s))
         })
     })
@@ -78,7 +80,7 @@ pub enum Format {
 /// `starry view`: which position, seen by whom, shown how, and where.
 #[derive(Clone, Debug, Default)]
 pub struct Show {
-    /// The position after the first N entries; None: the last.
+    /// The position after entry N (0 is the genesis); None: the last.
     pub at: Option<u64>,
     /// The public view even for a player who holds a seat.
     pub spectator: bool,
@@ -161,17 +163,19 @@ fn view_game<G: Game>(
         fault,
     };
     let (full, mut events) = super::cache::tell::<G>(bytes).map_err(log_err)?;
+    // `--at N` is the position after entry N, numbered as `history`,
+    // `play` and every message number entries (0 is the genesis).
+    let last = full.len() - 1;
     let r = match at {
         None => full,
-        Some(n) if n >= 1 && n <= full.len() => {
-            events.truncate(n as usize);
-            Replay::<G>::from_bytes_upto(bytes, n as usize).map_err(log_err)?
+        Some(n) if n <= last => {
+            events.truncate(n as usize + 1);
+            Replay::<G>::from_bytes_upto(bytes, n as usize + 1).map_err(log_err)?
         }
         Some(n) => {
             return Err(Error::Usage(format!(
-                "--at {n}: the log has {} entries; give a number from 1 to {}",
-                full.len(),
-                full.len()
+                "--at {n}: the log has entries 0 to {last}; give the number of an entry (0 is \
+                 the genesis), as `starry history` numbers them"
             )));
         }
     };
@@ -179,10 +183,10 @@ fn view_game<G: Game>(
     let status = status_of(&r);
     let title = picture_title(&r, &status, seat);
     let mut text = format!(
-        "{} — game {} — after {}{}\n",
+        "{} — game {} — after entry {}{}\n",
         status.game,
         &status.game_id[..16],
-        crate::text::count(r.len(), "entry", "entries"),
+        r.len() - 1,
         match seat {
             Some(s) => format!(" — your view, seat {s}"),
             None => " — spectator view".into(),
@@ -194,7 +198,9 @@ fn view_game<G: Game>(
             &path.display().to_string(),
         ));
     }
-    text.push_str(&status_text(&status));
+    // This player's own view shows the draws their next entry makes
+    // (`own_view`): say so beside "pending".
+    text.push_str(&status_text_for(&status, seat, true));
     let names = r.names();
     let (view, svg) = match &r.state {
         None => (None, waiting_picture(&title, &status)),
@@ -212,7 +218,7 @@ fn view_game<G: Game>(
     let report = ViewReport {
         game: status.game.clone(),
         game_id: status.game_id.clone(),
-        at: r.len(),
+        at: r.len() - 1,
         viewer: seat.map(|s| s as u32),
         status,
         view,
@@ -235,10 +241,10 @@ pub(crate) fn picture_title<G: Game>(
     seat: Option<usize>,
 ) -> String {
     format!(
-        "{} — game {} — after {} — {}",
+        "{} — game {} — after entry {} — {}",
         history::title(G::NAME),
         &status.game_id[..16],
-        crate::text::count(r.len(), "entry", "entries"),
+        r.len() - 1,
         match seat {
             Some(s) => format!("{}'s view", r.name(s)),
             None => "spectator view".into(),

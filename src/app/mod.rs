@@ -193,8 +193,17 @@ pub fn log_path(arg: &Path) -> Result<PathBuf> {
         return Ok(arg.to_path_buf());
     };
     let prefix = text.to_ascii_lowercase();
-    if !(8..=64).contains(&prefix.len()) || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if prefix.is_empty() || prefix.len() > 64 || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Ok(arg.to_path_buf());
+    }
+    if prefix.len() < 8 {
+        // Hex digits that name no file were meant as a game id, likely:
+        // say what an id needs rather than only "no such file".
+        return Err(Error::Usage(format!(
+            "{text}: there is no such file, and a game id needs 8 or more hex digits (it has {}); \
+             `starry games` lists your games with their ids",
+            prefix.len()
+        )));
     }
     let home = identity::home_dir()?;
     let dir = games_dir(&home);
@@ -202,7 +211,9 @@ pub fn log_path(arg: &Path) -> Result<PathBuf> {
         .map(|d| {
             d.filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| {
-                    p.extension().is_some_and(|x| x == "jsonl")
+                    // A link whose file is gone names no game any more.
+                    p.exists()
+                        && p.extension().is_some_and(|x| x == "jsonl")
                         && p.file_name()
                             .and_then(|n| n.to_str())
                             .is_some_and(|n| n.starts_with(&prefix))
@@ -429,6 +440,13 @@ pub fn ending_text(s: &StatusReport) -> String {
 
 /// Where the game stands, for text output; every name is made safe.
 pub fn status_text(s: &StatusReport) -> String {
+    status_text_for(s, None, false)
+}
+
+/// [`status_text`] for the player at seat `me`: when the game waits for
+/// them and a draw is pending, it is their next entry that resolves it;
+/// `shown`: their view (below the text) shows already what it draws.
+pub fn status_text_for(s: &StatusReport, me: Option<Seat>, shown: bool) -> String {
     let mut out = String::new();
     if s.over {
         out.push_str(&ending_text(s));
@@ -445,13 +463,28 @@ pub fn status_text(s: &StatusReport) -> String {
         if let Some(t) = &s.time_left {
             out.push_str(&format!("{}.\n", inline(t)));
         }
+        // The next entry is the awaited player's: it resolves the draws
+        // (claims resolve nothing, and come from others).
+        let mine = me.is_some() && s.to_act_seat.map(|x| x as usize) == me;
+        let whose = if mine {
+            "your".to_string()
+        } else {
+            format!("{who}'s")
+        };
+        let seen = if mine && shown {
+            "; your view below shows already what it draws (nobody else can know it before \
+             your entry)"
+        } else {
+            ""
+        };
         match s.pending_events {
             0 => {}
-            1 => out.push_str(
-                "A random draw is pending: the next entry by another player resolves it.\n",
-            ),
+            1 => out.push_str(&format!(
+                "A random draw is pending: {whose} next entry resolves it{seen}.\n"
+            )),
             n => out.push_str(&format!(
-                "{n} random draws are pending: the next entry by another player resolves them.\n"
+                "{n} random draws are pending: {whose} next entry resolves them{}.\n",
+                seen.replace("what it draws", "what they draw")
             )),
         }
         if let Some(c) = &s.claims {

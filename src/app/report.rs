@@ -498,7 +498,8 @@ pub struct RetriedReport {
 pub struct ViewReport<V> {
     pub game: String,
     pub game_id: String,
-    /// Entries replayed.
+    /// The last entry shown, numbered from 0 (the genesis) as `--at` and
+    /// `starry history` number entries.
     pub at: u64,
     /// Seat of the viewer, 0-based (see docs/json.md), or null for the
     /// spectator view.

@@ -18,16 +18,12 @@ mod robot;
     version,
     about = "Play Starry Sky, Starry Night and Star Map by e-mail or git with a signed, append-only move log that anyone can audit",
     long_about = None,
-    after_help = "Identities live in $STARRY_HOME (default: the platform's config directory, e.g. ~/.config/starry);\n\
-                  games received by mail in $STARRY_HOME/games/. A FILE argument may also be the id of such a game\n\
-                  (8 or more hex digits).\n\
-                  Exit codes: 0 ok, 1 other, 2 usage, 3 I/O, 4 identity, 5 entry written but mail not sent (kept for\n\
-                  `starry mail --retry`), 6 entry written but not committed, 7 no usable log in the input of ingest,\n\
-                  8 the mail server of sync or robot --imap could not be reached or refused the login,\n\
-                  10 malformed line, 11 truncated last line, 12 non-canonical line, 13 broken chain,\n\
-                  14 entry from another game, 15 bad signature or key, 16 bad beacon link, 17 bad reveal,\n\
-                  18 impossible token, 19 out of turn, 20 illegal move, 21 unknown version, 22 fork\n\
-                  (docs/protocol.md, section 8, defines each)."
+    after_help = format!(
+        "Identities live in $STARRY_HOME (default: the platform's config directory, e.g. ~/.config/starry);\n\
+         games received by mail in $STARRY_HOME/games/. A FILE argument may also be the id of such a game\n\
+         (8 or more hex digits).\n{}",
+        crate::error::exit_codes_help()
+    )
 )]
 pub struct Cli {
     /// Print one JSON object instead of text (schemas in schemas/).
@@ -197,12 +193,17 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
                             starry games\n  \
                             starry games --json\n  \
-                            starry games --ids")]
+                            starry games --ids\n  \
+                            starry games --prune")]
     Games {
         /// Print only each game's id (16 hex digits), one a line, as shell completion offers them
         /// for a GAME argument; nothing is read but the names of the files.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "prune")]
         ids: bool,
+        /// Remove the links to games kept elsewhere (`new --out`, `join FILE`) whose file is
+        /// gone (moved or deleted); never a log itself, nor a link whose file is there.
+        #[arg(long)]
+        prune: bool,
     },
     /// Mail the current turn again to the player everybody is waiting for, saying since when.
     #[command(after_help = "Examples:\n  \
@@ -354,6 +355,9 @@ pub struct AfterArgs {
 pub struct ActArgs {
     /// The game log (a .jsonl file, or the id of a game in your games directory).
     pub file: PathBuf,
+    /// Check and show the entry, write nothing.
+    #[arg(long, conflicts_with_all = ["mail", "git_commit"])]
+    pub dry_run: bool,
     #[command(flatten)]
     pub after: AfterArgs,
 }
@@ -415,6 +419,9 @@ pub struct ResignArgs {
     /// Do not ask for confirmation (needed when standard input is not a terminal).
     #[arg(long, short = 'y')]
     pub yes: bool,
+    /// Check and show the entry, write nothing (and ask nothing).
+    #[arg(long, conflicts_with_all = ["mail", "git_commit", "yes"])]
+    pub dry_run: bool,
     #[command(flatten)]
     pub after: AfterArgs,
 }
@@ -656,7 +663,8 @@ impl From<Format> for crate::app::inspect::Format {
 pub struct ViewArgs {
     /// The game log (a .jsonl file, or the id of a game in your games directory).
     pub file: PathBuf,
-    /// Show the game as it was after the first N entries.
+    /// Show the game as it was after entry N, numbered as `starry history` and `play` number
+    /// entries (0 is the genesis).
     #[arg(long, value_name = "N")]
     pub at: Option<u64>,
     /// The public view even if you hold a seat.

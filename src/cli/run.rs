@@ -44,8 +44,9 @@ pub fn run(cli: Cli) -> Result<Output> {
         Command::View(a) => app::inspect::view(&log_path(&a.file)?, &show(&a)),
         Command::Moves(a) => app::moves::moves(&log_path(&a.file)?, a.limit),
         Command::History(a) => app::history::history(&log_path(&a.file)?, a.since_mine),
-        Command::Games { ids: false } => app::games::list(),
-        Command::Games { ids: true } => app::games::ids(),
+        Command::Games { ids: true, .. } => app::games::ids(),
+        Command::Games { prune: true, .. } => app::games::prune(),
+        Command::Games { .. } => app::games::list(),
         Command::Remind(f) => app::mail::remind(&log_path(&f.file)?),
         Command::Completions { shell } => Ok(super::docs::completions(shell)),
         Command::Man { command, dir } => match dir {
@@ -99,7 +100,7 @@ fn join(a: JoinArgs) -> Result<Output> {
 
 /// A writing command, then what `--mail` and `--git-commit` ask for.
 fn act_then(a: ActArgs, what: Do) -> Result<Output> {
-    written(&a.file, a.after.into(), what, false)
+    written(&a.file, a.after.into(), what, a.dry_run)
 }
 
 fn written(file: &Path, after: After, what: Do, dry_run: bool) -> Result<Output> {
@@ -140,6 +141,9 @@ fn play(a: PlayArgs) -> Result<Output> {
 
 fn resign(a: ResignArgs) -> Result<Output> {
     let path = log_path(&a.file)?;
+    if a.dry_run {
+        return act::act_file(&path, Do::Resign, true);
+    }
     if !a.yes {
         // Whatever would refuse the resignation (not your turn, the game
         // over) is said before the question, not after it.
@@ -162,6 +166,9 @@ fn resign(a: ResignArgs) -> Result<Output> {
 
 fn abandon(a: ResignArgs) -> Result<Output> {
     let path = log_path(&a.file)?;
+    if a.dry_run {
+        return act::act_file(&path, Do::Abandon, true);
+    }
     if !a.yes {
         // The dry run refuses what cannot be claimed (too early, your own
         // turn, the game over) before the question is asked.
@@ -194,7 +201,7 @@ fn countersign(a: ResignArgs) -> Result<Output> {
     let what = match act::concede_question(&path)? {
         None => Do::Countersign,
         Some(question) => {
-            if !a.yes {
+            if !a.yes && !a.dry_run {
                 confirm(
                     &a.file,
                     &question,
@@ -210,7 +217,7 @@ fn countersign(a: ResignArgs) -> Result<Output> {
             Do::Concede
         }
     };
-    then(a.after.into(), || act::act_file(&path, what, false))
+    then(a.after.into(), || act::act_file(&path, what, a.dry_run))
 }
 
 /// What [`confirm`] says besides its question: the command to run with

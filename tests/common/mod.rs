@@ -252,7 +252,7 @@ impl Table {
     pub fn assert_every_view_valid(&self, schema: &str) -> jsonschema::Validator {
         let v = validator(schema);
         let entries = std::fs::read_to_string(&self.log).unwrap().lines().count();
-        for n in 1..=entries {
+        for n in 0..entries {
             let full = self.json(
                 None,
                 &["view", self.log_str(), "--json", "--at", &n.to_string()],

@@ -409,7 +409,7 @@ pub fn unlink(svg: &str) -> String {
 
 /// The log's entries count, as `starry view --format json` says.
 pub fn entries_of(p: &Player, log: &Path) -> u64 {
-    p.json(&["view", log.to_str().unwrap(), "--json"])["at"]
+    p.json(&["status", log.to_str().unwrap(), "--json"])["entries"]
         .as_u64()
         .unwrap()
 }

@@ -419,13 +419,13 @@ fn reminded<G: Game>(
     }
     let (action, who) = r.expected();
     match who {
-        Some(w) if !r.is_over() && Some(w) == me => Err(Error::Usage(format!(
+        Some(w) if !r.is_over() && Some(w) == me => Err(Error::NotNow(format!(
             "the game waits for you ({}): there is nobody to remind. Next: {}",
             action.as_str(),
             next_command(r, action, &short_id(&r.game_id))
         ))),
         Some(w) if !r.is_over() => Ok(vec![(w, Role::Act(action))]),
-        _ => Err(Error::Usage(format!(
+        _ => Err(Error::NotNow(format!(
             "{}: the game is over; there is nobody to remind",
             path.display()
         ))),
@@ -720,23 +720,48 @@ fn first_or_next<G: Game>(r: &Replay<G>) -> &'static str {
 /// now (they are the one named), wait for a mail that names them, or
 /// nothing. It agrees with the mails. None before the end.
 pub fn countersign_text<G: Game>(r: &Replay<G>, me: Option<Seat>, file: &str) -> Option<String> {
+    countersign_advice(r, me, file, false)
+}
+
+/// [`countersign_text`], for a game played by mail or, with `git`, through
+/// a git repository (docs/git.md): there an entry is committed and pushed,
+/// and the others see it when they pull, so no mail is mentioned.
+pub fn countersign_advice<G: Game>(
+    r: &Replay<G>,
+    me: Option<Seat>,
+    file: &str,
+    git: bool,
+) -> Option<String> {
     if !r.is_over() {
         return None;
     }
+    let by_git = |t: String| {
+        if git {
+            t.replace(" --mail", " --git-commit")
+        } else {
+            t
+        }
+    };
     if let Some(k) = me.and_then(|m| super::clock::late_answer_at(r, m)) {
-        return Some(late_answer_text(k, file));
+        return Some(by_git(late_answer_text(k, file)));
     }
     let when = first_or_next(r);
-    let cmd = next_command(r, Action::Over, file);
+    let cmd = by_git(next_command(r, Action::Over, file));
+    let push = if git { "\nthen `git push`." } else { "" };
     Some(match (next_countersigner(r), me) {
         (None, _) => "Every player has countersigned the result.".into(),
         (Some(n), Some(m)) if n == m => format!(
             "You countersign {when}: the others wait for your countersignature. If you agree \
-             with the result:\n  {cmd}"
+             with the result:\n  {cmd}{push}"
         ),
         (Some(n), Some(m)) if r.countersigned.contains(&m) => {
             format!("You have countersigned; {} countersigns {when}.", r.name(n))
         }
+        (Some(n), Some(_)) if git => format!(
+            "{} countersigns {when}. Countersign once that countersignature is pushed (one at a \
+             time, so that no two are written at once): `git pull`, then\n  {cmd}{push}",
+            r.name(n)
+        ),
         (Some(n), Some(_)) => format!(
             "{} countersigns {when}. Countersign when a mail names you (one at a time, so that \
              no two countersignatures are written at once): `starry ingest` that mail, then\n  \

@@ -222,11 +222,13 @@ pub fn flag_owner(flag: &str) -> Option<&'static Entry> {
 }
 
 /// A game name that is not in the registry: "unknown game `x`; this program
-/// plays: starry-sky, …".
+/// plays: starry-sky, …", with "did you mean `starry-night`?" when one name
+/// is close to it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown game `{}`; this program plays: {} (see `starry rules list`)",
+    "unknown game `{}`{}; this program plays: {} (see `starry rules list`)",
     crate::text::excerpt(&self.0),
+    self.suggestion().map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default(),
     NAMES.join(", ")
 )]
 pub struct UnknownGame(pub String);
@@ -234,6 +236,28 @@ pub struct UnknownGame(pub String);
 impl UnknownGame {
     pub fn named(name: &str) -> UnknownGame {
         UnknownGame(name.to_string())
+    }
+
+    /// The one game name this one is a slip for: the closest, if no other
+    /// is as close and at most a third of its letters differ ("starry-nite"
+    /// is three edits from "starry-night": game names are long, so the
+    /// general rule of two edits would miss it).
+    pub fn suggestion(&self) -> Option<&'static str> {
+        if self.0.len() > 64 {
+            return None;
+        }
+        let word = self.0.to_lowercase();
+        let most = (word.chars().count() / 3).max(1);
+        let mut by_distance: Vec<(usize, &'static str)> = NAMES
+            .iter()
+            .map(|n| (crate::text::edit_distance(&word, n), *n))
+            .filter(|&(d, n)| d <= most && n != self.0)
+            .collect();
+        by_distance.sort();
+        match by_distance.as_slice() {
+            [(d, n), rest @ ..] if rest.first().is_none_or(|(e, _)| e > d) => Some(n),
+            _ => None,
+        }
     }
 }
 

@@ -387,7 +387,8 @@ impl<'a, G: Game> Writer<'a, G> {
             .who
             .filter(|_| matches!(self.action, Action::Ready | Action::Move | Action::Reveal))
         else {
-            return Err(Refusal::Usage(match self.action {
+            // Not now (exit 19, as every command asked at the wrong time).
+            return Err(Refusal::out_of_turn(match self.action {
                 Action::Join => "a game can be declared abandoned only once everyone has joined; \
                                  until then, start a new game without the silent player"
                     .into(),
@@ -395,7 +396,7 @@ impl<'a, G: Game> Writer<'a, G> {
             }));
         };
         if silent == seat {
-            return Err(Refusal::Usage(format!(
+            return Err(Refusal::out_of_turn(format!(
                 "the game is waiting for you to {}; you cannot declare yourself gone (to give up, \
                  `starry resign`)",
                 self.action.as_str()
@@ -417,7 +418,7 @@ impl<'a, G: Game> Writer<'a, G> {
             )));
         }
         if let Some(why) = not_due {
-            return Err(Refusal::Usage(why));
+            return Err(Refusal::out_of_turn(why));
         }
         let awaited = r.claims.as_ref().map_or(r.len(), |c| c.awaited);
         let data = Abandon {
@@ -473,15 +474,9 @@ impl<'a, G: Game> Writer<'a, G> {
     pub fn position(&self) -> Result<Position<G>, Refusal> {
         self.my_turn("move")?;
         if self.action != Action::Move {
-            let hint = match self.action {
-                Action::Reveal => " (run `starry reveal FILE`)",
-                Action::Ready => " (run `starry ready FILE`)",
-                _ => "",
-            };
-            return Err(Refusal::out_of_turn(format!(
-                "{}{hint}",
-                self.not_now("move")
-            )));
+            // The command to run instead names the file: the caller, who
+            // knows it, adds it.
+            return Err(Refusal::out_of_turn(self.not_now("move")));
         }
         Ok(Position {
             state: self.r.preview(self.seat, &self.link).expect("playing"),

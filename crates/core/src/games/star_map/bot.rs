@@ -179,9 +179,16 @@ impl bot::Bot for StarMap {
         let (intent, found) = bot::rollouts(sight, candidates, limits, rng, sim)?;
         Some(Choice {
             intent,
+            // The measure is this side's lead over the best other side, so
+            // it is said from this side: a gain is ours, never the others'.
             why: format!(
-                "{:+.1} points on the other side over the next turns in {} simulated games ({} of {n} placements compared)",
-                found.best.mean(),
+                "{:.1} points {} for its side than for the best other side, on average over the next turns in {} simulated games ({} of {n} placements compared)",
+                found.best.mean().abs(),
+                if found.best.mean() >= 0.0 {
+                    "more"
+                } else {
+                    "fewer"
+                },
                 crate::text::thousands(found.simulations),
                 KEEP.min(n)
             ),

@@ -36,6 +36,10 @@ pub struct View {
     pub turn: Option<Seat>,
     /// How many legal placements the seat to move has (0: it must pass).
     pub placements: usize,
+    /// How many moves the seat to move has, as `starry moves` lists them:
+    /// a placement once for each stack it may choose to draw from (when its
+    /// own stack is empty), a pass as one move.
+    pub legal_moves: usize,
     pub over: bool,
     /// The seat that resigned or was abandoned, ending the game.
     pub withdrawn: Option<WithdrawnView>,
@@ -279,12 +283,29 @@ pub fn build(state: &State, viewer: Option<Seat>) -> View {
         last,
         turn: state.to_move(),
         placements: state.to_move().map_or(0, |s| state.placements(s).len()),
+        legal_moves: state.to_move().map_or(0, |s| legal_moves(state, s)),
         over: state.is_over(),
         withdrawn: state
             .withdrawn()
             .map(|(seat, how)| WithdrawnView { seat, how }),
         moves: state.history().len(),
     }
+}
+
+/// The moves of `seat` as [`StarMap::intents`](super::StarMap) lists them,
+/// counted without listing them.
+fn legal_moves(state: &State, seat: Seat) -> usize {
+    let placements = state.placements(seat);
+    if placements.is_empty() {
+        return 1;
+    }
+    placements
+        .iter()
+        .map(|p| {
+            let shape = state.set().discs[p.disc as usize].shape;
+            state.draw_choices(shape).len().max(1)
+        })
+        .sum()
 }
 
 /// What a placement scored, for the move list and mails:
@@ -555,10 +576,20 @@ fn render_wide(v: &View, names: &[String]) -> String {
             crate::text::inline(&name_of(names, s))
         )),
         (Some(s), None) => out.push_str(&format!(
-            "{} to move ({} legal placement{}).\n",
+            "{} to move ({} legal placement{}{}).\n",
             crate::text::inline(&name_of(names, s)),
             v.placements,
-            if v.placements == 1 { "" } else { "s" }
+            if v.placements == 1 { "" } else { "s" },
+            // `starry moves` lists a placement once per stack it may draw
+            // from: say its count too when that differs.
+            if v.legal_moves == v.placements {
+                String::new()
+            } else {
+                format!(
+                    "; {} moves, with the choice of the stack to draw from",
+                    v.legal_moves
+                )
+            }
         )),
         (None, None) => out.push_str(
             "The game is over: nobody can place a disc. Discs left in hand count minus.\n",

@@ -222,6 +222,9 @@ impl crate::games::Show for StarryNight {
 
     fn narrate(state: &State, action: &Action, names: &[String]) -> String {
         match action {
+            // The chooser is the author: "Ben chose to move first", never
+            // "Ben chose Ben".
+            Action::First(s) if *s == CHOOSER => "chose to move first".into(),
             Action::First(s) => match names.get(*s) {
                 Some(name) => format!("chose {name} to move first"),
                 None => format!("chose that seat {s} moves first"),
