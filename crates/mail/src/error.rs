@@ -131,6 +131,45 @@ pub enum MailError {
         status: String,
     },
 
+    /// token_command failed.
+    #[error(
+        "the {side} token_command `{command}` gave no OAuth access token: {detail}. Run it \
+         yourself: it must print a fresh access token and nothing else (docs/mail.md says how \
+         to set one up for each provider)"
+    )]
+    TokenCommand {
+        /// SMTP or IMAP.
+        side: &'static str,
+        /// The command, as shown to the user (never its output).
+        command: String,
+        /// How it failed: exit status, the end of its error output.
+        detail: String,
+    },
+
+    /// The server refused the OAuth token.
+    #[error(
+        "the {side} server {server} refused the OAuth access token of {user} ({mechanism}; it \
+         said: {detail}). The token has probably expired, or was issued without the mail \
+         scope or for another account: run your token_command (`{command}`) yourself; if it \
+         prints the same stale token, its refresh failed, so authorize again with your token \
+         helper (e.g. `oama authorize …`, `mutt_oauth2.py --authorize`); see docs/mail.md for \
+         the scopes each provider needs"
+    )]
+    TokenRefused {
+        /// SMTP or IMAP.
+        side: &'static str,
+        /// The user.
+        user: String,
+        /// `host:port`.
+        server: String,
+        /// XOAUTH2 or OAUTHBEARER.
+        mechanism: &'static str,
+        /// The server's answer (redacted).
+        detail: String,
+        /// The token command, as shown to the user.
+        command: String,
+    },
+
     /// The server refused the user name or password.
     #[error(
         "authentication failed for user {user} at {server} (the server said: {detail}); \
