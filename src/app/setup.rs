@@ -92,7 +92,6 @@ pub struct SetupReport {
     pub imap: Option<String>,
     /// What setup chose by itself (a security derived from a port, one
     /// kept), to be read before the settings are trusted.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
 
@@ -447,8 +446,14 @@ fn secret(a: &Setup, table: &toml::Table, s: &Servers, terminal: bool) -> Result
         }
         return Ok(Secret::Token(c.clone()));
     }
+    // A token command already there is kept, unless a password replaces
+    // it; any password is refused.
+    let had_token = table
+        .get("smtp")
+        .and_then(|t| t.get("token_command"))
+        .is_some();
     if let Some(p) = oauth_only
-        && (a.password_command.is_some() || a.password_stdin || !had_secret)
+        && (a.password_command.is_some() || a.password_stdin || !had_token)
     {
         return Err(Error::Usage(format!(
             "{p} accepts no password for IMAP and SMTP (Microsoft turned passwords, app \
@@ -548,8 +553,7 @@ fn write_over(
 /// Drops an OAuth login (a password replaces it).
 fn remove_oauth(t: &mut toml::Table) {
     t.remove("token_command");
-    if t
-        .get("auth")
+    if t.get("auth")
         .and_then(|v| v.as_str())
         .and_then(Auth::parse)
         .is_some_and(Auth::is_oauth)

@@ -76,9 +76,12 @@ pub fn available_or_skip() -> bool {
 /// otherwise says loudly why the test is skipped, as
 /// [`available_or_skip`] does.
 pub fn submission_or_skip() -> bool {
-    let here = ["/usr/lib/dovecot/submission", "/usr/libexec/dovecot/submission"]
-        .iter()
-        .any(|p| Path::new(p).is_file());
+    let here = [
+        "/usr/lib/dovecot/submission",
+        "/usr/libexec/dovecot/submission",
+    ]
+    .iter()
+    .any(|p| Path::new(p).is_file());
     if !here {
         skip("Dovecot has no submission service (Debian: dovecot-submissiond)");
     }
@@ -443,7 +446,10 @@ pub fn jwt(key: &[u8], user: &str, valid_for: i64) -> String {
         b64.encode(header.to_string()),
         b64.encode(claims.to_string())
     );
-    format!("{signed}.{}", b64.encode(hmac_sha256(key, signed.as_bytes())))
+    format!(
+        "{signed}.{}",
+        b64.encode(hmac_sha256(key, signed.as_bytes()))
+    )
 }
 
 /// HMAC-SHA256 (RFC 2104), spelled out: the tests have sha2 but not hmac.

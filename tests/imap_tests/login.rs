@@ -81,7 +81,10 @@ fn token_command(p: &Player, body: &str) -> (PathBuf, PathBuf) {
     let script = dir.join("print-token.sh");
     std::fs::write(
         &script,
-        format!("#!/bin/sh\n{}\n", body.replace("TOKEN_FILE", file.to_str().unwrap())),
+        format!(
+            "#!/bin/sh\n{}\n",
+            body.replace("TOKEN_FILE", file.to_str().unwrap())
+        ),
     )
     .unwrap();
     use std::os::unix::fs::PermissionsExt as _;
@@ -170,20 +173,32 @@ fn oauth_logins_for_imap_and_smtp_with_either_mechanism() {
             assert_eq!(r["written"], true, "{r}");
             let smtp = r["smtp"].as_str().unwrap();
             assert!(
-                smtp.contains(&format!("logged in at localhost:{}", w.dovecot.submission_port()))
-                    && smtp.contains(&format!("with AUTH {mechanism} over STARTTLS"))
+                smtp.contains(&format!(
+                    "logged in at localhost:{}",
+                    w.dovecot.submission_port()
+                )) && smtp.contains(&format!("with AUTH {mechanism} over STARTTLS"))
                     && smtp.ends_with("nothing was sent"),
                 "{smtp}"
             );
-            assert!(!smtp.contains("sent through") && !smtp.contains("210"), "{smtp}");
+            assert!(
+                !smtp.contains("sent through") && !smtp.contains("210"),
+                "{smtp}"
+            );
             let imap = r["imap"].as_str().unwrap();
-            assert!(imap.contains(&format!("with AUTHENTICATE {mechanism}")), "{imap}");
+            assert!(
+                imap.contains(&format!("with AUTHENTICATE {mechanism}")),
+                "{imap}"
+            );
             let settings = std::fs::read_to_string(p.home.join("mail.toml")).unwrap();
             assert!(
                 settings.contains("token_command") && !settings.contains("password"),
                 "{settings}"
             );
-            for leak in leaks_of(tokens.last().unwrap(), &p.email, w.dovecot.submission_port()) {
+            for leak in leaks_of(
+                tokens.last().unwrap(),
+                &p.email,
+                w.dovecot.submission_port(),
+            ) {
                 assert!(!text.contains(&leak) && !settings.contains(&leak));
             }
         }
@@ -202,17 +217,34 @@ fn oauth_logins_for_imap_and_smtp_with_either_mechanism() {
     }
     // A game by mail: Anna's invitation leaves through the submission
     // service, Ben's sync takes it over IMAP; OAuth both ways.
-    let two = format!("{} <{}>,{} <{}>", anna.name, anna.email, ben.name, ben.email);
+    let two = format!(
+        "{} <{}>,{} <{}>",
+        anna.name, anna.email, ben.name, ben.email
+    );
     let out = anna.run(&["new", "starry-night", "--players", &two, "--mail", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
     let rep: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(
-        rep["mail"]["sent"].as_array().is_some_and(|s| !s.is_empty()),
+        rep["mail"]["sent"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty()),
         "{rep}"
     );
     wait_for_mail(&w.dovecot, &ben.email, 1);
     let out = ben.run(&["sync", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(
         report["mails"].as_array().is_some_and(|m| !m.is_empty()),
@@ -246,7 +278,10 @@ fn a_refused_or_failing_token_is_said_clearly_and_never_shown() {
             ("STARRY_SMTP_USER", anna.email.clone()),
             ("STARRY_SMTP_TOKEN_COMMAND", script.display().to_string()),
             ("STARRY_SMTP_AUTH", auth.into()),
-            ("STARRY_SMTP_CA_FILE", w.dovecot.ca_file().display().to_string()),
+            (
+                "STARRY_SMTP_CA_FILE",
+                w.dovecot.ca_file().display().to_string(),
+            ),
             ("STARRY_IMAP_HOST", "localhost".into()),
             ("STARRY_IMAP_PORT", w.dovecot.imaps_port().to_string()),
             ("STARRY_IMAP_SECURITY", "tls".into()),
@@ -281,7 +316,9 @@ fn a_refused_or_failing_token_is_said_clearly_and_never_shown() {
             let smtp = r["smtp"].as_str().unwrap();
             assert!(
                 smtp.contains("SMTP server localhost")
-                    && smtp.contains(&format!("refused the OAuth access token of anna@example.org ({mechanism}"))
+                    && smtp.contains(&format!(
+                        "refused the OAuth access token of anna@example.org ({mechanism}"
+                    ))
                     && smtp.contains("535"),
                 "{smtp}"
             );
@@ -329,7 +366,11 @@ fn a_refused_or_failing_token_is_said_clearly_and_never_shown() {
         &["sync"],
     );
     assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
-    assert!(stderr(&out).contains("STARRY_IMAP_TOKEN_COMMAND"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("STARRY_IMAP_TOKEN_COMMAND"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -362,7 +403,14 @@ fn mail_setup_takes_the_security_of_a_new_port() {
             v => v.to_string(),
         })
     };
-    let (_, t) = setup(&["--smtp-port", "587", "--imap-port", "143", "--imap-security", "starttls"]);
+    let (_, t) = setup(&[
+        "--smtp-port",
+        "587",
+        "--imap-port",
+        "143",
+        "--imap-security",
+        "starttls",
+    ]);
     assert_eq!(get(&t, "smtp", "security").as_deref(), Some("starttls"));
     assert_eq!(get(&t, "imap", "security").as_deref(), Some("starttls"));
     // Only new ports: their usual security comes with them, and is said.
@@ -391,17 +439,34 @@ fn mail_setup_takes_the_security_of_a_new_port() {
     );
     // The same port again: nothing to say.
     let (r, _) = setup(&["--smtp-port", "465"]);
-    assert!(r.get("notes").is_none(), "{r}");
-    // The text says it too.
+    assert_eq!(r["notes"], serde_json::json!([]), "{r}");
+    // Outlook.com takes no password at all: said before anything is
+    // written.
     let out = anna.run(&[
         "mail",
         "setup",
-        "--imap-port",
-        "993",
+        "--provider",
+        "outlook",
+        "--email",
+        "anna@outlook.com",
+        "--password-command",
+        "echo x",
         "--no-test",
     ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("16 September 2024") && stderr(&out).contains("--token-command"),
+        "{}",
+        stderr(&out)
+    );
+    // The text says it too.
+    let out = anna.run(&["mail", "setup", "--imap-port", "993", "--no-test"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).starts_with("Note: IMAP security: tls"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).starts_with("Note: IMAP security: tls"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -495,7 +560,10 @@ fn a_self_signed_certificate_given_as_ca_file_is_trusted() {
             )),
             "{text}"
         );
-        assert!(!text.contains("set `ca_file`") && !text.contains("CA_FILE)"), "{text}");
+        assert!(
+            !text.contains("set `ca_file`") && !text.contains("CA_FILE)"),
+            "{text}"
+        );
     }
     // The server's own: both work, and so does sync.
     let (code, r) = setup(Some(dovecot.ca_file()));
@@ -532,7 +600,9 @@ fn sync_logs_out_at_the_end() {
         let log = dovecot.log();
         let ended: Vec<&str> = log
             .lines()
-            .filter(|l| l.contains(&session) && (l.contains("Logged out") || l.contains("Disconnected")))
+            .filter(|l| {
+                l.contains(&session) && (l.contains("Logged out") || l.contains("Disconnected"))
+            })
             .collect();
         if !ended.is_empty() {
             assert!(

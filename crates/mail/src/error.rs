@@ -147,28 +147,8 @@ pub enum MailError {
     },
 
     /// The server refused the OAuth token.
-    #[error(
-        "the {side} server {server} refused the OAuth access token of {user} ({mechanism}; it \
-         said: {detail}). The token has probably expired, or was issued without the mail \
-         scope or for another account: run your token_command (`{command}`) yourself; if it \
-         prints the same stale token, its refresh failed, so authorize again with your token \
-         helper (e.g. `oama authorize …`, `mutt_oauth2.py --authorize`); see docs/mail.md for \
-         the scopes each provider needs"
-    )]
-    TokenRefused {
-        /// SMTP or IMAP.
-        side: &'static str,
-        /// The user.
-        user: String,
-        /// `host:port`.
-        server: String,
-        /// XOAUTH2 or OAUTHBEARER.
-        mechanism: &'static str,
-        /// The server's answer (redacted).
-        detail: String,
-        /// The token command, as shown to the user.
-        command: String,
-    },
+    #[error("{0}")]
+    TokenRefused(Box<crate::oauth::TokenRefusal>),
 
     /// The server refused the user name or password.
     #[error(

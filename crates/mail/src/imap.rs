@@ -24,7 +24,7 @@ use imap::extensions::idle::{SetReadTimeout, WaitOutcome};
 use rustls::pki_types::ServerName;
 use serde::Deserialize;
 
-use super::oauth::{Auth, Mechanism, TokenCommand};
+use super::oauth::{Auth, Mechanism, TokenCommand, TokenRefusal};
 use super::transport::{Redactor, Secret, effective_auth, is_local_host, run_password_command};
 use starry_core::text;
 
@@ -221,21 +221,8 @@ pub enum ImapError {
          to set one up for each provider)"
     )]
     TokenCommand { command: String, detail: String },
-    #[error(
-        "the IMAP server {server} refused the OAuth access token of {user} ({mechanism}; it \
-         said: {detail}). The token has probably expired, or was issued without the mail \
-         scope or for another account: run your token_command (`{command}`) yourself; if it \
-         prints the same stale token, its refresh failed, so authorize again with your token \
-         helper (e.g. `oama authorize …`, `mutt_oauth2.py --authorize`); see docs/mail.md for \
-         the scopes each provider needs"
-    )]
-    TokenRefused {
-        user: String,
-        server: String,
-        mechanism: &'static str,
-        detail: String,
-        command: String,
-    },
+    #[error("{0}")]
+    TokenRefused(Box<super::oauth::TokenRefusal>),
     #[error(
         "the IMAP server {server} refused the login of {user} (it said: {detail}); check the \
          password (STARRY_IMAP_PASSWORD, `password` or `password_command` in mail.toml; many \
@@ -365,7 +352,11 @@ enum Credential {
 
 /// The password, or the token its command prints; every form of it is
 /// added to `redact`.
-fn credential(s: &ImapSettings, user: &str, redact: &mut Redactor) -> Result<Credential, ImapError> {
+fn credential(
+    s: &ImapSettings,
+    user: &str,
+    redact: &mut Redactor,
+) -> Result<Credential, ImapError> {
     if s.auth().is_oauth() {
         let Some(cmd) = &s.token_command else {
             return Err(ImapError::Config(format!(
@@ -762,10 +753,11 @@ impl Account<'_> {
                     .borrow()
                     .as_deref()
                     .and_then(super::oauth::refusal);
-                Err(ImapError::TokenRefused {
+                Err(ImapError::TokenRefused(Box::new(TokenRefusal {
+                    side: "IMAP",
                     user: text::inline(self.user).into_owned(),
                     server,
-                    mechanism: mechanism.name(),
+                    mechanism,
                     detail: match status {
                         Some(st) => format!(
                             "{}; the token was refused with {st}",
@@ -779,7 +771,7 @@ impl Account<'_> {
                         .as_ref()
                         .map(ToString::to_string)
                         .unwrap_or_default(),
-                })
+                })))
             }
             Err((e, _)) => Err(imap_error(&server, timeout, e, redact)),
         }

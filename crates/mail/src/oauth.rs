@@ -152,6 +152,42 @@ pub fn user_fits(user: &str) -> bool {
     !user.is_empty() && !user.chars().any(char::is_control)
 }
 
+/// A server's refusal of the token, with what to do: the same paragraph
+/// for IMAP and SMTP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenRefusal {
+    /// SMTP or IMAP.
+    pub side: &'static str,
+    pub user: String,
+    /// `host:port`.
+    pub server: String,
+    pub mechanism: Mechanism,
+    /// The server's answer (redacted).
+    pub detail: String,
+    /// The token command, as shown to the user.
+    pub command: String,
+}
+
+impl fmt::Display for TokenRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the {} server {} refused the OAuth access token of {} ({}; it said: {}). The \
+             token has probably expired, or was issued without the mail scope or for another \
+             account: run your token_command (`{}`) yourself; if it prints the same stale \
+             token, its refresh failed, so authorize again with your token helper (e.g. `oama \
+             authorize …`, `mutt_oauth2.py --authorize`); see docs/mail.md for the scopes each \
+             provider needs",
+            self.side,
+            self.server,
+            self.user,
+            self.mechanism.name(),
+            self.detail,
+            self.command
+        )
+    }
+}
+
 /// What the server's error challenge says, in a few words: its `status`
 /// (and `scope`, when it names one), e.g. `status "invalid_token"`.
 pub fn refusal(challenge: &[u8]) -> Option<String> {
@@ -376,7 +412,10 @@ mod tests {
         let err = Auth::Oauthbearer
             .mechanism(false, true, "PLAIN XOAUTH2")
             .unwrap_err();
-        assert!(err.contains("OAUTHBEARER") && err.contains("PLAIN XOAUTH2"), "{err}");
+        assert!(
+            err.contains("OAUTHBEARER") && err.contains("PLAIN XOAUTH2"),
+            "{err}"
+        );
         assert!(Auth::OAuth.mechanism(false, false, "").is_err());
         assert_eq!(Auth::parse("XOAuth2"), Some(Auth::Xoauth2));
         assert_eq!(Auth::parse("oauth2"), Some(Auth::OAuth));
@@ -417,7 +456,10 @@ mod tests {
         let err = shell("echo Leaky-Token-77; echo 'refresh failed: invalid_grant' >&2; exit 4")
             .run()
             .unwrap_err();
-        assert!(err.contains("status 4") && err.contains("invalid_grant"), "{err}");
+        assert!(
+            err.contains("status 4") && err.contains("invalid_grant"),
+            "{err}"
+        );
         assert!(!err.contains("Leaky-Token-77"), "{err}");
         for (cmd, says) in [
             ("true", "printed nothing"),
@@ -433,7 +475,9 @@ mod tests {
             .run()
             .unwrap_err();
         assert!(err.contains("could not be started"), "{err}");
-        let err = shell("sleep 30").run_within(Duration::from_millis(300)).unwrap_err();
+        let err = shell("sleep 30")
+            .run_within(Duration::from_millis(300))
+            .unwrap_err();
         assert!(err.contains("did not finish"), "{err}");
         assert!(TokenCommand::Argv(vec![]).run().is_err());
     }

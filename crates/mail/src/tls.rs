@@ -22,9 +22,7 @@ use rustls::{DigitallySignedStruct, SignatureScheme};
 
 /// The certificates (DER) of a PEM file; an error (one sentence) when it
 /// cannot be read or holds none.
-pub(crate) fn read_pem_certificates(
-    path: &Path,
-) -> Result<Vec<CertificateDer<'static>>, String> {
+pub(crate) fn read_pem_certificates(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
     let pem = std::fs::read(path).map_err(|e| format!("cannot be read ({e})"))?;
     let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
         .filter_map(|c| c.ok())
@@ -117,7 +115,11 @@ impl ServerCertVerifier for Verifier {
 /// What to tell the user about a certificate that was not trusted, from
 /// the TLS library's words; `ca_file` is the one already set, if any, so
 /// that the hint does not ask for what is there.
-pub(crate) fn certificate_hint(detail: &str, ca_file: Option<&Path>, variable: &str) -> Option<String> {
+pub(crate) fn certificate_hint(
+    detail: &str,
+    ca_file: Option<&Path>,
+    variable: &str,
+) -> Option<String> {
     let unknown = detail.contains("UnknownIssuer")
         || detail.contains("unknown issuer")
         || detail.contains("CaUsedAsEndEntity")

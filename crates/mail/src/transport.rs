@@ -532,9 +532,8 @@ fn imap_settings(
     if imap.user.is_none() {
         imap.user = smtp.user.clone();
     }
-    let own_secret = imap.password.is_some()
-        || imap.password_command.is_some()
-        || imap.token_command.is_some();
+    let own_secret =
+        imap.password.is_some() || imap.password_command.is_some() || imap.token_command.is_some();
     if !own_secret && imap.user == smtp.user {
         imap.password = smtp.password.clone();
         imap.password_command = smtp.password_command.clone();
@@ -839,11 +838,7 @@ pub fn check_smtp(cfg: &MailConfig, home: &Path) -> Result<SmtpCheck, MailError>
             Security::Tls => "TLS",
             Security::None => "a plain connection",
         },
-        login: cfg
-            .smtp
-            .user
-            .clone()
-            .zip(login.mechanism),
+        login: cfg.smtp.user.clone().zip(login.mechanism),
         reply: login.reply,
     })
 }
@@ -1441,30 +1436,40 @@ impl<'a> Sender<'a> {
         let first = mechanism.initial_response(user, token.expose(), host, s.effective_port());
         self.redact.add_secret(&first);
         let b64 = base64::engine::general_purpose::STANDARD.encode(&first);
-        let refused = |detail: String| MailError::TokenRefused {
-            side: "SMTP",
-            user: text::inline(user).into_owned(),
-            server: ctx.server.clone(),
-            mechanism: mechanism.name(),
-            detail,
-            command: s
-                .token_command
-                .as_ref()
-                .map(ToString::to_string)
-                .unwrap_or_default(),
+        let refused = |detail: String| {
+            MailError::TokenRefused(Box::new(super::oauth::TokenRefusal {
+                side: "SMTP",
+                user: text::inline(user).into_owned(),
+                server: ctx.server.clone(),
+                mechanism,
+                detail,
+                command: s
+                    .token_command
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
+            }))
         };
         let answer = conn.command(format!("AUTH {} {b64}\r\n", mechanism.name()));
         let reply = match answer {
-            Ok(r) if r.code().severity == lettre::transport::smtp::response::Severity::PositiveCompletion => r,
+            Ok(r)
+                if r.code().severity
+                    == lettre::transport::smtp::response::Severity::PositiveCompletion =>
+            {
+                r
+            }
             Ok(challenge) => {
                 // The refusal comes as a challenge; answering it ends the
                 // exchange with the server's final no.
                 let status = challenge
                     .first_line()
-                    .and_then(|l| base64::engine::general_purpose::STANDARD.decode(l.trim()).ok())
+                    .and_then(|l| {
+                        base64::engine::general_purpose::STANDARD
+                            .decode(l.trim())
+                            .ok()
+                    })
                     .and_then(|json| super::oauth::refusal(&json));
-                let end = base64::engine::general_purpose::STANDARD
-                    .encode(mechanism.after_error());
+                let end = base64::engine::general_purpose::STANDARD.encode(mechanism.after_error());
                 let last = match conn.command(format!("{end}\r\n")) {
                     Ok(r) => reply_text(&r),
                     Err(e) => error_chain(&e),
@@ -1519,8 +1524,12 @@ impl<'a> Sender<'a> {
         let Some((end_entity, intermediates)) = chain.split_first() else {
             return Err(fail("the server presented no certificate".into()));
         };
-        let name = ServerName::try_from(host.to_string())
-            .map_err(|e| MailError::Config(format!("`{}` is not a host name TLS can check: {e}", text::excerpt(host))))?;
+        let name = ServerName::try_from(host.to_string()).map_err(|e| {
+            MailError::Config(format!(
+                "`{}` is not a host name TLS can check: {e}",
+                text::excerpt(host)
+            ))
+        })?;
         use rustls::client::danger::ServerCertVerifier as _;
         verifier
             .verify_server_cert(end_entity, intermediates, &name, &[], UnixTime::now())
@@ -1969,6 +1978,47 @@ mod tests {
         assert_eq!(cfg.imap.password, None);
         assert!(format!("{cfg:?}").contains("redacted"));
         assert!(!format!("{cfg:?}").contains("hunter2-distinct"));
+    }
+
+    #[test]
+    fn oauth_settings_are_one_account_for_both_directions() {
+        let home = home_with(Some(
+            "[smtp]\nhost = \"smtp.example.org\"\nuser = \"ann@example.org\"\n\
+             token_command = [\"oama\", \"access\", \"ann@example.org\"]\n\
+             [imap]\nhost = \"imap.example.org\"\n",
+        ));
+        let cfg = load_with_env(home.path(), &env_of(&[])).unwrap();
+        assert_eq!(cfg.smtp.auth(), Auth::OAuth, "a token command means OAuth");
+        assert_eq!(cfg.imap.auth(), Auth::OAuth);
+        assert_eq!(cfg.imap.token_command, cfg.smtp.token_command);
+        let cfg = load_with_env(home.path(), &env_of(&[("STARRY_SMTP_AUTH", "XOAUTH2")])).unwrap();
+        assert_eq!(cfg.imap.auth(), Auth::Xoauth2, "auth comes along");
+        // Another IMAP user brings its own secret.
+        let cfg = load_with_env(
+            home.path(),
+            &env_of(&[("STARRY_IMAP_USER", "ben@example.org")]),
+        )
+        .unwrap();
+        assert_eq!(
+            (cfg.imap.token_command.clone(), cfg.imap.auth()),
+            (None, Auth::Password)
+        );
+        // OAuth without a command, an unknown mechanism, an empty command.
+        for (k, v, says) in [
+            (
+                "STARRY_IMAP_AUTH",
+                "oauthbearer",
+                "STARRY_IMAP_TOKEN_COMMAND",
+            ),
+            ("STARRY_SMTP_AUTH", "kerberos", "STARRY_SMTP_AUTH"),
+        ] {
+            let home = home_with(Some("[smtp]\nhost = \"h\"\nuser = \"u\"\n"));
+            let err = load_with_env(home.path(), &env_of(&[(k, v)])).unwrap_err();
+            assert!(err.to_string().contains(says), "{err}");
+        }
+        let home = home_with(Some("[smtp]\nhost = \"h\"\ntoken_command = []\n"));
+        let err = load_with_env(home.path(), &env_of(&[])).unwrap_err();
+        assert!(err.to_string().contains("token_command is empty"), "{err}");
     }
 
     #[test]
