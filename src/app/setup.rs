@@ -35,8 +35,9 @@ struct Provider {
 }
 
 /// Microsoft turned passwords (app passwords included) off for IMAP and
-/// SMTP of Outlook.com, Hotmail and Live accounts on 16 September 2024.
-const OAUTH_ONLY: &[&str] = &["outlook"];
+/// SMTP of Outlook.com, Hotmail and Live accounts on 16 September 2024:
+/// (provider, its name for people).
+const OAUTH_ONLY: &[(&str, &str)] = &[("outlook", "Outlook.com")];
 
 const PROVIDERS: &[Provider] = &[
     Provider {
@@ -439,7 +440,10 @@ fn secret(a: &Setup, table: &toml::Table, s: &Servers, terminal: bool) -> Result
     let had_secret = ["password", "password_command", "token_command"]
         .iter()
         .any(|k| table.get("smtp").and_then(|t| t.get(k)).is_some());
-    let oauth_only = s.provider.filter(|p| OAUTH_ONLY.contains(p));
+    let oauth_only = s
+        .provider
+        .and_then(|p| OAUTH_ONLY.iter().find(|(name, _)| *name == p))
+        .map(|(_, shown)| *shown);
     if let Some(c) = &a.token_command {
         if c.trim().is_empty() {
             return Err(Error::Usage("--token-command is empty".into()));

@@ -592,9 +592,14 @@ fn sync_logs_out_at_the_end() {
         &["sync", "--json"],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
-    // Dovecot writes "Logged out" for a LOGOUT, "Disconnected" for a
-    // connection that was just closed; the log may lag a little.
-    let session = format!("imap({})", anna.email);
+    assert_logged_out(&dovecot, &anna.email, 1);
+}
+
+/// Waits until Dovecot's log shows `sessions` IMAP sessions of `user`
+/// ended, and checks that each ended with a LOGOUT: Dovecot writes
+/// "Logged out" for one, "Disconnected" for a connection just closed.
+pub(super) fn assert_logged_out(dovecot: &Dovecot, user: &str, sessions: usize) {
+    let session = format!("imap({user})");
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let log = dovecot.log();
@@ -604,14 +609,18 @@ fn sync_logs_out_at_the_end() {
                 l.contains(&session) && (l.contains("Logged out") || l.contains("Disconnected"))
             })
             .collect();
-        if !ended.is_empty() {
+        if ended.len() >= sessions {
             assert!(
                 ended.iter().all(|l| l.contains("Logged out")),
-                "sync did not log out:\n{log}"
+                "a session of {user} did not log out:\n{log}"
             );
-            break;
+            return;
         }
-        assert!(Instant::now() < deadline, "the session never ended:\n{log}");
+        assert!(
+            Instant::now() < deadline,
+            "{} of {sessions} sessions of {user} ended:\n{log}",
+            ended.len()
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }

@@ -233,7 +233,8 @@ impl fmt::Display for TokenCommand {
                 .collect::<Vec<_>>()
                 .join(" "),
         };
-        f.write_str(&text::excerpt(&shown))
+        // The user's own command, shown whole unless absurdly long.
+        f.write_str(&text::excerpt_of(&shown, 200))
     }
 }
 
@@ -384,7 +385,7 @@ fn token_of(out: Vec<u8>) -> Result<Secret, String> {
     if !fits {
         return Err(
             "it printed something that is not an access token (one word of letters, digits and \
-             -._~+/=); its output is not shown. It must print the token alone"
+             -._~+/=); its output is not shown"
                 .into(),
         );
     }
