@@ -11,6 +11,10 @@
 //! that is not starry's (python3's imaplib).
 
 use crate::imap_server;
+/// OAuth 2.0 logins, `mail setup`'s choices, a self-signed certificate,
+/// LOGOUT.
+#[path = "imap_tests/login.rs"]
+mod login;
 /// `starry robot --imap` and the `--watch` loops.
 #[path = "imap_tests/robot.rs"]
 mod robot;

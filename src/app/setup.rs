@@ -2,7 +2,9 @@
 //! receive) and test both connections before keeping them.
 //!
 //! Values come from the flags, from a provider's known servers, from the
-//! settings already there, and, on a terminal, from questions. The new
+//! settings already there, and, on a terminal, from questions. A port given
+//! alone brings the security usual for it (a security kept from a
+//! STARTTLS port on an implicit-TLS one only waits for a timeout). The new
 //! settings are tried in a scratch home first; `mail.toml` is replaced
 //! (atomically, mode 0600, the earlier file kept as `mail.toml.bak`) only
 //! when both connections work, or with `--no-test`.
@@ -19,17 +21,23 @@ use super::Output;
 use crate::crypto::identity::{self, Identity};
 use crate::error::{Error, Result};
 use crate::mail::imap::{Imap, ImapSecurity};
+use crate::mail::oauth::Auth;
 use crate::mail::transport::{CONFIG_FILE, Security, check_smtp, load_with_env};
 use crate::text;
 
-/// A provider's servers, as its help pages give them (November 2026). All
-/// of them want an app password (or OAuth, which starry does not speak)
-/// once two-step login is on.
+/// A provider's servers, as its help pages give them (November 2026). The
+/// others want an app password once two-step login is on, or OAuth 2.0
+/// (`--token-command`); Outlook.com takes OAuth only.
 struct Provider {
     name: &'static str,
     smtp: (&'static str, u16, Security),
     imap: (&'static str, u16, ImapSecurity),
 }
+
+/// Microsoft turned passwords (app passwords included) off for IMAP and
+/// SMTP of Outlook.com, Hotmail and Live accounts on 16 September 2024:
+/// (provider, its name for people).
+const OAUTH_ONLY: &[(&str, &str)] = &[("outlook", "Outlook.com")];
 
 const PROVIDERS: &[Provider] = &[
     Provider {
@@ -83,6 +91,9 @@ pub struct SetupReport {
     pub smtp: Option<String>,
     /// How the IMAP test went (`null` with --no-test).
     pub imap: Option<String>,
+    /// What setup chose by itself (a security derived from a port, one
+    /// kept), to be read before the settings are trusted.
+    pub notes: Vec<String>,
 }
 
 /// `starry mail setup`: each value as its flag gave it; what is missing
@@ -100,6 +111,10 @@ pub struct Setup {
     pub user: Option<String>,
     pub password_command: Option<String>,
     pub password_stdin: bool,
+    /// A command printing an OAuth 2.0 access token.
+    pub token_command: Option<String>,
+    /// `--auth`: password, oauth2, xoauth2 or oauthbearer.
+    pub auth: Option<String>,
     pub ca_file: Option<PathBuf>,
     /// Write the settings without trying the connections.
     pub no_test: bool,
@@ -113,8 +128,20 @@ pub fn run(a: &Setup) -> Result<Output> {
     let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let mut ask = Asker { terminal };
     let servers = servers(a, &table, &home, &mut ask)?;
-    let secret = secret(a, &table, &servers.user, terminal)?;
-    write_over(&mut table, &servers, &secret, a.ca_file.as_deref())?;
+    let secret = secret(a, &table, &servers, terminal)?;
+    let auth = a
+        .auth
+        .as_deref()
+        .map(|v| {
+            Auth::parse(v).ok_or_else(|| {
+                Error::Usage(format!(
+                    "--auth {}: use password, oauth2, xoauth2 or oauthbearer",
+                    text::excerpt(v)
+                ))
+            })
+        })
+        .transpose()?;
+    write_over(&mut table, &servers, &secret, auth, a.ca_file.as_deref())?;
     let text_of_settings = toml::to_string(&table)
         .map_err(|e| Error::Other(format!("cannot write the settings: {e}")))?;
 
@@ -133,6 +160,7 @@ pub fn run(a: &Setup) -> Result<Output> {
         backup: None,
         smtp: None,
         imap: None,
+        notes: servers.notes.clone(),
     };
     if !a.no_test
         && let Some(failed) = try_both(&cfg, &home, &servers.user, &mut report)
@@ -193,12 +221,128 @@ fn provider(name: Option<&str>) -> Result<Option<&'static Provider>> {
 /// Where and as whom to log in; None keeps what the settings say.
 struct Servers {
     user: String,
+    /// The provider named by --provider.
+    provider: Option<&'static str>,
     smtp_host: String,
     imap_host: String,
-    smtp_security: Option<Security>,
-    imap_security: Option<ImapSecurity>,
-    smtp_port: Option<u16>,
-    imap_port: Option<u16>,
+    smtp: Connection,
+    imap: Connection,
+    notes: Vec<String>,
+}
+
+/// A port and its security, as they are to be written.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Connection {
+    port: Port,
+    /// None keeps the one in the settings.
+    security: Option<&'static str>,
+}
+
+#[derive(Debug, Default, PartialEq, Eq)]
+enum Port {
+    /// Keep the one in the settings (none: the usual one for the security).
+    #[default]
+    Keep,
+    Set(u16),
+    /// Remove it: the usual one for the security.
+    Usual,
+}
+
+/// SMTP or IMAP: their usual ports, each with its security.
+struct Side {
+    name: &'static str,
+    section: &'static str,
+    usual: &'static [(u16, &'static str)],
+    default_security: &'static str,
+}
+
+const SMTP_SIDE: Side = Side {
+    name: "SMTP",
+    section: "smtp",
+    usual: &[(465, "tls"), (587, "starttls"), (25, "starttls")],
+    default_security: "starttls",
+};
+
+const IMAP_SIDE: Side = Side {
+    name: "IMAP",
+    section: "imap",
+    usual: &[(993, "tls"), (143, "starttls")],
+    default_security: "tls",
+};
+
+impl Side {
+    fn usual_security(&self, port: u16) -> Option<&'static str> {
+        self.usual.iter().find(|(p, _)| *p == port).map(|(_, s)| *s)
+    }
+
+    /// The port and security to write, from what was given (flags or a
+    /// provider) and what the settings say. A port given alone takes the
+    /// security usual for it; a security given alone drops an old usual
+    /// port of the other security. What was decided without being asked
+    /// is said in `notes`.
+    fn settle(
+        &self,
+        port: Option<u16>,
+        security: Option<&'static str>,
+        table: &toml::Table,
+        notes: &mut Vec<String>,
+    ) -> Connection {
+        let flag = self.section;
+        let old_security = current(table, self.section, "security");
+        let old_port = current(table, self.section, "port").and_then(|p| p.parse::<u16>().ok());
+        match (port, security) {
+            (Some(p), Some(s)) => Connection {
+                port: Port::Set(p),
+                security: Some(s),
+            },
+            (Some(p), None) => match self.usual_security(p) {
+                Some(s) => {
+                    if old_security.as_deref().is_some_and(|o| o != s) {
+                        notes.push(format!(
+                            "{} security: {s}, the usual one for port {p} (it was {}); give \
+                             --{flag}-security to choose another",
+                            self.name,
+                            old_security.as_deref().unwrap_or_default()
+                        ));
+                    }
+                    Connection {
+                        port: Port::Set(p),
+                        security: Some(s),
+                    }
+                }
+                None => {
+                    let kept = old_security.unwrap_or_else(|| self.default_security.into());
+                    notes.push(format!(
+                        "{} port {p} is not a usual one, so its security stays {kept}; give \
+                         --{flag}-security (tls or starttls) if the server wants the other",
+                        self.name
+                    ));
+                    Connection {
+                        port: Port::Set(p),
+                        security: None,
+                    }
+                }
+            },
+            (None, Some(s)) => match old_port.and_then(|p| Some((p, self.usual_security(p)?))) {
+                Some((p, usual)) if usual != s => {
+                    notes.push(format!(
+                        "{} port: the usual one for {s} (port {p}, kept from before, is a \
+                         {usual} port); give --{flag}-port to choose another",
+                        self.name
+                    ));
+                    Connection {
+                        port: Port::Usual,
+                        security: Some(s),
+                    }
+                }
+                _ => Connection {
+                    port: Port::Keep,
+                    security: Some(s),
+                },
+            },
+            (None, None) => Connection::default(),
+        }
+    }
 }
 
 /// The address, the login and both servers: from the flags, else the
@@ -243,17 +387,21 @@ fn servers(a: &Setup, table: &toml::Table, home: &Path, ask: &mut Asker) -> Resu
         "IMAP server (receiving)",
     )?;
     let smtp_security = match &a.smtp_security {
-        Some(s) => Some(parse_security(s)?),
-        None => provider.map(|p| p.smtp.2),
+        Some(s) => Some(security_name(parse_security(s)?)),
+        None => provider.map(|p| security_name(p.smtp.2)),
     };
     let imap_security = match &a.imap_security {
-        Some(s) => Some(ImapSecurity::parse(s).ok_or_else(|| {
-            Error::Usage(format!(
-                "--imap-security {}: use tls, starttls or none",
-                text::excerpt(s)
-            ))
-        })?),
-        None => provider.map(|p| p.imap.2),
+        Some(s) => Some(
+            ImapSecurity::parse(s)
+                .ok_or_else(|| {
+                    Error::Usage(format!(
+                        "--imap-security {}: use tls, starttls or none",
+                        text::excerpt(s)
+                    ))
+                })?
+                .as_str(),
+        ),
+        None => provider.map(|p| p.imap.2.as_str()),
     };
     let smtp_port = a.smtp_port.or(provider.map(|p| p.smtp.1));
     let imap_port = a.imap_port.or(provider.map(|p| p.imap.1));
@@ -262,14 +410,17 @@ fn servers(a: &Setup, table: &toml::Table, home: &Path, ask: &mut Asker) -> Resu
             return Err(Error::Usage(format!("{flag} cannot be 0")));
         }
     }
+    let mut notes = Vec::new();
+    let smtp = SMTP_SIDE.settle(smtp_port, smtp_security, table, &mut notes);
+    let imap = IMAP_SIDE.settle(imap_port, imap_security, table, &mut notes);
     Ok(Servers {
         user,
+        provider: provider.map(|p| p.name),
         smtp_host,
         imap_host,
-        smtp_security,
-        imap_security,
-        smtp_port,
-        imap_port,
+        smtp,
+        imap,
+        notes,
     })
 }
 
@@ -277,15 +428,44 @@ fn servers(a: &Setup, table: &toml::Table, home: &Path, ask: &mut Asker) -> Resu
 enum Secret {
     Command(String),
     Password(String),
+    /// A command printing an OAuth 2.0 access token.
+    Token(String),
     /// The one already in the settings.
     Keep,
 }
 
-/// The secret: a command, a password read from standard input, the one
-/// already there, or a question.
-fn secret(a: &Setup, table: &toml::Table, user: &str, terminal: bool) -> Result<Secret> {
-    let had_secret = current(table, "smtp", "password").is_some()
-        || current(table, "smtp", "password_command").is_some();
+/// The secret: a token command, a password command, a password read from
+/// standard input, the one already there, or a question.
+fn secret(a: &Setup, table: &toml::Table, s: &Servers, terminal: bool) -> Result<Secret> {
+    let had_secret = ["password", "password_command", "token_command"]
+        .iter()
+        .any(|k| table.get("smtp").and_then(|t| t.get(k)).is_some());
+    let oauth_only = s
+        .provider
+        .and_then(|p| OAUTH_ONLY.iter().find(|(name, _)| *name == p))
+        .map(|(_, shown)| *shown);
+    if let Some(c) = &a.token_command {
+        if c.trim().is_empty() {
+            return Err(Error::Usage("--token-command is empty".into()));
+        }
+        return Ok(Secret::Token(c.clone()));
+    }
+    // A token command already there is kept, unless a password replaces
+    // it; any password is refused.
+    let had_token = table
+        .get("smtp")
+        .and_then(|t| t.get("token_command"))
+        .is_some();
+    if let Some(p) = oauth_only
+        && (a.password_command.is_some() || a.password_stdin || !had_token)
+    {
+        return Err(Error::Usage(format!(
+            "{p} accepts no password for IMAP and SMTP (Microsoft turned passwords, app \
+             passwords included, off on 16 September 2024): give --token-command COMMAND, a \
+             command that prints an OAuth 2.0 access token (docs/mail.md, \"OAuth 2.0\", says \
+             how to get one); nothing was changed"
+        )));
+    }
     if let Some(c) = &a.password_command {
         Ok(Secret::Command(c.clone()))
     } else if a.password_stdin {
@@ -306,7 +486,7 @@ fn secret(a: &Setup, table: &toml::Table, user: &str, terminal: bool) -> Result<
     } else if terminal {
         let p = rpassword::prompt_password(format!(
             "Password for {} (an app password for most providers; not shown): ",
-            text::inline(user)
+            text::inline(&s.user)
         ))
         .map_err(|e| Error::io("cannot read the password from", "the terminal", e))?;
         if p.is_empty() {
@@ -318,7 +498,8 @@ fn secret(a: &Setup, table: &toml::Table, user: &str, terminal: bool) -> Result<
     } else {
         Err(Error::Usage(
             "no password: give --password-command COMMAND (a command that prints it) or \
-             --password-stdin, or run `starry mail setup` on a terminal; nothing was changed"
+             --password-stdin, or --token-command COMMAND for an OAuth 2.0 login, or run \
+             `starry mail setup` on a terminal; nothing was changed"
                 .into(),
         ))
     }
@@ -329,27 +510,38 @@ fn write_over(
     table: &mut toml::Table,
     s: &Servers,
     secret: &Secret,
+    auth: Option<Auth>,
     ca_file: Option<&Path>,
 ) -> Result<()> {
     let smtp = section(table, "smtp");
     smtp.insert("host".into(), s.smtp_host.clone().into());
-    set_or_keep(smtp, "port", s.smtp_port.map(|p| i64::from(p).into()));
-    set_or_keep(
-        smtp,
-        "security",
-        s.smtp_security.map(|s| security_name(s).into()),
-    );
+    set_connection(smtp, &s.smtp);
     smtp.insert("user".into(), s.user.clone().into());
+    // One way to log in at a time: a secret of the other kind would
+    // only be misleading.
     match secret {
         Secret::Command(c) => {
+            remove_oauth(smtp);
             smtp.remove("password");
             smtp.insert("password_command".into(), c.clone().into());
         }
         Secret::Password(p) => {
+            remove_oauth(smtp);
             smtp.remove("password_command");
             smtp.insert("password".into(), p.clone().into());
         }
+        Secret::Token(c) => {
+            smtp.remove("password");
+            smtp.remove("password_command");
+            smtp.insert("token_command".into(), c.clone().into());
+            if smtp.get("auth").and_then(|v| v.as_str()) == Some("password") {
+                smtp.remove("auth");
+            }
+        }
         Secret::Keep => {}
+    }
+    if let Some(auth) = auth {
+        smtp.insert("auth".into(), auth.as_str().into());
     }
     if let Some(ca) = ca_file {
         let abs = fs::canonicalize(ca).map_err(|e| Error::io("cannot find", ca, e))?;
@@ -357,10 +549,34 @@ fn write_over(
     }
     let imap = section(table, "imap");
     imap.insert("host".into(), s.imap_host.clone().into());
-    set_or_keep(imap, "port", s.imap_port.map(|p| i64::from(p).into()));
-    set_or_keep(imap, "security", s.imap_security.map(|s| s.as_str().into()));
+    set_connection(imap, &s.imap);
     table.insert("transport".into(), "smtp".into());
     Ok(())
+}
+
+/// Drops an OAuth login (a password replaces it).
+fn remove_oauth(t: &mut toml::Table) {
+    t.remove("token_command");
+    if t.get("auth")
+        .and_then(|v| v.as_str())
+        .and_then(Auth::parse)
+        .is_some_and(Auth::is_oauth)
+    {
+        t.remove("auth");
+    }
+}
+
+fn set_connection(t: &mut toml::Table, c: &Connection) {
+    match c.port {
+        Port::Keep => {}
+        Port::Set(p) => {
+            t.insert("port".into(), i64::from(p).into());
+        }
+        Port::Usual => {
+            t.remove("port");
+        }
+    }
+    set_or_keep(t, "security", c.security.map(Into::into));
 }
 
 /// Tries both connections (log in, nothing sent), saying how each went in
@@ -375,16 +591,17 @@ fn try_both(
     let imap_result = Imap::connect(&cfg.imap).and_then(|mut i| {
         let sel = i.select(&cfg.imap.inbox)?;
         let server = i.server().to_string();
+        let how = i.login_method().to_string();
         i.logout();
-        Ok((server, sel.exists))
+        Ok((server, how, sel.exists))
     });
     let smtp_text = match &smtp_result {
-        Ok(sent) => format!("SMTP works: {sent}"),
+        Ok(check) => format!("SMTP works: {check}"),
         Err(e) => format!("SMTP failed: {e}"),
     };
     let imap_text = match &imap_result {
-        Ok((server, n)) => format!(
-            "IMAP works: logged in at {server} as {}; {} holds {n} mails",
+        Ok((server, how, n)) => format!(
+            "IMAP works: logged in at {server} as {} with {how}; {} holds {n} mails",
             text::inline(user),
             text::inline(&cfg.imap.inbox)
         ),
@@ -393,9 +610,13 @@ fn try_both(
     report.smtp = Some(smtp_text.clone());
     report.imap = Some(imap_text.clone());
     if smtp_result.is_err() || imap_result.is_err() {
+        let mut text = String::new();
+        for n in &report.notes {
+            text.push_str(&format!("Note: {n}.\n"));
+        }
         let mut out = Output::new(
             format!(
-                "{smtp_text}\n{imap_text}\nNothing was written: fix what failed and run \
+                "{text}{smtp_text}\n{imap_text}\nNothing was written: fix what failed and run \
                  `starry mail setup` again (or add --no-test to keep the settings \
                  untried)."
             ),
@@ -418,6 +639,9 @@ fn keep(home: &Path, path: &Path, settings: &str, mut report: SetupReport) -> Re
     write_private(path, settings.as_bytes())?;
     report.written = true;
     let mut t = String::new();
+    for n in &report.notes {
+        t.push_str(&format!("Note: {n}.\n"));
+    }
     for line in [&report.smtp, &report.imap].into_iter().flatten() {
         t.push_str(line);
         t.push('\n');

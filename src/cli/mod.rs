@@ -431,7 +431,8 @@ pub struct ResignArgs {
     after_help = "Settings: $STARRY_HOME/mail.toml and STARRY_* variables (docs/mail.md). \
 With none, mails are written as .eml files into $STARRY_HOME/outbox/ (nothing leaves the machine).\n\
   STARRY_SMTP_HOST, STARRY_SMTP_PORT, STARRY_SMTP_SECURITY (starttls|tls|none), STARRY_SMTP_USER,\n\
-  STARRY_SMTP_PASSWORD or STARRY_SMTP_PASSWORD_COMMAND, STARRY_SMTP_CA_FILE, STARRY_SMTP_TIMEOUT,\n\
+  STARRY_SMTP_PASSWORD or STARRY_SMTP_PASSWORD_COMMAND (or, for OAuth 2.0, STARRY_SMTP_TOKEN_COMMAND\n\
+  and STARRY_SMTP_AUTH), STARRY_SMTP_CA_FILE, STARRY_SMTP_TIMEOUT,\n\
   STARRY_MAIL_TRANSPORT (outbox|smtp|sendmail), STARRY_SENDMAIL, STARRY_MAIL_FROM;\n\
   STARRY_IMAP_HOST, STARRY_IMAP_PORT, STARRY_IMAP_SECURITY (tls|starttls|none), STARRY_IMAP_USER, ...\n\
 A password in mail.toml is read only while the file is readable by you alone (chmod 600); a password\n\
@@ -469,11 +470,19 @@ pub enum MailAction {
                             both work, unless --no-test. They go to $STARRY_HOME/mail.toml, readable \
                             by you alone (mode 0600); an earlier file is kept as mail.toml.bak. A \
                             password given here is stored in that file; prefer --password-command \
-                            with a password manager. For Gmail, Outlook.com, iCloud, Fastmail and \
-                            others use an app password (docs/mail.md lists their servers).\n\n\
+                            with a password manager. Outlook.com takes no password at all since \
+                            September 2024: give --token-command, a command that prints an OAuth \
+                            2.0 access token (Gmail prefers it too); iCloud, Fastmail, Yahoo and \
+                            others want an app password (docs/mail.md lists their servers and how \
+                            to get a token). A new --smtp-port or --imap-port without its \
+                            --*-security takes the security of a usual port (465 and 993: tls; \
+                            587, 25 and 143: starttls); for another port the earlier security \
+                            is kept, and said.\n\n\
                             Examples:\n  \
                             starry mail setup\n  \
                             starry mail setup --provider gmail --email anna@gmail.com\n  \
+                            starry mail setup --provider outlook --email ann@outlook.com \
+                            --token-command \"oama access ann@outlook.com\"\n  \
                             starry mail setup --email ann@example.org --smtp-host smtp.example.org\n  \
                             starry mail setup --password-command \"pass show mail\" --no-test"
     )]
@@ -515,7 +524,16 @@ pub struct MailSetupArgs {
     /// Read the password from the first line of standard input (stored in mail.toml, mode 0600).
     #[arg(long)]
     pub password_stdin: bool,
-    /// An extra trusted root certificate (PEM), for a server with a private CA.
+    /// Log in with OAuth 2.0: a command (run by the shell) that prints a fresh access token,
+    /// e.g. `oama access ann@outlook.com`; no password is stored.
+    #[arg(long, value_name = "COMMAND", conflicts_with_all = ["password_command", "password_stdin"])]
+    pub token_command: Option<String>,
+    /// How to log in: password, oauth2 (the mechanism the server offers, OAUTHBEARER first),
+    /// xoauth2 or oauthbearer (default: oauth2 with --token-command, else password).
+    #[arg(long, value_name = "HOW")]
+    pub auth: Option<String>,
+    /// Extra trusted certificates (PEM): a private CA, or a server's own self-signed certificate
+    /// (trusted exactly as it is).
     #[arg(long, value_name = "FILE")]
     pub ca_file: Option<PathBuf>,
     /// Write the settings without trying the connections.

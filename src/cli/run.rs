@@ -297,6 +297,8 @@ fn setup(a: MailSetupArgs) -> app::setup::Setup {
         user: a.user,
         password_command: a.password_command,
         password_stdin: a.password_stdin,
+        token_command: a.token_command,
+        auth: a.auth,
         ca_file: a.ca_file,
         no_test: a.no_test,
     }

@@ -6,7 +6,7 @@
 //!
 //! Needs Dovecot 2.3 with its IMAP and LMTP services, and the `openssl`
 //! command: `sh tests/support/imap/install.sh` installs Dovecot (Debian's
-//! dovecot-imapd and dovecot-lmtpd). When it is missing the tests FAIL,
+//! dovecot-imapd and dovecot-lmtpd; the OAuth tests also dovecot-submissiond). When it is missing the tests FAIL,
 //! saying how to install it; STARRY_SKIP_IMAP_TESTS=1 turns that into a loud
 //! skip, for a machine where it cannot be installed. [`Dropper`] and
 //! [`imap_client`] also need python3 (standard library only).
@@ -69,6 +69,23 @@ pub fn available_or_skip() -> bool {
          (Debian: apt-get install openssl)"
     );
     true
+}
+
+/// Whether Dovecot's submission service is here (Debian:
+/// dovecot-submissiond, which tests/support/imap/install.sh installs);
+/// otherwise says loudly why the test is skipped, as
+/// [`available_or_skip`] does.
+pub fn submission_or_skip() -> bool {
+    let here = [
+        "/usr/lib/dovecot/submission",
+        "/usr/libexec/dovecot/submission",
+    ]
+    .iter()
+    .any(|p| Path::new(p).is_file());
+    if !here {
+        skip("Dovecot has no submission service (Debian: dovecot-submissiond)");
+    }
+    here
 }
 
 pub fn dovecot_binary() -> Option<PathBuf> {
@@ -366,14 +383,194 @@ fn scratch() -> PathBuf {
         .clone()
 }
 
-/// Three different free ports on 127.0.0.1 (free right now: Dovecot may
-/// still lose one to another process, and is then started again).
-fn free_ports() -> [u16; 3] {
-    let listeners: Vec<std::net::TcpListener> = (0..3)
+/// Four different free ports on 127.0.0.1 (free right now: Dovecot may
+/// still lose one to another process, and is then started again): IMAP,
+/// IMAPS, LMTP and submission (used only with [`Extras::submission_relay`]).
+fn free_ports() -> [u16; 4] {
+    let listeners: Vec<std::net::TcpListener> = (0..4)
         .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
         .collect();
     let p = |i: usize| listeners[i].local_addr().unwrap().port();
-    [p(0), p(1), p(2)]
+    [p(0), p(1), p(2), p(3)]
+}
+
+/// One free port on 127.0.0.1, e.g. for a server Dovecot must know of
+/// before it starts.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// What a [`Dovecot`] offers beyond IMAP, IMAPS and LMTP with passwords.
+#[derive(Clone, Debug, Default)]
+pub struct Extras {
+    /// OAuth 2.0 logins (AUTH=XOAUTH2 and AUTH=OAUTHBEARER) through an
+    /// `oauth2` passdb that validates the bearer tokens itself, with no
+    /// network (`introspection_mode = local`): JWTs signed with HS256 and
+    /// this key (see [`jwt`]), whose `sub` and `email` are the user.
+    pub oauth_key: Option<Vec<u8>>,
+    /// Dovecot's submission service (SMTP with STARTTLS, on
+    /// [`Dovecot::submission_port`]), logging users in like IMAP and
+    /// relaying their mails to this port on 127.0.0.1.
+    pub submission_relay: Option<u16>,
+    /// A self-signed certificate made as `openssl req -x509` makes one
+    /// (`CA:TRUE`), for `localhost` only, instead of one signed by a test
+    /// CA; [`Dovecot::ca_file`] is then that certificate itself.
+    pub self_signed: bool,
+}
+
+/// A JWT (RFC 7519) signed with HS256 and `key`, for `user` (`sub` and
+/// `email`), valid from a minute ago for `valid_for` seconds (negative: it
+/// expired that long ago): what an OAuth provider's access token looks
+/// like to a server that validates it locally.
+pub fn jwt(key: &[u8], user: &str, valid_for: i64) -> String {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let header = serde_json::json!({"alg": "HS256", "typ": "JWT", "kid": "default"});
+    let claims = serde_json::json!({
+        "sub": user,
+        "email": user,
+        "iat": now - 60,
+        "exp": now + valid_for,
+        "scope": "mail",
+    });
+    let signed = format!(
+        "{}.{}",
+        b64.encode(header.to_string()),
+        b64.encode(claims.to_string())
+    );
+    format!(
+        "{signed}.{}",
+        b64.encode(hmac_sha256(key, signed.as_bytes()))
+    )
+}
+
+/// HMAC-SHA256 (RFC 2104), spelled out: the tests have sha2 but not hmac.
+fn hmac_sha256(key: &[u8], message: &[u8]) -> Vec<u8> {
+    use sha2::{Digest, Sha256};
+    let mut block = [0u8; 64];
+    if key.len() > 64 {
+        block[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        block[..key.len()].copy_from_slice(key);
+    }
+    let pad = |byte: u8| block.iter().map(|b| b ^ byte).collect::<Vec<u8>>();
+    let inner = Sha256::new()
+        .chain_update(pad(0x36))
+        .chain_update(message)
+        .finalize();
+    Sha256::new()
+        .chain_update(pad(0x5c))
+        .chain_update(inner)
+        .finalize()
+        .to_vec()
+}
+
+/// The configuration lines for `extras`, after the common ones.
+fn extra_config(d: &Path, ports: [u16; 4], extras: &Extras) -> String {
+    let mut c = String::new();
+    if extras.oauth_key.is_some() {
+        // The oauth2 passdb for the two OAuth mechanisms only; the
+        // passwd-file one for passwords and lookups only.
+        c.push_str(&format!(
+            "auth_mechanisms = plain login xoauth2 oauthbearer
+passdb {{
+  driver = oauth2
+  mechanisms = xoauth2 oauthbearer
+  args = {d}/oauth2.conf
+}}
+",
+            d = d.display()
+        ));
+    }
+    if let Some(relay) = extras.submission_relay {
+        c.push_str(&format!(
+            "hostname = submission.starry.test
+submission_relay_host = 127.0.0.1
+submission_relay_port = {relay}
+submission_relay_trusted = yes
+service submission-login {{
+  chroot =
+  inet_listener submission {{
+    address = 127.0.0.1
+    port = {sub}
+  }}
+}}
+",
+            sub = ports[3]
+        ));
+    }
+    c
+}
+
+/// The oauth2 passdb's settings and its HS256 key, as the `fs` dict it
+/// reads (`KEYS/AZP/ALG/KID`, base64; `default` when the token names no
+/// `azp` or `kid`).
+fn write_oauth(d: &Path, key: &[u8]) {
+    use base64::Engine as _;
+    let keys = d.join("keys/default/HS256");
+    create_dir_for_dovecot(&keys);
+    write_for_dovecot(
+        &keys.join("default"),
+        base64::engine::general_purpose::STANDARD
+            .encode(key)
+            .as_bytes(),
+    );
+    write_for_dovecot(
+        &d.join("oauth2.conf"),
+        format!(
+            "introspection_mode = local\n\
+             local_validation_key_dict = fs:posix:prefix={}/keys/\n\
+             username_attribute = email\n",
+            d.display()
+        )
+        .as_bytes(),
+    );
+}
+
+/// A self-signed certificate for localhost as `openssl req -x509` makes
+/// one: `CA:TRUE`, no subjectAltName. `cert.pem`, `key.pem`, and `ca.pem`
+/// (the same certificate: all a client can be given to trust).
+pub fn make_self_signed(dir: &Path) -> Certs {
+    openssl(
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+            "-keyout",
+            "key.pem",
+            "-out",
+            "cert.pem",
+        ],
+        dir,
+        "a self-signed certificate",
+    );
+    std::fs::copy(dir.join("cert.pem"), dir.join("ca.pem")).unwrap();
+    for f in ["ca.pem", "cert.pem", "key.pem"] {
+        hand_over(&dir.join(f));
+    }
+    Certs {
+        ca: dir.join("ca.pem"),
+        cert: dir.join("cert.pem"),
+        key: dir.join("key.pem"),
+    }
 }
 
 /// An IMAP flag as a maildir file name keeps it (`…:2,FRS`).
@@ -476,6 +673,7 @@ pub struct Dovecot {
     imap_port: u16,
     imaps_port: u16,
     lmtp_port: u16,
+    submission_port: Option<u16>,
     certs: Certs,
     users: Vec<(String, String)>,
     /// How long the start took: certificate, configuration, until every
@@ -643,9 +841,9 @@ fn greets(port: u16, prefix: &str) -> bool {
     line.starts_with(prefix) && line.contains("Dovecot")
 }
 
-fn wait_ready(procs: &mut Procs, ports: [u16; 3]) -> Result<(), String> {
+fn wait_ready(procs: &mut Procs, ports: [u16; 4], submission: bool) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(20);
-    let mut ready = [false; 3];
+    let mut ready = [false, false, false, !submission];
     loop {
         if let Some(status) = procs.child.try_wait().map_err(|e| e.to_string())? {
             return Err(format!("dovecot exited ({status})"));
@@ -653,6 +851,7 @@ fn wait_ready(procs: &mut Procs, ports: [u16; 3]) -> Result<(), String> {
         ready[0] = ready[0] || greets(ports[0], "* OK");
         ready[1] = ready[1] || TcpStream::connect(("127.0.0.1", ports[1])).is_ok();
         ready[2] = ready[2] || greets(ports[2], "220 ");
+        ready[3] = ready[3] || greets(ports[3], "220 ");
         if ready.iter().all(|r| *r) {
             return Ok(());
         }
@@ -687,10 +886,10 @@ fn check_user(user: &str, password: &str) {
     );
 }
 
-fn config(dir: &Path, ports: [u16; 3]) -> String {
+fn config(dir: &Path, ports: [u16; 4], extras: &Extras) -> String {
     let r = run_as();
     let d = dir.display();
-    let [imap, imaps, lmtp] = ports;
+    let [imap, imaps, lmtp, _] = ports;
     // Standalone (nothing from /etc/dovecot). The `chroot =` lines: a
     // chroot needs root, and Dovecot runs unprivileged here.
     format!(
@@ -700,7 +899,7 @@ base_dir = {d}/run
 state_dir = {d}/state
 log_path = {d}/dovecot.log
 listen = 127.0.0.1
-protocols = imap lmtp
+protocols = imap lmtp{submission}
 default_login_user = {user}
 default_internal_user = {user}
 default_internal_group = {group}
@@ -720,7 +919,7 @@ auth_verbose = yes
 auth_failure_delay = 0
 passdb {{
   driver = passwd-file
-  args = scheme=PLAIN username_format=%u {d}/passwd
+{passwd_mechanisms}  args = scheme=PLAIN username_format=%u {d}/passwd
 }}
 userdb {{
   driver = static
@@ -771,7 +970,7 @@ service aggregator {{
 service imap-urlauth-login {{
   chroot =
 }}
-",
+{extra}",
         instance = dir
             .file_name()
             .unwrap()
@@ -781,6 +980,19 @@ service imap-urlauth-login {{
         group = r.group,
         uid = r.uid,
         gid = r.gid,
+        submission = if extras.submission_relay.is_some() {
+            " submission"
+        } else {
+            ""
+        },
+        extra = extra_config(dir, ports, extras),
+        // With OAuth: passwords for the password mechanisms and for the
+        // lookups of LMTP (`none`), tokens for the oauth2 passdb.
+        passwd_mechanisms = if extras.oauth_key.is_some() {
+            "  mechanisms = plain login none\n"
+        } else {
+            ""
+        },
     )
 }
 
@@ -788,17 +1000,23 @@ impl Dovecot {
     /// A Dovecot with these (login = e-mail address, password) users and a
     /// certificate for `localhost` and 127.0.0.1.
     pub fn start(users: &[(&str, &str)]) -> Dovecot {
-        Dovecot::start_inner(users, &["localhost", "127.0.0.1"])
+        Dovecot::start_inner(users, &["localhost", "127.0.0.1"], &Extras::default())
+    }
+
+    /// The same with `extras` (OAuth, submission, a self-signed
+    /// certificate).
+    pub fn start_with(users: &[(&str, &str)], extras: &Extras) -> Dovecot {
+        Dovecot::start_inner(users, &["localhost", "127.0.0.1"], extras)
     }
 
     /// The same with a certificate for `name` alone (e.g.
     /// `mail.other.example`): a client that checks it against `localhost`
     /// must refuse it.
     pub fn start_with_cert_for(name: &str, users: &[(&str, &str)]) -> Dovecot {
-        Dovecot::start_inner(users, &[name])
+        Dovecot::start_inner(users, &[name], &Extras::default())
     }
 
-    fn start_inner(users: &[(&str, &str)], names: &[&str]) -> Dovecot {
+    fn start_inner(users: &[(&str, &str)], names: &[&str], extras: &Extras) -> Dovecot {
         let started = Instant::now();
         let bin = dovecot_binary().unwrap_or_else(|| {
             panic!("no `dovecot` command: install it with sh tests/support/imap/install.sh")
@@ -826,7 +1044,14 @@ impl Dovecot {
             d.display()
         );
         hand_over(d);
-        let certs = make_certs(d, names);
+        let certs = if extras.self_signed {
+            make_self_signed(d)
+        } else {
+            make_certs(d, names)
+        };
+        if let Some(key) = &extras.oauth_key {
+            write_oauth(d, key);
+        }
         let passwd: String = users
             .iter()
             .map(|(u, p)| format!("{u}:{{PLAIN}}{p}\n"))
@@ -840,10 +1065,10 @@ impl Dovecot {
         let mut last_error = String::new();
         for _attempt in 0..3 {
             let ports = free_ports();
-            write_for_dovecot(&conf, config(d, ports).as_bytes());
+            write_for_dovecot(&conf, config(d, ports, extras).as_bytes());
             let _ = std::fs::remove_file(d.join("dovecot.log"));
             let mut procs = Procs::spawn(&bin, &conf, d);
-            match wait_ready(&mut procs, ports) {
+            match wait_ready(&mut procs, ports, extras.submission_relay.is_some()) {
                 Ok(()) => {
                     return Dovecot {
                         procs,
@@ -851,6 +1076,7 @@ impl Dovecot {
                         imap_port: ports[0],
                         imaps_port: ports[1],
                         lmtp_port: ports[2],
+                        submission_port: extras.submission_relay.map(|_| ports[3]),
                         certs,
                         users: users
                             .iter()
@@ -892,6 +1118,13 @@ impl Dovecot {
 
     pub fn lmtp_port(&self) -> u16 {
         self.lmtp_port
+    }
+
+    /// The submission service's port (STARTTLS), when started with
+    /// [`Extras::submission_relay`].
+    pub fn submission_port(&self) -> u16 {
+        self.submission_port
+            .expect("this Dovecot was started without a submission service")
     }
 
     /// The PEM certificate of the throw-away CA that signed Dovecot's

@@ -235,6 +235,8 @@ fn a_stranger_over_imap_makes_it_mail_nobody() {
     assert!(
         !robo.home.join("games").exists() || players::walk(&robo.home.join("games")).is_empty()
     );
+    // Both runs logged out of their IMAP session.
+    super::login::assert_logged_out(&w.dovecot, &robo.email, 2);
 }
 
 /// Hands `raw` to the SMTP server without logging in.

@@ -131,6 +131,25 @@ pub enum MailError {
         status: String,
     },
 
+    /// token_command failed.
+    #[error(
+        "the {side} token_command `{command}` gave no OAuth access token: {detail}. Run it \
+         yourself: it must print a fresh access token and nothing else (docs/mail.md says how \
+         to set one up for each provider)"
+    )]
+    TokenCommand {
+        /// SMTP or IMAP.
+        side: &'static str,
+        /// The command, as shown to the user (never its output).
+        command: String,
+        /// How it failed: exit status, the end of its error output.
+        detail: String,
+    },
+
+    /// The server refused the OAuth token.
+    #[error("{0}")]
+    TokenRefused(Box<crate::oauth::TokenRefusal>),
+
     /// The server refused the user name or password.
     #[error(
         "authentication failed for user {user} at {server} (the server said: {detail}); \

@@ -1,16 +1,18 @@
 //! Reading mail from an IMAP server, for `starry sync` and `starry robot
 //! --imap`: the connection (implicit TLS or STARTTLS with rustls, or plain to
-//! this machine only), login (AUTHENTICATE PLAIN, else LOGIN), and the few
-//! commands sync needs. The IMAP protocol itself is the `imap` crate's; this
+//! this machine only), login (AUTHENTICATE PLAIN, else LOGIN; or OAuth 2.0
+//! with OAUTHBEARER or XOAUTH2, see [`super::oauth`]), the few commands
+//! sync needs, and LOGOUT at the end. The IMAP protocol itself is the `imap` crate's; this
 //! module only chooses the commands and turns every failure into one
 //! paragraph that names the server and says what to do, without the
 //! password.
 //!
 //! Settings live in the `[imap]` section of `mail.toml` (see
-//! [`super::transport`]); the account's user, password, password command and
-//! extra root certificate default to the `[smtp]` ones, since most providers
+//! [`super::transport`]); the account's user, password, password command,
+//! token command and extra root certificate default to the `[smtp]` ones, since most providers
 //! use one account for both directions.
 
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -19,10 +21,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use imap::extensions::idle::{SetReadTimeout, WaitOutcome};
-use rustls::pki_types::{CertificateDer, ServerName, pem::PemObject};
+use rustls::pki_types::ServerName;
 use serde::Deserialize;
 
-use super::transport::{Redactor, Secret, is_local_host, run_password_command};
+use super::oauth::{Auth, Mechanism, TokenCommand, TokenRefusal};
+use super::transport::{Redactor, Secret, effective_auth, is_local_host, run_password_command};
 use starry_core::text;
 
 /// Default IMAP timeout.
@@ -80,7 +83,13 @@ pub struct ImapSettings {
     pub user: Option<String>,
     pub password: Option<Secret>,
     pub password_command: Option<String>,
-    /// An extra trusted root certificate (PEM).
+    /// A command printing an OAuth 2.0 access token.
+    pub token_command: Option<TokenCommand>,
+    /// How to log in; `None` = OAuth when a token command is set, else a
+    /// password.
+    pub auth: Option<Auth>,
+    /// Extra trusted certificates (PEM): authorities, or the server's own
+    /// (pinned).
     pub ca_file: Option<PathBuf>,
     pub timeout: Duration,
     /// The folder new mail arrives in.
@@ -98,6 +107,8 @@ impl Default for ImapSettings {
             user: None,
             password: None,
             password_command: None,
+            token_command: None,
+            auth: None,
             ca_file: None,
             timeout: DEFAULT_TIMEOUT,
             inbox: "INBOX".into(),
@@ -107,6 +118,11 @@ impl Default for ImapSettings {
 }
 
 impl ImapSettings {
+    /// How the account logs in.
+    pub fn auth(&self) -> Auth {
+        effective_auth(self.auth, self.token_command.is_some())
+    }
+
     pub fn effective_port(&self) -> u16 {
         self.port.unwrap_or(self.security.default_port())
     }
@@ -200,6 +216,14 @@ pub enum ImapError {
         hint: String,
     },
     #[error(
+        "the IMAP token_command `{command}` gave no OAuth access token: {detail}. Run it \
+         yourself: it must print a fresh access token and nothing else (docs/mail.md says how \
+         to set one up for each provider)"
+    )]
+    TokenCommand { command: String, detail: String },
+    #[error("{0}")]
+    TokenRefused(Box<super::oauth::TokenRefusal>),
+    #[error(
         "the IMAP server {server} refused the login of {user} (it said: {detail}); check the \
          password (STARRY_IMAP_PASSWORD, `password` or `password_command` in mail.toml; many \
          providers want an app password) and the user name"
@@ -209,6 +233,8 @@ pub enum ImapError {
         server: String,
         detail: String,
     },
+    #[error("cannot log in at the IMAP server {server}: {detail}")]
+    AuthUnavailable { server: String, detail: String },
     #[error(
         "the connection to the IMAP server {server} was lost ({detail}); nothing is lost: run \
          `starry sync` again to finish"
@@ -292,7 +318,8 @@ pub struct Selected {
     pub exists: u32,
 }
 
-/// A logged-in IMAP session.
+/// A logged-in IMAP session. It logs out (LOGOUT) when dropped, unless the
+/// connection already failed.
 pub struct Imap {
     session: imap::Session<Stream>,
     server: String,
@@ -302,6 +329,12 @@ pub struct Imap {
     /// The session's socket (a second handle), to set its read timeout
     /// again after IDLE.
     socket: TcpStream,
+    /// How it logged in: `AUTHENTICATE PLAIN`, `AUTHENTICATE OAUTHBEARER`…
+    login: String,
+    /// The connection failed (no answer, dropped): a LOGOUT would only
+    /// wait for nothing.
+    broken: Cell<bool>,
+    logged_out: bool,
 }
 
 impl fmt::Debug for Imap {
@@ -310,28 +343,63 @@ impl fmt::Debug for Imap {
     }
 }
 
+/// What the account logs in with.
+enum Credential {
+    Password(Secret),
+    /// An OAuth 2.0 access token.
+    Token(Secret),
+}
+
+/// The password, or the token its command prints; every form of it is
+/// added to `redact`.
+fn credential(
+    s: &ImapSettings,
+    user: &str,
+    redact: &mut Redactor,
+) -> Result<Credential, ImapError> {
+    if s.auth().is_oauth() {
+        let Some(cmd) = &s.token_command else {
+            return Err(ImapError::Config(format!(
+                "auth = {} needs a command that prints the OAuth access token: set \
+                 `token_command` in the [imap] section of mail.toml (or STARRY_IMAP_TOKEN_COMMAND)",
+                s.auth().as_str()
+            )));
+        };
+        let token = cmd.run().map_err(|detail| ImapError::TokenCommand {
+            command: cmd.to_string(),
+            detail,
+        })?;
+        redact.add_secret(token.expose());
+        return Ok(Credential::Token(token));
+    }
+    let password = match (&s.password, &s.password_command) {
+        (Some(p), _) => p.clone(),
+        (None, Some(cmd)) => run_password_command(cmd).map_err(|e| match e {
+            super::MailError::PasswordCommand { status } => ImapError::PasswordCommand(status),
+            e => ImapError::PasswordCommand(e.to_string()),
+        })?,
+        (None, None) => {
+            return Err(ImapError::Config(format!(
+                "an IMAP user ({}) is set but no password: set STARRY_IMAP_PASSWORD, or \
+                 `password` or `password_command` in the [imap] section of mail.toml, or \
+                 `token_command` for an OAuth login",
+                text::inline(user)
+            )));
+        }
+    };
+    redact.add(user, password.expose());
+    Ok(Credential::Password(password))
+}
+
 impl Imap {
     /// Connects and logs in. The password is asked for (or its command
-    /// run) before connecting, so a failing command leaves no session open.
+    /// run, or the token command) before connecting, so a failing command
+    /// leaves no session open.
     pub fn connect(s: &ImapSettings) -> Result<Imap, ImapError> {
         s.validate()?;
         let user = s.user.clone().unwrap_or_default();
-        let password = match (&s.password, &s.password_command) {
-            (Some(p), _) => p.clone(),
-            (None, Some(cmd)) => run_password_command(cmd).map_err(|e| match e {
-                super::MailError::PasswordCommand { status } => ImapError::PasswordCommand(status),
-                e => ImapError::PasswordCommand(e.to_string()),
-            })?,
-            (None, None) => {
-                return Err(ImapError::Config(format!(
-                    "an IMAP user ({}) is set but no password: set STARRY_IMAP_PASSWORD, or \
-                     `password` or `password_command` in the [imap] section of mail.toml",
-                    text::inline(&user)
-                )));
-            }
-        };
         let mut redact = Redactor::default();
-        redact.add(&user, password.expose());
+        let credential = credential(s, &user, &mut redact)?;
         let server = s.server();
         let host = s.host.clone().unwrap_or_default();
         let host = host.trim().trim_start_matches('[').trim_end_matches(']');
@@ -391,35 +459,12 @@ impl Imap {
                 imap::Client::new(handshake(s, host, &server, tcp, &redact)?)
             }
         };
-        let mut client = client;
-        let caps = client
-            .capabilities()
-            .map_err(|e| imap_error(&server, s.timeout, e, &redact))?;
-        let plain = caps.has_str("AUTH=PLAIN");
-        let login = if plain {
-            client
-                .authenticate("PLAIN", &Plain(user.clone(), password.clone()))
-                .map_err(|(e, _)| e)
-        } else if caps.has_str("LOGINDISABLED") {
-            return Err(ImapError::AuthFailed {
-                user: text::inline(&user).into_owned(),
-                server,
-                detail: "the server offers neither AUTH=PLAIN nor LOGIN on this connection; \
-                         check the security setting"
-                    .into(),
-            });
-        } else {
-            client.login(&user, password.expose()).map_err(|(e, _)| e)
+        let account = Account {
+            s,
+            server: &server,
+            user: &user,
         };
-        let mut session = login.map_err(|e| match e {
-            imap::Error::No(imap::error::No { information, .. })
-            | imap::Error::Bad(imap::error::Bad { information, .. }) => ImapError::AuthFailed {
-                user: text::inline(&user).into_owned(),
-                server: server.clone(),
-                detail: redact.clean(&information),
-            },
-            e => imap_error(&server, s.timeout, e, &redact),
-        })?;
+        let (mut session, login) = account.log_in(client, &credential, &mut redact)?;
         let caps = session
             .capabilities()
             .map_err(|e| imap_error(&server, s.timeout, e, &redact))?;
@@ -431,7 +476,16 @@ impl Imap {
             redact,
             can_move,
             socket,
+            login,
+            broken: Cell::new(false),
+            logged_out: false,
         })
+    }
+
+    /// How it logged in: `AUTHENTICATE PLAIN`, `LOGIN`,
+    /// `AUTHENTICATE OAUTHBEARER`, `AUTHENTICATE XOAUTH2`.
+    pub fn login_method(&self) -> &str {
+        &self.login
     }
 
     /// `host:port`.
@@ -447,7 +501,10 @@ impl Imap {
                 what: what.to_string(),
                 detail: self.redact.clean(&information),
             },
-            e => imap_error(&self.server, self.timeout, e, &self.redact),
+            e => {
+                self.broken.set(true);
+                imap_error(&self.server, self.timeout, e, &self.redact)
+            }
         }
     }
 
@@ -605,9 +662,184 @@ impl Imap {
         }
     }
 
-    /// Logs out politely; a failure here changes nothing.
+    /// Logs out (LOGOUT), as dropping the session does; a failure here
+    /// changes nothing.
     pub fn logout(mut self) {
+        self.log_out();
+    }
+
+    fn log_out(&mut self) {
+        if self.logged_out || self.broken.get() {
+            return;
+        }
+        self.logged_out = true;
+        // A server that stopped answering gets a few seconds, not the
+        // whole timeout: everything worth doing is done.
+        let _ = self
+            .socket
+            .set_read_timeout(Some(self.timeout.min(Duration::from_secs(5))));
         let _ = self.session.logout();
+    }
+}
+
+impl Drop for Imap {
+    fn drop(&mut self) {
+        self.log_out();
+    }
+}
+
+/// The SASL mechanisms named when a server offers none that fits.
+const MECHANISMS: &[&str] = &[
+    "PLAIN",
+    "LOGIN",
+    "OAUTHBEARER",
+    "XOAUTH2",
+    "SCRAM-SHA-256",
+    "SCRAM-SHA-1",
+    "CRAM-MD5",
+    "GSSAPI",
+    "EXTERNAL",
+];
+
+/// Who logs in where.
+struct Account<'a> {
+    s: &'a ImapSettings,
+    server: &'a str,
+    user: &'a str,
+}
+
+impl Account<'_> {
+    /// Logs in with the password (AUTHENTICATE PLAIN, else LOGIN) or the
+    /// token (AUTHENTICATE OAUTHBEARER or XOAUTH2, as the server offers and
+    /// `auth` allows). The session, and how it logged in.
+    fn log_in(
+        &self,
+        mut client: imap::Client<Stream>,
+        credential: &Credential,
+        redact: &mut Redactor,
+    ) -> Result<(imap::Session<Stream>, String), ImapError> {
+        let (server, timeout) = (self.server.to_string(), self.s.timeout);
+        let caps = client
+            .capabilities()
+            .map_err(|e| imap_error(&server, timeout, e, redact))?;
+        let offers: Vec<&str> = MECHANISMS
+            .iter()
+            .copied()
+            .filter(|m| caps.has_str(format!("AUTH={m}")))
+            .collect();
+        let login_disabled = caps.has_str("LOGINDISABLED");
+        drop(caps);
+        let token = match credential {
+            Credential::Password(password) => {
+                return self.with_password(client, password, &offers, login_disabled, redact);
+            }
+            Credential::Token(token) => token,
+        };
+        let mechanism = self
+            .s
+            .auth()
+            .mechanism(
+                offers.contains(&"OAUTHBEARER"),
+                offers.contains(&"XOAUTH2"),
+                &offers.join(" "),
+            )
+            .map_err(|detail| ImapError::AuthUnavailable {
+                server: server.clone(),
+                detail,
+            })?;
+        if !super::oauth::user_fits(self.user) {
+            return Err(ImapError::Config(format!(
+                "the IMAP user `{}` cannot be sent in an OAuth login (it holds a control \
+                 character)",
+                text::excerpt(self.user)
+            )));
+        }
+        let host = self.s.host.as_deref().unwrap_or("").trim();
+        let first =
+            mechanism.initial_response(self.user, token.expose(), host, self.s.effective_port());
+        redact.add_secret(&first);
+        let oauth = OAuth {
+            mechanism,
+            first,
+            sent: Cell::new(false),
+            challenge: RefCell::new(None),
+        };
+        match client.authenticate(mechanism.name(), &oauth) {
+            Ok(session) => Ok((session, format!("AUTHENTICATE {}", mechanism.name()))),
+            Err((
+                imap::Error::No(imap::error::No { information, .. })
+                | imap::Error::Bad(imap::error::Bad { information, .. }),
+                _,
+            )) => {
+                let said = redact.clean(&information);
+                let status = oauth
+                    .challenge
+                    .borrow()
+                    .as_deref()
+                    .and_then(super::oauth::refusal);
+                Err(ImapError::TokenRefused(Box::new(TokenRefusal {
+                    side: "IMAP",
+                    user: text::inline(self.user).into_owned(),
+                    server,
+                    mechanism,
+                    detail: match status {
+                        Some(st) => format!(
+                            "{}; the token was refused with {st}",
+                            said.trim_end_matches('.')
+                        ),
+                        None => said,
+                    },
+                    command: self
+                        .s
+                        .token_command
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default(),
+                })))
+            }
+            Err((e, _)) => Err(imap_error(&server, timeout, e, redact)),
+        }
+    }
+
+    fn with_password(
+        &self,
+        client: imap::Client<Stream>,
+        password: &Secret,
+        offers: &[&str],
+        login_disabled: bool,
+        redact: &Redactor,
+    ) -> Result<(imap::Session<Stream>, String), ImapError> {
+        let user = self.user;
+        let (login, how) = if offers.contains(&"PLAIN") {
+            let plain = Plain(user.to_string(), password.clone());
+            (
+                client.authenticate("PLAIN", &plain).map_err(|(e, _)| e),
+                "AUTHENTICATE PLAIN",
+            )
+        } else if login_disabled {
+            return Err(ImapError::AuthFailed {
+                user: text::inline(user).into_owned(),
+                server: self.server.to_string(),
+                detail: "the server offers neither AUTH=PLAIN nor LOGIN on this connection; \
+                         check the security setting"
+                    .into(),
+            });
+        } else {
+            (
+                client.login(user, password.expose()).map_err(|(e, _)| e),
+                "LOGIN",
+            )
+        };
+        let session = login.map_err(|e| match e {
+            imap::Error::No(imap::error::No { information, .. })
+            | imap::Error::Bad(imap::error::Bad { information, .. }) => ImapError::AuthFailed {
+                user: text::inline(user).into_owned(),
+                server: self.server.to_string(),
+                detail: redact.clean(&information),
+            },
+            e => imap_error(self.server, self.s.timeout, e, redact),
+        })?;
+        Ok((session, how.to_string()))
     }
 }
 
@@ -618,6 +850,27 @@ impl imap::Authenticator for Plain {
     type Response = String;
     fn process(&self, _: &[u8]) -> String {
         format!("\0{}\0{}", self.0, self.1.expose())
+    }
+}
+
+/// AUTHENTICATE OAUTHBEARER / XOAUTH2: the token first; a second challenge
+/// is the server's refusal (a JSON status), kept for the message and
+/// answered so that the server ends the exchange with its NO.
+struct OAuth {
+    mechanism: Mechanism,
+    first: String,
+    sent: Cell<bool>,
+    challenge: RefCell<Option<Vec<u8>>>,
+}
+
+impl imap::Authenticator for OAuth {
+    type Response = String;
+    fn process(&self, challenge: &[u8]) -> String {
+        if !self.sent.replace(true) {
+            return self.first.clone();
+        }
+        *self.challenge.borrow_mut() = Some(challenge[..challenge.len().min(4096)].to_vec());
+        self.mechanism.after_error().to_string()
     }
 }
 
@@ -701,32 +954,22 @@ fn read_line(tcp: &mut TcpStream) -> std::io::Result<String> {
 }
 
 fn tls_config(s: &ImapSettings, server: &str) -> Result<Arc<rustls::ClientConfig>, ImapError> {
-    let mut roots = rustls::RootCertStore::empty();
-    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-    if let Some(ca) = &s.ca_file {
-        let what = format!(
-            "the extra root certificate {} (STARRY_IMAP_CA_FILE or ca_file)",
-            ca.display()
-        );
-        let pem =
-            std::fs::read(ca).map_err(|e| ImapError::Config(format!("cannot read {what}: {e}")))?;
-        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
-            .filter_map(|c| c.ok())
-            .collect();
-        if certs.is_empty() {
-            return Err(ImapError::Config(format!(
-                "{what} holds no PEM certificate"
-            )));
-        }
-        for c in certs {
-            roots.add(c).map_err(|e| ImapError::Tls {
-                server: server.to_string(),
-                detail: e.to_string(),
-                hint: "check the certificate file".into(),
-            })?;
-        }
-    }
+    let extra = match &s.ca_file {
+        Some(ca) => super::tls::read_pem_certificates(ca).map_err(|why| {
+            ImapError::Config(format!(
+                "the extra root certificate {} (STARRY_IMAP_CA_FILE or ca_file) {why}",
+                ca.display()
+            ))
+        })?,
+        None => Vec::new(),
+    };
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier =
+        super::tls::Verifier::new(extra, Arc::clone(&provider)).map_err(|e| ImapError::Tls {
+            server: server.to_string(),
+            detail: e,
+            hint: "check the certificate file".into(),
+        })?;
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| ImapError::Tls {
@@ -734,7 +977,8 @@ fn tls_config(s: &ImapSettings, server: &str) -> Result<Arc<rustls::ClientConfig
             detail: e.to_string(),
             hint: "this build of starry cannot speak TLS".into(),
         })?
-        .with_root_certificates(roots)
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
         .with_no_client_auth();
     Ok(Arc::new(config))
 }
@@ -771,7 +1015,7 @@ fn handshake(
                     }
                 }
                 _ => ImapError::Tls {
-                    hint: tls_hint(&detail, s.security),
+                    hint: tls_hint(&detail, s),
                     server: server.to_string(),
                     detail,
                 },
@@ -781,25 +1025,12 @@ fn handshake(
     Ok(Stream::Tls(Box::new(rustls::StreamOwned::new(conn, tcp))))
 }
 
-fn tls_hint(detail: &str, security: ImapSecurity) -> String {
-    if detail.contains("UnknownIssuer") || detail.contains("unknown issuer") {
-        "the server's certificate is not signed by an authority starry trusts; if the server \
-         uses a self-signed certificate or a private CA, set `ca_file` in the [imap] section of \
-         mail.toml (or STARRY_IMAP_CA_FILE) to that certificate in PEM form"
-            .into()
-    } else if detail.contains("NotValidForName") || detail.contains("not valid for name") {
-        "the server's certificate is not valid for this host name: use the name the \
-         certificate was issued for (your provider's documentation gives the IMAP host name)"
-            .into()
-    } else if detail.contains("Expired")
-        || detail.contains("NotValidYet")
-        || detail.contains("expired")
-        || detail.contains("not valid yet")
+fn tls_hint(detail: &str, s: &ImapSettings) -> String {
+    if let Some(hint) =
+        super::tls::certificate_hint(detail, s.ca_file.as_deref(), "STARRY_IMAP_CA_FILE")
     {
-        "the server's certificate is expired or not yet valid; check the clock of this \
-         computer, or tell the server's administrator"
-            .into()
-    } else if security == ImapSecurity::Tls {
+        hint
+    } else if s.security == ImapSecurity::Tls {
         "the server may not speak TLS on this port: security = tls needs an implicit-TLS port \
          (usually 993); for a STARTTLS port (usually 143) set security = starttls"
             .into()

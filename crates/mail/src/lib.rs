@@ -17,7 +17,9 @@ pub mod auth_results;
 pub mod compose;
 mod error;
 pub mod imap;
+pub mod oauth;
 pub mod parse;
+mod tls;
 pub mod transport;
 
 pub use armor::{armor, dearmor_all};

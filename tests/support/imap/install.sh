@@ -1,5 +1,5 @@
 #!/bin/sh
-# Installs Dovecot (IMAP and LMTP) for the IMAP tests (tests/mail_imap.rs,
+# Installs Dovecot (IMAP, LMTP and submission) for the IMAP tests (tests/mail_imap.rs,
 # through tests/imap_server/mod.rs), which start their own Dovecot on free
 # loopback ports with a configuration in a temporary directory.
 #
@@ -12,9 +12,11 @@
 # and only then, so that a Dovecot someone set up on purpose is left alone.
 set -eu
 
+# LMTP delivers the tests' mails; submission is the SMTP server of the
+# OAuth tests (tests/imap_tests/login.rs).
 libexec_has_lmtp() {
     for d in /usr/lib/dovecot /usr/libexec/dovecot; do
-        [ -x "$d/lmtp" ] && return 0
+        [ -x "$d/lmtp" ] && [ -x "$d/submission" ] && return 0
     done
     return 1
 }
@@ -49,21 +51,21 @@ if [ "$(id -u)" != 0 ]; then
     else
         echo "tests/support/imap/install.sh: Dovecot is missing and this user can neither install" >&2
         echo "packages nor use sudo without a password. Install it as root with:" >&2
-        echo "    apt-get install dovecot-imapd dovecot-lmtpd" >&2
+        echo "    apt-get install dovecot-imapd dovecot-lmtpd dovecot-submissiond" >&2
         exit 1
     fi
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
     echo "tests/support/imap/install.sh: Dovecot is missing and there is no apt-get here;" >&2
-    echo "install Dovecot 2.3 or 2.4 with its IMAP and LMTP services by hand." >&2
+    echo "install Dovecot 2.3 with its IMAP, LMTP and submission services by hand." >&2
     exit 1
 fi
 
-echo "tests/support/imap/install.sh: installing dovecot-imapd and dovecot-lmtpd" >&2
+echo "tests/support/imap/install.sh: installing dovecot-imapd, dovecot-lmtpd and dovecot-submissiond" >&2
 # Another apt run (another build on this machine) may hold the lock a while.
 $sudo apt-get -o DPkg::Lock::Timeout=300 update -qq >/dev/null 2>&1 || true
 DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=300 install -y -qq \
-    --no-install-recommends dovecot-imapd dovecot-lmtpd >/dev/null
+    --no-install-recommends dovecot-imapd dovecot-lmtpd dovecot-submissiond >/dev/null
 
 # The package starts the system Dovecot where it can (systemd, or an init
 # script that policy-rc.d allows): stop it and keep it from coming back.
@@ -79,7 +81,7 @@ if [ -s /run/dovecot/master.pid ] && kill -0 "$(cat /run/dovecot/master.pid)" 2>
 fi
 
 if [ -z "$(dovecot_bin)" ] || ! libexec_has_lmtp; then
-    echo "tests/support/imap/install.sh: the installation did not leave a dovecot with LMTP" >&2
+    echo "tests/support/imap/install.sh: the installation did not leave a dovecot with LMTP and submission" >&2
     exit 1
 fi
 check_version
