@@ -118,11 +118,15 @@ struct Row {
 /// - `board` (the sky's frame), `grid` (the grid points), `axes` (the
 ///   coordinates along the top and the left);
 /// - `sea`: one per captured sea, in the view's order: its face filled in
-///   the captor's tint and the captor's mark ([`marks`]) written inside;
+///   the captor's tint and the captor's mark ([`marks`]) written inside, or
+///   for a sea too thin for it, on a swatch beside it with a leader line
+///   ending in a dot inside the sea;
 /// - `open-sea`: one per open sea, invisible, its title naming its border
 ///   and islands;
 /// - `edge`: one per edge, in the order drawn: a line in the drawer's
-///   colour, solid for seat 0 and dashed for seat 1; the last edge is wider;
+///   colour, solid for seat 0 and dashed for seat 1, broken around each
+///   star it passes close by without ending there (so that it cannot read
+///   as two edges meeting at that star); the last edge is wider;
 /// - `star`: one per star, in label order: a circle with its label (inside,
 ///   or beside it when the grid is dense); an isolated star has a dashed
 ///   grey ring;
@@ -516,12 +520,26 @@ fn draw_edges(svg: &mut Svg, v: &View, ink: &Ink, passed: &[Vec<String>]) {
         let width = if last { w + 2 } else { w };
         for ((x1, y1), (x2, y2)) in pieces((a, b), ink.at_label, ink.lay.gap(), ink.lay.keep()).0 {
             svg.raw(&format!(
-                r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{}" stroke-width="{width}"{}/>"#,
+                r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="{width}"{}/>"#,
+                px(x1),
+                px(y1),
+                px(x2),
+                px(y2),
                 seat_colour(e.seat),
                 dashes(e.seat, width)
             ));
         }
         svg.end_group();
+    }
+}
+
+/// A pixel coordinate to a tenth, without a trailing `.0`.
+fn px(v: f64) -> String {
+    let tenths = (v * 10.0).round() as i64;
+    if tenths % 10 == 0 {
+        (tenths / 10).to_string()
+    } else {
+        format!("{:.1}", tenths as f64 / 10.0)
     }
 }
 
@@ -643,7 +661,9 @@ struct MarkRoom {
     lines: Vec<((i32, i32), (i32, i32))>,
     stars: Vec<(i32, i32)>,
     r: i32,
+    /// Half the widest edge's line, and half an edge's usual one.
     half_width: f64,
+    half_line: f64,
     frame: (i32, i32, i32, i32),
     taken: Vec<((i32, i32), f64)>,
 }
@@ -665,6 +685,7 @@ impl MarkRoom {
             stars: ink.at_label.values().copied().collect(),
             r: ink.lay.r,
             half_width: f64::from(ink.lay.edge_width() + 2) / 2.0,
+            half_line: f64::from(ink.lay.edge_width()) / 2.0,
             frame: ink.lay.frame(),
             taken: Vec::new(),
         }
@@ -676,7 +697,7 @@ impl MarkRoom {
     fn place(&mut self, poly: &[(i32, i32)], area: Option<i64>) -> Option<SeaMark> {
         let (at, room) = inside(poly, self.r)?;
         // Clear of the edges' lines too.
-        let room = room - self.half_width - 1.0;
+        let room = room - self.half_line - 1.0;
         if room >= 0.6 * f64::from(MIN_MARK) {
             let area = area.filter(|_| room >= 24.0).map(short_area);
             let room = if area.is_some() { room - 8.0 } else { room };
