@@ -280,8 +280,22 @@ pub struct State {
     /// Every token that has left a board, with when it lay there.
     past: Vec<Past>,
     /// The last placement or reveal (resigning and draws do not count).
-    #[serde(default)]
-    last: Option<LastMove>,
+    last: Option<Last>,
+}
+
+/// The state's [`LastMove`]. Its own type: the cache keeps states in
+/// postcard, which cannot read the view's tagged enum or skipped fields.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+enum Last {
+    Place {
+        seat: Seat,
+        star: StarLabel,
+        token: Option<Token>,
+    },
+    Reveal {
+        seat: Seat,
+        stars: Vec<StarLabel>,
+    },
 }
 
 /// A token that lay on a board from entry `from` until the board was
@@ -568,8 +582,11 @@ impl State {
     }
 
     /// The last placement or reveal.
-    pub fn last_move(&self) -> Option<&LastMove> {
-        self.last.as_ref()
+    pub fn last_move(&self) -> Option<LastMove> {
+        Some(match self.last.clone()? {
+            Last::Place { seat, star, token } => LastMove::Place { seat, star, token },
+            Last::Reveal { seat, stars } => LastMove::Reveal { seat, stars },
+        })
     }
 
     /// Applies `reveals` by `seat` once [`State::check_reveals`] has found
@@ -805,7 +822,7 @@ impl State {
         };
         b.stars[star as usize - 1] = Some(placement);
         self.turn_over(&ctx.reveals);
-        self.last = Some(LastMove::Place {
+        self.last = Some(Last::Place {
             seat,
             star: action.star.clone(),
             token: action.token,
@@ -869,7 +886,7 @@ impl State {
         Self::check_reveal_set(&refs, ctx)?;
         let stars = self.face_down_stars(slot, &refs);
         self.apply_reveals(seat, &ctx.reveals)?;
-        self.last = Some(LastMove::Reveal { seat, stars });
+        self.last = Some(Last::Reveal { seat, stars });
         self.continue_scoring(ctx.at);
         Ok(())
     }

@@ -255,7 +255,7 @@ pub(super) fn build(state: &State, viewer: Option<Seat>, own: Option<&Own<Token>
         turn,
         scored: state.scored.clone(),
         ended: state.ended(),
-        last: state.last_move().cloned(),
+        last: state.last_move(),
     }
 }
 
