@@ -25,6 +25,13 @@ const MAX_STEP: i32 = 64;
 /// Stars at least this large carry their label inside; smaller ones have
 /// it beside them.
 const LABEL_INSIDE: i32 = 8;
+/// Pixels of clear sky between a star's ring and an edge that passes it by.
+const GAP: f64 = 4.0;
+/// The smallest letter that marks a sea inside it; a sea too thin for it
+/// gets its mark beside it, on a leader line into the sea.
+const MIN_MARK: i32 = 10;
+/// Half the side of the swatch that carries a thin sea's mark.
+const SWATCH: i32 = 9;
 /// Left margin of the panel below the board, and its line height.
 const PAD: i32 = 20;
 const LINE: i32 = 24;
@@ -85,6 +92,18 @@ impl Layout {
     fn edge_width(&self) -> i32 {
         if self.step >= 20 { 3 } else { 2 }
     }
+
+    /// How far from a star's centre an edge that does not end there stays:
+    /// clear sky between the star's ring and the widest (last) edge's line,
+    /// so that the edge cannot be read as ending at that star.
+    fn gap(&self) -> f64 {
+        f64::from(self.r) + f64::from(self.edge_width() + 2) / 2.0 + GAP
+    }
+
+    /// How much of an edge's line always shows from each end's centre.
+    fn keep(&self) -> f64 {
+        f64::from(self.r + 3)
+    }
 }
 
 /// A line of the panel below the board.
@@ -99,11 +118,15 @@ struct Row {
 /// - `board` (the sky's frame), `grid` (the grid points), `axes` (the
 ///   coordinates along the top and the left);
 /// - `sea`: one per captured sea, in the view's order: its face filled in
-///   the captor's tint and the captor's mark ([`marks`]) written inside;
+///   the captor's tint and the captor's mark ([`marks`]) written inside, or
+///   for a sea too thin for it, on a swatch beside it with a leader line
+///   ending in a dot inside the sea;
 /// - `open-sea`: one per open sea, invisible, its title naming its border
 ///   and islands;
 /// - `edge`: one per edge, in the order drawn: a line in the drawer's
-///   colour, solid for seat 0 and dashed for seat 1; the last edge is wider;
+///   colour, solid for seat 0 and dashed for seat 1, broken around each
+///   star it passes close by without ending there (so that it cannot read
+///   as two edges meeting at that star); the last edge is wider;
 /// - `star`: one per star, in label order: a circle with its label (inside,
 ///   or beside it when the grid is dense); an isolated star has a dashed
 ///   grey ring;
@@ -133,6 +156,12 @@ pub fn svg_linked(v: &View, names: &[String], links: &Links) -> String {
 
     let lay = Layout::new(v);
     let (left, top, right, bottom) = lay.frame();
+    let at_label: BTreeMap<&str, (i32, i32)> = v
+        .stars
+        .iter()
+        .map(|s| (s.label.as_str(), lay.at(s.x, s.y)))
+        .collect();
+    let passed = passed_stars(v, &lay, &at_label);
 
     // The panel's text first: the picture is as wide as its longest line.
     let unit = match v.score {
@@ -168,6 +197,24 @@ pub fn svg_linked(v: &View, names: &[String], links: &Links) -> String {
                 e.from,
                 e.to,
                 short(e.seat)
+            ),
+        });
+    }
+    // An edge drawn close by a star it does not end at is broken around
+    // it (draw_edges); the panel says which, as the text view lists them.
+    let passing: Vec<String> = v
+        .edges
+        .iter()
+        .zip(&passed)
+        .filter(|(_, by)| !by.is_empty())
+        .map(|(e, by)| format!("{}-{} past {}", e.from, e.to, listed(by)))
+        .collect();
+    if !passing.is_empty() {
+        rows.push(Row {
+            bold: false,
+            text: format!(
+                "Edges passing stars they do not end at: {}",
+                clip(&passing.join(", "), 48)
             ),
         });
     }
@@ -221,11 +268,6 @@ pub fn svg_linked(v: &View, names: &[String], links: &Links) -> String {
     let width = (right + 24).max(PAD * 2 + text_width).max(360);
 
     let mut svg = Svg::new(width, height).with_links(links);
-    let at_label: BTreeMap<&str, (i32, i32)> = v
-        .stars
-        .iter()
-        .map(|s| (s.label.as_str(), lay.at(s.x, s.y)))
-        .collect();
 
     // The sky and its grid points.
     svg.group(
@@ -251,102 +293,16 @@ pub fn svg_linked(v: &View, names: &[String], links: &Links) -> String {
     svg.end_group();
     axes(&mut svg, &lay, top);
 
-    // Captured seas, filled, with their captor's mark.
-    let corners = |boundary: &[String]| -> Vec<(i32, i32)> {
-        boundary
-            .iter()
-            .filter_map(|l| at_label.get(l.as_str()).copied())
-            .collect()
+    // Captured seas, filled, with their captor's mark; then the edges, in
+    // the order drawn, each broken around the stars it passes by.
+    let ink = Ink {
+        lay: &lay,
+        at_label: &at_label,
+        mark: &mark,
+        who: &who,
     };
-    for sea in &v.seas {
-        let poly = corners(&sea.boundary);
-        let Some(captor) = sea.captor else {
-            let islands = if sea.islands.is_empty() {
-                "no island".to_string()
-            } else {
-                let list: Vec<String> = sea.islands.iter().map(|i| i.join("-")).collect();
-                format!("islands: {}", list.join(", "))
-            };
-            svg.group(
-                "open-sea",
-                &format!(
-                    "sea {}: {}, open, {islands}",
-                    sea.id,
-                    sea.boundary.join("-")
-                ),
-            );
-            svg.raw(&format!(
-                r#"<path d="{}" fill="none" stroke="none"/>"#,
-                path(&poly)
-            ));
-            svg.end_group();
-            continue;
-        };
-        svg.group(
-            "sea",
-            &format!(
-                "sea {}: {}, captured by {}, {}",
-                sea.id,
-                sea.boundary.join("-"),
-                who(captor),
-                squares(sea.area)
-            ),
-        );
-        // A captured sea has no island (docs/starry-night.md); what
-        // peninsulas enclose is walked the other way round, so the even-odd
-        // fill leaves those nested seas out.
-        svg.raw(&format!(
-            r#"<path d="{}" fill="{}" fill-rule="evenodd" stroke="none"/>"#,
-            path(&poly),
-            seat_tint(captor)
-        ));
-        if let Some(((cx, cy), room)) = inside(&poly, lay.r) {
-            // Clear of the edges' lines too.
-            let room = room - f64::from(lay.edge_width()) / 2.0 - 1.0;
-            let area = (v.score == Score::Area && room >= 24.0).then(|| short_area(sea.area));
-            let room = if area.is_some() { room - 8.0 } else { room };
-            let size = ((room / 0.6) as i32).clamp(8, 26);
-            let lift = if area.is_some() { 6 } else { 0 };
-            svg.bold(
-                cx,
-                cy + size * 36 / 100 - lift,
-                size,
-                "middle",
-                INK,
-                &mark(captor),
-            );
-            if let Some(a) = area {
-                svg.text(cx, cy + size * 36 / 100 + 8, 11, "middle", INK, &a);
-            }
-        }
-        svg.end_group();
-    }
-
-    // Edges, in the order drawn.
-    let w = lay.edge_width();
-    for (i, e) in v.edges.iter().enumerate() {
-        let (Some(&(x1, y1)), Some(&(x2, y2))) =
-            (at_label.get(e.from.as_str()), at_label.get(e.to.as_str()))
-        else {
-            continue;
-        };
-        let last = i + 1 == v.edges.len();
-        let mut title = format!("edge {}-{} by {}", e.from, e.to, who(e.seat));
-        for id in &e.captured {
-            let _ = write!(title, ", captured sea {id}");
-        }
-        if last {
-            title.push_str(", the last edge");
-        }
-        svg.group("edge", &title);
-        let width = if last { w + 2 } else { w };
-        svg.raw(&format!(
-            r#"<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{}" stroke-width="{width}"{}/>"#,
-            seat_colour(e.seat),
-            dashes(e.seat, width)
-        ));
-        svg.end_group();
-    }
+    draw_seas(&mut svg, v, &ink);
+    draw_edges(&mut svg, v, &ink, &passed);
 
     // Stars, in label order.
     for s in &v.stars {
@@ -455,6 +411,352 @@ pub fn svg_linked(v: &View, names: &[String], links: &Links) -> String {
         status.unwrap_or_default()
     );
     svg.finish(&title, &desc)
+}
+
+/// What the seas and edges are drawn with.
+struct Ink<'a> {
+    lay: &'a Layout,
+    at_label: &'a BTreeMap<&'a str, (i32, i32)>,
+    mark: &'a dyn Fn(Seat) -> String,
+    who: &'a dyn Fn(Seat) -> String,
+}
+
+/// A part of an edge's line, in pixels: from (x1, y1) to (x2, y2).
+type Piece = ((f64, f64), (f64, f64));
+
+/// The parts of the line from `a` to `b` that keep `gap` away from every
+/// star of `stars` (label and centre) but the line's own ends, and the
+/// labels of the stars it passes so. The line always keeps `keep` pixels
+/// from each end's centre, so that it stays visible leaving its stars: on
+/// a dense grid, a star next to an end gets a smaller gap.
+fn pieces(
+    (a, b): ((i32, i32), (i32, i32)),
+    stars: &BTreeMap<&str, (i32, i32)>,
+    gap: f64,
+    keep: f64,
+) -> (Vec<Piece>, Vec<String>) {
+    let (ax, ay) = (f64::from(a.0), f64::from(a.1));
+    let (dx, dy) = (f64::from(b.0) - ax, f64::from(b.1) - ay);
+    let len = (dx * dx + dy * dy).sqrt();
+    if len == 0.0 {
+        return (Vec::new(), Vec::new());
+    }
+    // The stretches of the line (as fractions of its length) to leave out.
+    let mut cuts: Vec<(f64, f64)> = Vec::new();
+    let mut passed = Vec::new();
+    for (&label, &c) in stars {
+        if c == a || c == b {
+            continue;
+        }
+        let (cx, cy) = (f64::from(c.0) - ax, f64::from(c.1) - ay);
+        let along = (cx * dx + cy * dy) / len;
+        let across = (cx * dy - cy * dx).abs() / len;
+        if across >= gap || along <= 0.0 || along >= len {
+            continue;
+        }
+        passed.push(label.to_string());
+        let half = (gap * gap - across * across)
+            .sqrt()
+            .min(along - keep)
+            .min(len - keep - along);
+        if half > 0.0 {
+            cuts.push(((along - half) / len, (along + half) / len));
+        }
+    }
+    cuts.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let point = |t: f64| (ax + t * dx, ay + t * dy);
+    let mut out = Vec::new();
+    let mut t = 0.0;
+    for (from, to) in cuts {
+        // Less than a pixel of line reads as a speck, not an edge.
+        if (from - t) * len >= 1.0 {
+            out.push((point(t), point(from)));
+        }
+        t = f64::max(t, to);
+    }
+    if (1.0 - t) * len >= 1.0 {
+        out.push((point(t), point(1.0)));
+    }
+    (out, passed)
+}
+
+/// For each edge, in the order drawn, the stars it is broken around.
+fn passed_stars(v: &View, lay: &Layout, at_label: &BTreeMap<&str, (i32, i32)>) -> Vec<Vec<String>> {
+    v.edges
+        .iter()
+        .map(
+            |e| match (at_label.get(e.from.as_str()), at_label.get(e.to.as_str())) {
+                (Some(&a), Some(&b)) => pieces((a, b), at_label, lay.gap(), lay.keep()).1,
+                _ => Vec::new(),
+            },
+        )
+        .collect()
+}
+
+/// The edges, in the order drawn: each a line in its drawer's colour and
+/// dash pattern (the last one wider), broken around every star it passes
+/// by without ending there.
+fn draw_edges(svg: &mut Svg, v: &View, ink: &Ink, passed: &[Vec<String>]) {
+    let w = ink.lay.edge_width();
+    for (i, e) in v.edges.iter().enumerate() {
+        let (Some(&a), Some(&b)) = (
+            ink.at_label.get(e.from.as_str()),
+            ink.at_label.get(e.to.as_str()),
+        ) else {
+            continue;
+        };
+        let last = i + 1 == v.edges.len();
+        let mut title = format!("edge {}-{} by {}", e.from, e.to, (ink.who)(e.seat));
+        for id in &e.captured {
+            let _ = write!(title, ", captured sea {id}");
+        }
+        if let Some(by) = passed.get(i).filter(|by| !by.is_empty()) {
+            let _ = write!(title, ", passing {} without ending there", listed(by));
+        }
+        if last {
+            title.push_str(", the last edge");
+        }
+        svg.group("edge", &title);
+        let width = if last { w + 2 } else { w };
+        for ((x1, y1), (x2, y2)) in pieces((a, b), ink.at_label, ink.lay.gap(), ink.lay.keep()).0 {
+            svg.raw(&format!(
+                r#"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="{width}"{}/>"#,
+                px(x1),
+                px(y1),
+                px(x2),
+                px(y2),
+                seat_colour(e.seat),
+                dashes(e.seat, width)
+            ));
+        }
+        svg.end_group();
+    }
+}
+
+/// A pixel coordinate to a tenth, without a trailing `.0`.
+fn px(v: f64) -> String {
+    let tenths = (v * 10.0).round() as i64;
+    if tenths % 10 == 0 {
+        (tenths / 10).to_string()
+    } else {
+        format!("{:.1}", tenths as f64 / 10.0)
+    }
+}
+
+/// Where a captured sea's mark goes.
+enum SeaMark {
+    /// Written inside the sea, centred on this point, this large, with the
+    /// sea's area under it (area games).
+    Inside {
+        at: (i32, i32),
+        size: i32,
+        area: Option<String>,
+    },
+    /// On a swatch at `label`, with a leader line to `anchor` inside the
+    /// sea: the sea is too thin to hold a readable letter.
+    Beside {
+        anchor: (i32, i32),
+        label: (i32, i32),
+    },
+}
+
+/// The captured seas, in the view's order: each filled in its captor's
+/// tint and marked with the captor's mark, inside it when there is room,
+/// else beside it on a swatch joined to it by a leader line; open seas as
+/// invisible shapes that carry their titles.
+fn draw_seas(svg: &mut Svg, v: &View, ink: &Ink) {
+    let corners = |boundary: &[String]| -> Vec<(i32, i32)> {
+        boundary
+            .iter()
+            .filter_map(|l| ink.at_label.get(l.as_str()).copied())
+            .collect()
+    };
+    let mut layout = MarkRoom::new(v, ink);
+    for sea in &v.seas {
+        let poly = corners(&sea.boundary);
+        let Some(captor) = sea.captor else {
+            let islands = if sea.islands.is_empty() {
+                "no island".to_string()
+            } else {
+                let list: Vec<String> = sea.islands.iter().map(|i| i.join("-")).collect();
+                format!("islands: {}", list.join(", "))
+            };
+            svg.group(
+                "open-sea",
+                &format!(
+                    "sea {}: {}, open, {islands}",
+                    sea.id,
+                    sea.boundary.join("-")
+                ),
+            );
+            svg.raw(&format!(
+                r#"<path d="{}" fill="none" stroke="none"/>"#,
+                path(&poly)
+            ));
+            svg.end_group();
+            continue;
+        };
+        let place = layout.place(&poly, (v.score == Score::Area).then_some(sea.area));
+        let beside = if matches!(place, Some(SeaMark::Beside { .. })) {
+            ", marked beside it (too thin to hold its mark)"
+        } else {
+            ""
+        };
+        svg.group(
+            "sea",
+            &format!(
+                "sea {}: {}, captured by {}, {}{beside}",
+                sea.id,
+                sea.boundary.join("-"),
+                (ink.who)(captor),
+                squares(sea.area)
+            ),
+        );
+        // A captured sea has no island (docs/starry-night.md); what
+        // peninsulas enclose is walked the other way round, so the even-odd
+        // fill leaves those nested seas out.
+        svg.raw(&format!(
+            r#"<path d="{}" fill="{}" fill-rule="evenodd" stroke="none"/>"#,
+            path(&poly),
+            seat_tint(captor)
+        ));
+        let mark = (ink.mark)(captor);
+        match place {
+            Some(SeaMark::Inside {
+                at: (cx, cy),
+                size,
+                area,
+            }) => {
+                let lift = if area.is_some() { 6 } else { 0 };
+                svg.bold(cx, cy + size * 36 / 100 - lift, size, "middle", INK, &mark);
+                if let Some(a) = area {
+                    svg.text(cx, cy + size * 36 / 100 + 8, 11, "middle", INK, &a);
+                }
+            }
+            Some(SeaMark::Beside { anchor, label }) => {
+                svg.line(label, anchor, INK, 1);
+                svg.raw(&format!(
+                    r#"<circle cx="{}" cy="{}" r="2" fill="{INK}"/>"#,
+                    anchor.0, anchor.1
+                ));
+                svg.rect(
+                    label.0 - SWATCH,
+                    label.1 - SWATCH,
+                    2 * SWATCH,
+                    2 * SWATCH,
+                    seat_tint(captor),
+                    INK,
+                );
+                svg.bold(label.0, label.1 + 5, 13, "middle", INK, &mark);
+            }
+            None => {}
+        }
+        svg.end_group();
+    }
+}
+
+/// What a sea's mark must keep clear of: the edges' lines, the stars, the
+/// board's frame and the marks placed already.
+struct MarkRoom {
+    lines: Vec<((i32, i32), (i32, i32))>,
+    stars: Vec<(i32, i32)>,
+    r: i32,
+    /// Half the widest edge's line, and half an edge's usual one.
+    half_width: f64,
+    half_line: f64,
+    frame: (i32, i32, i32, i32),
+    taken: Vec<((i32, i32), f64)>,
+}
+
+impl MarkRoom {
+    fn new(v: &View, ink: &Ink) -> MarkRoom {
+        let lines = v
+            .edges
+            .iter()
+            .filter_map(|e| {
+                Some((
+                    *ink.at_label.get(e.from.as_str())?,
+                    *ink.at_label.get(e.to.as_str())?,
+                ))
+            })
+            .collect();
+        MarkRoom {
+            lines,
+            stars: ink.at_label.values().copied().collect(),
+            r: ink.lay.r,
+            half_width: f64::from(ink.lay.edge_width() + 2) / 2.0,
+            half_line: f64::from(ink.lay.edge_width()) / 2.0,
+            frame: ink.lay.frame(),
+            taken: Vec::new(),
+        }
+    }
+
+    /// Where the mark of the sea `poly` goes (`area`: in half squares, to
+    /// write under it), and takes that room. `None` only for a sea with
+    /// nothing inside.
+    fn place(&mut self, poly: &[(i32, i32)], area: Option<i64>) -> Option<SeaMark> {
+        let (at, room) = inside(poly, self.r)?;
+        // Clear of the edges' lines too.
+        let room = room - self.half_line - 1.0;
+        if room >= 0.6 * f64::from(MIN_MARK) {
+            let area = area.filter(|_| room >= 24.0).map(short_area);
+            let room = if area.is_some() { room - 8.0 } else { room };
+            let size = ((room / 0.6) as i32).clamp(MIN_MARK, 26);
+            self.taken.push((at, f64::from(size) * 0.6));
+            return Some(SeaMark::Inside { at, size, area });
+        }
+        let label = self.beside(at);
+        self.taken.push((label, f64::from(SWATCH) * 1.5));
+        Some(SeaMark::Beside { anchor: at, label })
+    }
+
+    /// The nearest spot around `anchor` with room for a swatch: clear of
+    /// every line, star, frame and mark; the roomiest one tried when none
+    /// is.
+    fn beside(&self, anchor: (i32, i32)) -> (i32, i32) {
+        let need = f64::from(SWATCH) * 1.5 + 2.0;
+        let mut best = (anchor, f64::NEG_INFINITY);
+        for reach in [30.0, 42.0, 56.0, 72.0, 92.0, 120.0] {
+            for k in 0..16 {
+                // Up and to the right first, where a label reads naturally.
+                let turn = -std::f64::consts::FRAC_PI_4 + f64::from(k) * std::f64::consts::PI / 8.0;
+                let spot = (
+                    anchor.0 + (reach * turn.cos()).round() as i32,
+                    anchor.1 + (reach * turn.sin()).round() as i32,
+                );
+                let room = self.room(spot);
+                if room >= need {
+                    return spot;
+                }
+                if room > best.1 {
+                    best = (spot, room);
+                }
+            }
+        }
+        best.0
+    }
+
+    /// How far `spot` lies from the nearest line, star, frame side or mark.
+    fn room(&self, p: (i32, i32)) -> f64 {
+        let (left, top, right, bottom) = self.frame;
+        let lines = self
+            .lines
+            .iter()
+            .map(|&(a, b)| distance(p, a, b) - self.half_width);
+        let stars = self
+            .stars
+            .iter()
+            .map(|&c| distance(p, c, c) - f64::from(self.r));
+        let taken = self.taken.iter().map(|&(c, r)| distance(p, c, c) - r);
+        let frame = [p.0 - left, right - p.0, p.1 - top, bottom - p.1]
+            .into_iter()
+            .map(f64::from);
+        lines
+            .chain(stars)
+            .chain(taken)
+            .chain(frame)
+            .fold(f64::INFINITY, f64::min)
+    }
 }
 
 /// Whose turn it is and what they must do, or the result: the text view's
@@ -629,6 +931,15 @@ fn text_px(text: &str, size: i32, bold: bool) -> i32 {
         .sum();
     let per_mille = if bold { per_mille * 11 / 10 } else { per_mille };
     per_mille * size / 1000
+}
+
+/// `B`, `B and C`, `B, C and D`.
+fn listed(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 fn seas(n: i64) -> String {
@@ -872,6 +1183,191 @@ mod tests {
     fn attr(g: &str, key: &str) -> i32 {
         let i = g.find(key).unwrap() + key.len();
         g[i..].split('"').next().unwrap().parse().unwrap()
+    }
+
+    /// The number after `key` in `markup`.
+    fn num(markup: &str, key: &str) -> f64 {
+        let i = markup
+            .find(key)
+            .unwrap_or_else(|| panic!("{key} in {markup}"))
+            + key.len();
+        markup[i..].split('"').next().unwrap().parse().unwrap()
+    }
+
+    /// The text of the group's `<title>`.
+    fn title(g: &str) -> &str {
+        let i = g.find("<title>").unwrap() + 7;
+        &g[i..i + g[i..].find("</title>").unwrap()]
+    }
+
+    /// Checks what the picture `out` of `v` draws, as a reader sees it:
+    /// every edge shows a line, no edge's line comes near a star it does
+    /// not end at (closer than the star's ring and a gap of sky; on a grid
+    /// too dense for that, only a star the edge's title names as passed, or
+    /// one beyond its ends), and every captured sea's mark (the letter
+    /// written inside it, or the end of the leader line from its swatch)
+    /// lies inside that sea. Returns how many edges pass a star and how
+    /// many seas are marked beside them.
+    fn check_geometry(out: &str, v: &View, tag: &str) -> (usize, usize) {
+        let dense = Layout::new(v).step < 50;
+        let stars: Vec<(String, (f64, f64), f64)> = groups(out, "star")
+            .iter()
+            .map(|g| {
+                let label = title(g).split(' ').nth(1).unwrap().to_string();
+                let c = (num(g, "<circle cx=\""), num(g, "\" cy=\""));
+                (label, c, num(g, "\" r=\""))
+            })
+            .collect();
+        assert_eq!(stars.len(), v.stars.len(), "{tag}");
+        let mut broken = 0;
+        for g in groups(out, "edge") {
+            let ends = title(g).split(' ').nth(1).unwrap();
+            let (from, to) = ends.split_once('-').unwrap();
+            let lines: Vec<&str> = g.split("<line ").skip(1).collect();
+            assert!(!lines.is_empty(), "{tag}: {g}");
+            let centre = |l: &str| stars.iter().find(|s| s.0 == l).unwrap().1;
+            let (a, b) = (centre(from), centre(to));
+            for (label, c, r) in &stars {
+                if label == from || label == to {
+                    continue;
+                }
+                let along = (c.0 - a.0) * (b.0 - a.0) + (c.1 - a.1) * (b.1 - a.1);
+                let beyond = along <= 0.0 || along >= (b.0 - a.0).powi(2) + (b.1 - a.1).powi(2);
+                let named = title(g)
+                    .split_once(", passing ")
+                    .and_then(|(_, rest)| rest.split_once(" without"))
+                    .is_some_and(|(list, _)| list.split([',', ' ']).any(|l| l == label.as_str()));
+                if dense && (beyond || named) {
+                    continue;
+                }
+                for l in &lines {
+                    let (a, b) = (
+                        (num(l, "x1=\""), num(l, "y1=\"")),
+                        (num(l, "x2=\""), num(l, "y2=\"")),
+                    );
+                    let d = distance_f(*c, a, b);
+                    assert!(
+                        d >= r + GAP,
+                        "{tag}: edge {ends} comes within {d:.1} of star {label} (ring {r})"
+                    );
+                }
+            }
+            if title(g).contains("without ending there") {
+                broken += 1;
+            }
+        }
+        let mut beside = 0;
+        let captured: Vec<_> = v.seas.iter().filter(|s| s.captor.is_some()).collect();
+        let seas = groups(out, "sea");
+        assert_eq!(seas.len(), captured.len(), "{tag}");
+        for g in seas {
+            let d = g.split("d=\"").nth(1).unwrap().split('"').next().unwrap();
+            let poly: Vec<(Point, Point)> = {
+                let pts: Vec<Point> = d
+                    .trim_end_matches('Z')
+                    .split_whitespace()
+                    .map(|p| {
+                        let (x, y) = p[1..].split_once(',').unwrap();
+                        Point(x.parse().unwrap(), y.parse().unwrap())
+                    })
+                    .collect();
+                (0..pts.len())
+                    .map(|i| (pts[i], pts[(i + 1) % pts.len()]))
+                    .collect()
+            };
+            let at = if let Some(i) = g.find("<circle ") {
+                beside += 1;
+                let c = &g[i..];
+                (num(c, "cx=\"") as i32, num(c, "cy=\"") as i32)
+            } else {
+                let t = &g[g
+                    .find("<text ")
+                    .unwrap_or_else(|| panic!("{tag}: no mark: {g}"))..];
+                let size = num(t, "font-size=\"");
+                let lift = if g.contains(" sq</text>") { 6.0 } else { 0.0 };
+                let y = num(t, "\" y=\"") - size * 0.36 + lift;
+                (num(t, "<text x=\"") as i32, y.round() as i32)
+            };
+            assert!(
+                winding(poly.iter().copied(), Point(at.0, at.1)) != 0,
+                "{tag}: the mark at {at:?} lies outside its sea: {}",
+                title(g)
+            );
+        }
+        (broken, beside)
+    }
+
+    fn distance_f(p: (f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let len2 = dx * dx + dy * dy;
+        let t = if len2 == 0.0 {
+            0.0
+        } else {
+            (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / len2).clamp(0.0, 1.0)
+        };
+        ((a.0 + t * dx - p.0).powi(2) + (a.1 + t * dy - p.1).powi(2)).sqrt()
+    }
+
+    #[test]
+    fn an_edge_past_a_star_is_broken_around_it_and_a_thin_sea_keeps_its_mark() {
+        // A-D passes 0.13 grid steps from C: drawn straight, it runs through
+        // C's ring and reads as A-C and C-D. The sea A-C-D it closes is half
+        // a square, far too thin for a letter.
+        let stars = [(0, 0), (7, 0), (5, 2), (7, 3)];
+        let s = position(&stars, Score::Count, &["A-D", "C-D", "A-C"]);
+        let v = G::view(&s, None, None);
+        let n = names(&["Vega", "Rigel"]);
+        let out = svg(&v, &n);
+        let sea = &v.seas.iter().find(|s| s.captor.is_some()).unwrap();
+        assert_eq!(sea.area, 1, "half a square");
+        assert_eq!(check_geometry(&out, &v, "thin"), (1, 1));
+        let edge = groups(&out, "edge")[0];
+        assert!(
+            title(edge).starts_with("edge A-D by Vega (v), passing C without"),
+            "{edge}"
+        );
+        assert_eq!(edge.matches("<line ").count(), 2, "broken once: {edge}");
+        assert!(
+            out.contains("Edges passing stars they do not end at: A-D past C"),
+            "{out}"
+        );
+        let g = groups(&out, "sea")[0];
+        assert!(
+            title(g).ends_with("marked beside it (too thin to hold its mark)"),
+            "{g}"
+        );
+        assert!(
+            g.contains(&format!(r#"fill="{}""#, seat_tint(0))),
+            "Vega's tint: {g}"
+        );
+        assert!(g.contains(">v</text>"), "Vega's mark on the swatch: {g}");
+        png(&out, "thin");
+    }
+
+    #[test]
+    fn every_picture_keeps_edges_off_stars_they_pass_and_marks_inside_seas() {
+        let mut broken = 0;
+        for (file, upto) in [
+            ("starry-night-finished-area.jsonl", usize::MAX),
+            ("starry-night-finished-count.jsonl", usize::MAX),
+            ("starry-night-takeback.jsonl", usize::MAX),
+            ("starry-night-takeback.jsonl", 20),
+        ] {
+            let (v, n) = example(file, upto);
+            broken += check_geometry(&svg(&v, &n), &v, file).0;
+        }
+        assert!(broken > 0, "H-L passes I in the counted game");
+        for (count_, w, h, edges, tag) in [
+            (60, 100, 100, 200, "100x100"),
+            (163, 30, 30, 600, "30x30"),
+            (40, 100, 4, 80, "100x4"),
+            (14, 10, 10, 100, "10x10"),
+            (30, 12, 12, 100, "12x12"),
+        ] {
+            let s = random_game(count_, w, h, edges);
+            let v = G::view(&s, None, None);
+            check_geometry(&svg(&v, &[]), &v, tag);
+        }
     }
 
     #[test]

@@ -228,6 +228,28 @@ enum Phase {
     Over(Ending),
 }
 
+/// The last placement or reveal: what the pictures mark as just done.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum LastMove {
+    /// A token placed on a star.
+    Place {
+        /// The seat, 0-based (see docs/json.md).
+        seat: Seat,
+        star: StarLabel,
+        /// The token, when it lies face up (a face-down token's value is
+        /// hidden; only where it lies is public).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<Token>,
+    },
+    /// Face-down tokens turned up so that their board can be scored.
+    Reveal {
+        /// The seat, 0-based (see docs/json.md).
+        seat: Seat,
+        stars: Vec<StarLabel>,
+    },
+}
+
 /// A scored board, for the history.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Scored {
@@ -257,6 +279,23 @@ pub struct State {
     scored: Vec<Scored>,
     /// Every token that has left a board, with when it lay there.
     past: Vec<Past>,
+    /// The last placement or reveal (resigning and draws do not count).
+    last: Option<Last>,
+}
+
+/// The state's [`LastMove`]. Its own type: the cache keeps states in
+/// postcard, which cannot read the view's tagged enum or skipped fields.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+enum Last {
+    Place {
+        seat: Seat,
+        star: StarLabel,
+        token: Option<Token>,
+    },
+    Reveal {
+        seat: Seat,
+        stars: Vec<StarLabel>,
+    },
 }
 
 /// A token that lay on a board from entry `from` until the board was
@@ -525,6 +564,31 @@ impl State {
         self.board_of(b).stars[star as usize - 1].large && b.free() > 1
     }
 
+    /// The stars of `slot`'s board whose face-down tokens are `refs`, in
+    /// star order.
+    fn face_down_stars(&self, slot: usize, refs: &[HiddenRef]) -> Vec<StarLabel> {
+        let Some(b) = self.slots[slot].in_play() else {
+            return Vec::new();
+        };
+        let def = self.board_of(b);
+        b.stars
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                p.is_some_and(|p| matches!(p.face, Face::Down(r) if refs.contains(&r)))
+            })
+            .map(|(i, _)| def.label(i as StarNo + 1))
+            .collect()
+    }
+
+    /// The last placement or reveal.
+    pub fn last_move(&self) -> Option<LastMove> {
+        Some(match self.last.clone()? {
+            Last::Place { seat, star, token } => LastMove::Place { seat, star, token },
+            Last::Reveal { seat, stars } => LastMove::Reveal { seat, stars },
+        })
+    }
+
     /// Applies `reveals` by `seat` once [`State::check_reveals`] has found
     /// that the seat could have held every revealed token.
     fn apply_reveals(
@@ -758,6 +822,11 @@ impl State {
         };
         b.stars[star as usize - 1] = Some(placement);
         self.turn_over(&ctx.reveals);
+        self.last = Some(Last::Place {
+            seat,
+            star: action.star.clone(),
+            token: action.token,
+        });
 
         if !completes {
             self.pass_turn(seat);
@@ -815,7 +884,9 @@ impl State {
             ));
         }
         Self::check_reveal_set(&refs, ctx)?;
+        let stars = self.face_down_stars(slot, &refs);
         self.apply_reveals(seat, &ctx.reveals)?;
+        self.last = Some(Last::Reveal { seat, stars });
         self.continue_scoring(ctx.at);
         Ok(())
     }
@@ -1081,6 +1152,7 @@ impl crate::games::Rules for StarrySky {
             phase: Phase::Move(0),
             scored: Vec::new(),
             past: Vec::new(),
+            last: None,
         })
     }
 

@@ -9,7 +9,10 @@ use super::Ending;
 use super::board::StarLabel;
 use super::scoring::Outcome;
 use super::token::Token;
-use super::view::{BoardView, Occupant, Shown, SlotStatus, SlotView, StarView, TurnView, View};
+use super::view::{
+    BoardView, Occupant, Shown, SlotStatus, SlotView, StarView, TurnView, View, last_stars,
+    last_text, on_table,
+};
 use crate::games::{Seat, Withdrawal};
 use crate::picture::{INK, Links, MUTED, PAPER, SKY, Svg, clip, marks, seat_colour};
 
@@ -40,13 +43,16 @@ const R_TOKEN: i32 = 15;
 const R_FACE: i32 = 10;
 const R_HALO: i32 = 19;
 const R_BADGE: i32 = 7;
+/// Half the side of the outline around the last move's star.
+const R_LAST: i32 = 24;
 
 /// Draws `v` for a reader whose seat is `v.viewer` (None: a spectator);
 /// `names` are the players' names in seat order (hostile: escaped and
 /// clipped here; missing ones are written `P1`, `P2`, …).
 ///
 /// The picture: a heading (variants, whose view, whose turn and what they
-/// must do, the stack and pending draws); then a grid three panels wide: one
+/// must do, the last move, the stack and pending draws); then a grid three
+/// panels wide: one
 /// per slot, each board drawn as its constellation (stars joined by lines,
 /// each numbered as moves name it, large stars bigger and ringed under a
 /// token), then the players (marks, names, coins, tokens in hand, face-down
@@ -61,14 +67,16 @@ const R_BADGE: i32 = 7;
 ///
 /// Element classes, for tests and styles (each `<g>` has a `<title>`):
 /// - `heading`: the first line; `turn` (or `ending` once the game is over);
-///   `stack`; `pending`, one per pending draw;
+///   `stack`; `last-move` (the last placement or reveal, in words);
+///   `pending`, one per pending draw;
 /// - `board`, one per slot holding a board, with `lines` (its constellation
 ///   lines) and one `star` per star, titled with its label as moves write
 ///   it (`leo:3`); an occupied star holds one `token` group, whose class
 ///   also says how it lies: `token face-up`, `token revealed`,
 ///   `token face-down` (blank disc: the reader may not see its value) or
 ///   `token face-down-own` (the reader's own, value shown inside a dashed
-///   ring);
+///   ring); `last`, one per star of the last move still on the table, an
+///   ink outline around it;
 /// - `slot-pending` and `slot-empty`, one per slot holding no board;
 /// - `seat`, one per player; `hand` (the reader's own tokens, only in their
 ///   own view) holding one `hand-token` per token;
@@ -93,7 +101,8 @@ pub fn svg_linked(v: &View, names: &[String], links: &Links) -> String {
                 .unwrap_or(0)
         })
         .collect();
-    let head_h = 70 + 20 * v.pending.len() as i32;
+    let last = usize::from(v.last.is_some());
+    let head_h = 70 + 20 * (v.pending.len() + last) as i32;
     let height = head_h + row_h.iter().map(|h| h + GAP).sum::<i32>() + MARGIN - GAP;
 
     let mut svg = Svg::new(WIDTH, height).with_links(links);
@@ -427,7 +436,21 @@ fn heading(svg: &mut Svg, v: &View, who: &Who) {
     svg.text(WIDTH - MARGIN, 56, 13, "end", INK, &stack);
     svg.end_group();
 
-    for (i, p) in v.pending.iter().enumerate() {
+    let mut y = 78;
+    if let Some(text) = last_text(v, &|s| who.me(s)) {
+        // The board shows where, while it is on the table: the star is
+        // outlined.
+        let text = if last_stars(v).iter().any(|l| on_table(v, l)) {
+            text.replacen("Last move:", "Last move (outlined):", 1)
+        } else {
+            text
+        };
+        svg.group("last-move", &text);
+        svg.text(MARGIN, y, 13, "start", INK, &clip(&text, 150));
+        svg.end_group();
+        y += 20;
+    }
+    for p in &v.pending {
         let text = format!(
             "Slot {}: next board pending — draw {}, caused by {}, made by the next entry of another seat",
             p.slot + 1,
@@ -435,8 +458,9 @@ fn heading(svg: &mut Svg, v: &View, who: &Who) {
             who.name(p.causer)
         );
         svg.group("pending", &text);
-        svg.text(MARGIN, 78 + 20 * i as i32, 13, "start", INK, &text);
+        svg.text(MARGIN, y, 13, "start", INK, &text);
         svg.end_group();
+        y += 20;
     }
 }
 
@@ -673,12 +697,15 @@ fn board_panel(svg: &mut Svg, v: &View, who: &Who, slot: &SlotView, b: &BoardVie
         CELL_W - 2 * INSET,
         h - BOARD_HEAD - 2 * INSET + 6,
     );
-    // The ring around a star to reveal takes room from its number.
+    // The ring around a star to reveal, and the last move's outline, take
+    // room from its number.
     let placed: Vec<Placed> = placed
         .into_iter()
         .zip(&b.stars)
         .map(|(p, s)| Placed {
-            r: if reveal.contains(&&s.label) {
+            r: if last_stars(v).contains(&s.label) {
+                R_LAST + 4
+            } else if reveal.contains(&&s.label) {
                 R_HALO + 5
             } else {
                 p.r
@@ -716,6 +743,24 @@ fn board_panel(svg: &mut Svg, v: &View, who: &Who, slot: &SlotView, b: &BoardVie
             spots[i],
             reveal.contains(&&s.label),
         );
+    }
+    // The last move's stars, outlined in ink as Star Map outlines its last
+    // disc (Starry Night draws its last edge wider).
+    for (i, s) in b.stars.iter().enumerate() {
+        if !last_stars(v).contains(&s.label) {
+            continue;
+        }
+        let (cx, cy) = placed[i].at;
+        let what = last_text(v, &|s| who.me(s)).unwrap_or_default();
+        svg.group("last", &format!("{}: {what}", s.label));
+        svg.raw(&format!(
+            r#"<rect x="{}" y="{}" width="{}" height="{}" rx="8" fill="none" stroke="{INK}" stroke-width="3"/>"#,
+            cx - R_LAST,
+            cy - R_LAST,
+            2 * R_LAST,
+            2 * R_LAST
+        ));
+        svg.end_group();
     }
     svg.end_group();
 }
@@ -1146,8 +1191,11 @@ fn describe(v: &View, who: &Who) -> String {
         .iter()
         .map(|s| format!("{} {} coins", who.me(s.seat), s.coins))
         .collect();
+    let last = last_text(v, &|s| who.me(s))
+        .map(|t| format!("{t} "))
+        .unwrap_or_default();
     format!(
-        "{}. {}. Boards in play: {}. Boards left in the stack: {}. Scored: {}. {}",
+        "{}. {}. Boards in play: {}. Boards left in the stack: {}. Scored: {}. {last}{}",
         match v.viewer {
             Some(s) => format!("{}'s view", who.name(s)),
             None => "Spectator view".to_string(),
@@ -1168,7 +1216,7 @@ fn describe(v: &View, who: &Who) -> String {
 mod tests {
     use std::fmt::Write as _;
 
-    use super::super::StarrySky;
+    use super::super::{LastMove, StarrySky};
     use super::*;
     use crate::crypto::identity::Identity;
     use crate::games::prelude::*;
@@ -1283,6 +1331,93 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_last_placement_or_reveal_is_outlined_and_named_without_hidden_values() {
+        let (mut down, mut up, mut revealed, mut gone) = (0, 0, 0, 0);
+        for log in LOGS {
+            let bytes = example(log);
+            let full = Replay::<StarrySky>::from_bytes(&bytes).unwrap();
+            let names = full.names();
+            for n in 1..=full.len() as usize {
+                let Some(v) = spectator(&replay(&bytes, n)) else {
+                    continue;
+                };
+                let svg = svg(&v, &names);
+                let text = super::super::view::render(&v, &names);
+                let Some(last) = &v.last else {
+                    assert!(!svg.contains("Last move") && !text.contains("Last move"));
+                    continue;
+                };
+                let line = text.lines().find(|l| l.starts_with("Last move: ")).unwrap();
+                // Each outline's title starts with its star: `leo:4: Last move: …`.
+                let outlined: Vec<String> = groups(&svg, "last")
+                    .iter()
+                    .map(|g| {
+                        let t = &g[g.find("<title>").unwrap() + 7..];
+                        t.split(':').take(2).collect::<Vec<_>>().join(":")
+                    })
+                    .collect();
+                let on_table: Vec<String> = last_stars(&v)
+                    .iter()
+                    .filter(|l| {
+                        v.slots
+                            .iter()
+                            .filter_map(|s| s.board.as_ref())
+                            .any(|b| b.id == l.board)
+                    })
+                    .map(|l| l.to_string())
+                    .collect();
+                assert_eq!(outlined, on_table, "{log} at {n}: {line}");
+                let shown = if on_table.is_empty() {
+                    gone += 1;
+                    assert!(line.ends_with("(that board has been scored)."), "{line}");
+                    line.to_string()
+                } else {
+                    line.replacen("Last move:", "Last move (outlined):", 1)
+                };
+                assert!(
+                    svg.contains(&crate::picture::esc(&shown)),
+                    "{log} at {n}: {shown}"
+                );
+                match last {
+                    LastMove::Place {
+                        seat,
+                        star,
+                        token: None,
+                    } => {
+                        down += 1;
+                        assert_eq!(
+                            line,
+                            format!(
+                                "Last move: {} placed a token face down on {star}.",
+                                names[*seat]
+                            )
+                        );
+                    }
+                    LastMove::Place {
+                        seat,
+                        star,
+                        token: Some(t),
+                    } => {
+                        up += 1;
+                        assert!(line.starts_with(&format!(
+                            "Last move: {} placed {t} on {star}",
+                            names[*seat]
+                        )));
+                    }
+                    LastMove::Reveal { stars, .. } => {
+                        revealed += 1;
+                        assert!(!stars.is_empty() && line.contains(" revealed "), "{line}");
+                    }
+                }
+            }
+        }
+        assert!(
+            down > 0 && up > 0 && revealed > 0 && gone > 0,
+            "{down} {up} {revealed} {gone}"
+        );
     }
 
     #[test]

@@ -2025,7 +2025,7 @@ fn self_play_transcripts_are_pinned() {
     }
     assert_eq!(
         hex::encode(crate::crypto::sha256(&all)),
-        "af02dc4e7378dea26975df50e1aaed092b6b05937b13fd1bdef7e68dfc981f3f"
+        "942be385168b781431f38965e1bef422cb43d8c07acfe09af380f24ad16f9c6c"
     );
 }
 

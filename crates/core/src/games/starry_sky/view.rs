@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::board::{BoardId, StarLabel, StarNo};
 use super::scoring::{BoardScore, Doubling, Outcome, Payer, Tie, Why};
 use super::token::Token;
-use super::{Ending, Face, Phase, Scored, Slot, State, tag};
+use super::{Ending, Face, LastMove, Phase, Scored, Slot, State, tag};
 use crate::games::{Own, Seat};
 
 /// A seat's (or a spectator's) view of the game.
@@ -38,6 +38,8 @@ pub struct View {
     pub scored: Vec<Scored>,
     /// Why the game ended; null while it goes on.
     pub ended: Option<Ending>,
+    /// The last placement or reveal; null before the first.
+    pub last: Option<LastMove>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
@@ -234,18 +236,10 @@ pub(super) fn build(state: &State, viewer: Option<Seat>, own: Option<&Own<Token>
             let (seat, refs) = state
                 .revealer(slot, completer)
                 .expect("scoring waits for a reveal");
-            let b = state.slots[slot].in_play().expect("scoring board");
-            let def = state.board_of(b);
-            let stars = b
-                .stars
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| {
-                    p.is_some_and(|p| matches!(p.face, Face::Down(r) if refs.contains(&r)))
-                })
-                .map(|(i, _)| def.label(i as StarNo + 1))
-                .collect();
-            TurnView::Reveal { seat, stars }
+            TurnView::Reveal {
+                seat,
+                stars: state.face_down_stars(slot, &refs),
+            }
         }
         Phase::Over(ending) => TurnView::Over { ending },
     };
@@ -261,6 +255,7 @@ pub(super) fn build(state: &State, viewer: Option<Seat>, own: Option<&Own<Token>
         turn,
         scored: state.scored.clone(),
         ended: state.ended(),
+        last: state.last_move(),
     }
 }
 
@@ -412,6 +407,9 @@ pub(super) fn render(view: &View, names: &[String]) -> String {
         );
         render_score(&mut out, s.board.as_str(), &s.score, &who);
     }
+    if let Some(last) = last_text(view, &me) {
+        let _ = writeln!(out, "{last}");
+    }
     let _ = match &view.turn {
         TurnView::Move { seat } => writeln!(
             out,
@@ -443,6 +441,52 @@ pub(super) fn render(view: &View, names: &[String]) -> String {
         },
     };
     out
+}
+
+/// The stars the last move placed a token on or revealed, as the view
+/// holds them.
+pub(super) fn last_stars(view: &View) -> &[StarLabel] {
+    match &view.last {
+        Some(LastMove::Place { star, .. }) => std::slice::from_ref(star),
+        Some(LastMove::Reveal { stars, .. }) => stars,
+        None => &[],
+    }
+}
+
+/// Whether `star`'s board is on the table (being played or scored).
+pub(super) fn on_table(view: &View, star: &StarLabel) -> bool {
+    view.slots
+        .iter()
+        .any(|s| s.board.as_ref().is_some_and(|b| b.id == star.board))
+}
+
+/// The `Last move:` line of the text view and the picture, seats named by
+/// `who`: where the last token went (its value only when it lies face up),
+/// or which tokens were revealed; said when their board has been scored and
+/// left the table since.
+pub(super) fn last_text(view: &View, who: &dyn Fn(Seat) -> String) -> Option<String> {
+    let what = match view.last.as_ref()? {
+        LastMove::Place {
+            seat,
+            star,
+            token: Some(t),
+        } => format!("{} placed {t} on {star}", who(*seat)),
+        LastMove::Place {
+            seat,
+            star,
+            token: None,
+        } => format!("{} placed a token face down on {star}", who(*seat)),
+        LastMove::Reveal { seat, stars } => {
+            format!("{} revealed {}", who(*seat), joined(stars, ", "))
+        }
+    };
+    let stars = last_stars(view);
+    let gone = if !stars.is_empty() && !stars.iter().any(|l| on_table(view, l)) {
+        " (that board has been scored)"
+    } else {
+        ""
+    };
+    Some(format!("Last move: {what}{gone}."))
 }
 
 /// A move in the notation, from the mover's own hand when it is their view
