@@ -798,10 +798,14 @@ fn text_of(r: &SyncReport) -> String {
         ));
     }
     if let Some(why) = &r.stopped {
-        t.push_str(&format!(
-            "\nStopped: {}\nWhat was taken is kept; run `starry sync` again to finish.",
-            text::inline(why)
-        ));
+        // After a refused login nothing was read: "what was taken is
+        // kept" would promise a partial pass that never began.
+        let next = if r.mails.is_empty() {
+            "Nothing was taken; once that is put right, run `starry sync` again."
+        } else {
+            "What was taken is kept; run `starry sync` again to finish."
+        };
+        t.push_str(&format!("\nStopped: {}\n{next}", text::inline(why)));
     }
     let told = r.mails.iter().any(|m| m.newcomer.is_some());
     if let Some(path) = &r.no_identity {
