@@ -10,21 +10,9 @@ use crate::common;
 
 use std::path::Path;
 
+use crate::players::{flat, stderr, stdout};
 use common::*;
 use serde_json::Value;
-
-fn stderr(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// Words on one line: messages are wrapped for the terminal.
-fn flat(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
 
 /// A Starry Night game of Anna and Ben on 8 random stars, joined and ready:
 /// Ben (seat 1) chooses who moves first.

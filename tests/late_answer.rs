@@ -70,14 +70,32 @@ fn back_dated_claim(t: &Table) -> u64 {
         &mut draw,
     )
     .unwrap();
+    play_until_ben_is_late::<StarryNight>(&t.log, |s| (&t.homes[s], &ids[s]), &mut draw);
+    // The claim, at once: valid, since the log says 15 days have passed.
+    let out = t.starry(Some(0), &["abandon", t.log_str(), "--yes", "--mail"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = t.status();
+    assert_eq!(s["ending"]["how"], "abandoned", "{s}");
+    s["entries"].as_u64().unwrap() - 1
+}
+
+/// Every seat plays on its own (`Do::Auto`), each entry dated 20 days ago
+/// except Anna's (seat 0) first move, dated 15 days ago, until it is Ben's
+/// (seat 1) move after hers: Ben is then late by the default deadline of
+/// 14 days. `signer` gives each seat's home and identity.
+fn play_until_ben_is_late<'a, G: starry::bot::Bot>(
+    log: &std::path::Path,
+    signer: impl Fn(usize) -> (&'a std::path::Path, &'a Identity),
+    draw: &mut Draw,
+) {
     let mut anna_moved = false;
     loop {
-        let bytes = std::fs::read(&t.log).unwrap();
-        let r = Replay::<StarryNight>::from_bytes(&bytes).unwrap();
+        let bytes = std::fs::read(log).unwrap();
+        let r = Replay::<G>::from_bytes(&bytes).unwrap();
         let (action, who) = r.expected();
         let who = who.unwrap();
         if anna_moved && who == 1 && action == Action::Move {
-            break;
+            return;
         }
         let time = if who == 0 && action == Action::Move {
             anna_moved = true;
@@ -85,19 +103,12 @@ fn back_dated_claim(t: &Table) -> u64 {
         } else {
             days_ago(20)
         };
-        let (line, _) =
-            act::build::<StarryNight>(&t.homes[who], &r, &ids[who], Do::Auto, time, &mut draw)
-                .unwrap();
+        let (home, id) = signer(who);
+        let (line, _) = act::build::<G>(home, &r, id, Do::Auto, time, draw).unwrap();
         let mut b = bytes;
         b.extend_from_slice(&line);
-        std::fs::write(&t.log, b).unwrap();
+        std::fs::write(log, b).unwrap();
     }
-    // The claim, at once: valid, since the log says 15 days have passed.
-    let out = t.starry(Some(0), &["abandon", t.log_str(), "--yes", "--mail"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let s = t.status();
-    assert_eq!(s["ending"]["how"], "abandoned", "{s}");
-    s["entries"].as_u64().unwrap() - 1
 }
 
 fn lines(path: &std::path::Path) -> Vec<String> {
@@ -403,30 +414,14 @@ fn game_with_a_computer_after_ben(t: &Table) -> ([u8; 32], starry::app::computer
         .unwrap()
         .game_id;
     computer::bind(std::slice::from_ref(&robot), &game).unwrap();
-    let mut anna_moved = false;
-    loop {
-        let bytes = std::fs::read(&t.log).unwrap();
-        let r = Replay::<StarMap>::from_bytes(&bytes).unwrap();
-        let (action, who) = r.expected();
-        let who = who.unwrap();
-        if anna_moved && who == 1 && action == Action::Move {
-            break;
-        }
-        let time = if who == 0 && action == Action::Move {
-            anna_moved = true;
-            days_ago(15)
-        } else {
-            days_ago(20)
-        };
-        let (home, id) = match who {
-            2 => (&robot.home, &robot.id),
-            s => (&t.homes[s], &ids[s]),
-        };
-        let (line, _) = act::build::<StarMap>(home, &r, id, Do::Auto, time, &mut draw).unwrap();
-        let mut b = bytes;
-        b.extend_from_slice(&line);
-        std::fs::write(&t.log, b).unwrap();
-    }
+    play_until_ben_is_late::<StarMap>(
+        &t.log,
+        |s| match s {
+            2 => (robot.home.as_path(), &robot.id),
+            s => (t.homes[s].as_path(), &ids[s]),
+        },
+        &mut draw,
+    );
     (game, robot)
 }
 

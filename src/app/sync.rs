@@ -72,7 +72,8 @@ pub enum MailOutcome {
 pub struct Note {
     /// Who wrote it: `Name <address>` as the mail's From says.
     pub from: String,
-    /// The start of what they wrote (at most 300 characters).
+    /// The start of what they wrote: at most 300 characters of the mail,
+    /// each unsafe one escaped (so the text may be longer).
     pub text: String,
 }
 
@@ -696,8 +697,9 @@ fn note_of(raw: &[u8]) -> Option<Note> {
     let from = crate::mail::headers(raw)
         .and_then(|h| h.from)
         .map(|(name, address)| {
-            let name = text::inline(name.trim()).into_owned();
-            let address = text::inline(address.trim()).into_owned();
+            // A stranger's From can be megabytes long: quoted, not copied.
+            let name = text::excerpt(name.trim());
+            let address = text::excerpt(address.trim());
             if name.is_empty() {
                 address
             } else {
@@ -882,6 +884,22 @@ mod tests {
         assert_eq!(with_flag("123.abc.host:2,S", 'S'), "123.abc.host:2,S");
         assert_eq!(unique("123.abc.host:2,S"), "123.abc.host");
         assert_eq!(flags("x:2,FS"), "FS");
+    }
+
+    #[test]
+    fn a_note_names_its_sender_in_a_bounded_quote() {
+        let name = "N\u{1b}[31m".repeat(100_000);
+        let raw = format!(
+            "From: \"{name}\" <anna@example.org>\r\nTo: ben@example.org\r\n\
+             Subject: Fwd: our game\r\nMIME-Version: 1.0\r\n\
+             Content-Type: text/plain; charset=utf-8\r\n\r\n\
+             Ben, here is the game we spoke of.\r\n"
+        );
+        let note = note_of(raw.as_bytes()).expect("a note");
+        assert!(note.from.len() < 400, "{}", note.from.len());
+        assert!(note.from.ends_with("<anna@example.org>"), "{}", note.from);
+        assert!(!note.from.contains('\u{1b}'), "{}", note.from);
+        assert!(note.text.contains("here is the game"), "{}", note.text);
     }
 
     #[test]
