@@ -13,6 +13,7 @@ pub mod crypto;
 pub mod draw;
 pub mod error;
 pub mod games;
+pub mod link;
 pub mod log;
 pub mod picture;
 pub mod schemas;
