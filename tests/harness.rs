@@ -473,6 +473,28 @@ fn the_browser_logs_every_request_reads_and_fills_the_page_and_goes_offline() {
     let from_disk = b.requests_elsewhere(&[&origin, "file://", "http://127.0.0.2:9/"]);
     assert_eq!(from_disk, [], "{from_disk:#?}");
     assert_eq!(unexpected(&b.console), Vec::<String>::new());
+
+    // What is too small to touch, and what is exempt.
+    b.goto(
+        "data:text/html;charset=utf-8,<!doctype html><meta name=viewport content='width=device-width'>\
+         <button id=big style='width:30px;height:30px'>b</button>\
+         <button id=tiny style='width:10px;height:10px;padding:0'>t</button>\
+         <input id=narrow style='box-sizing:border-box;width:20px;height:30px'>\
+         <p>Read <a id=inline href='%23x'>the rules</a> first.</p>\
+         <a id=alone href='%23y' style='font-size:10px'>y</a>\
+         <button id=gone style='display:none'>g</button>\
+         <svg width=100 height=100><a id=in-svg href='%23z'><rect width=5 height=5 /></a></svg>",
+    );
+    let small = b.small_targets(24.0);
+    let ids: Vec<&str> = small.iter().map(|t| t.split(' ').next().unwrap()).collect();
+    assert_eq!(
+        ids,
+        ["button#tiny", "input#narrow", "a#alone"],
+        "{small:#?}"
+    );
+    assert!(small[0].ends_with("10.0×10.0 px"), "{small:#?}");
+    assert!(b.page_text().starts_with("data:text/html"));
+    assert!(b.page_text().contains("Read the rules first."));
 }
 
 /// The console messages but those of the request the test page's policy

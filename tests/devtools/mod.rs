@@ -484,6 +484,56 @@ impl Browser {
         }
     }
 
+    /// What a person can see of the page as shown: its address, its
+    /// text and its markup (to look for what must never show, a secret).
+    pub fn page_text(&mut self) -> String {
+        let v = self.eval(
+            "location.href + '\\n' + (document.body ? document.body.innerText : '') \
+             + '\\n' + document.documentElement.outerHTML",
+        );
+        v.as_str().unwrap_or_default().to_string()
+    }
+
+    /// The targets of a finger or a pointer (links, buttons, fields,
+    /// anything with a click role) shown smaller than `px` CSS pixels
+    /// either way, each named by its tag, id, text and size. A link
+    /// inside a sentence is exempt, as in WCAG 2.5.8, and so is what is
+    /// not shown; a picture's (SVG's) links are not measured (axe-core
+    /// does not either: a page lists them large beside it).
+    pub fn small_targets(&mut self, px: f64) -> Vec<String> {
+        let found = self.eval(&format!(
+            r##"(() => {{
+                const px = {px};
+                const sel = "a[href], button, input:not([type=hidden]), select, textarea, summary, "
+                    + "[role=button], [role=link], [role=checkbox], [role=tab], [tabindex]:not([tabindex='-1'])";
+                const small = [];
+                for (const el of document.querySelectorAll(sel)) {{
+                    const r = el.getBoundingClientRect();
+                    if (r.width === 0 && r.height === 0) continue;
+                    const style = getComputedStyle(el);
+                    if (style.visibility === "hidden" || style.display === "none") continue;
+                    if (el.closest("svg")) continue;
+                    const block = el.parentElement
+                        && el.parentElement.closest("p, li, td, dd, dt, figcaption, blockquote, label");
+                    const inSentence = style.display === "inline" && block
+                        && block.textContent.trim().length > el.textContent.trim().length;
+                    if (inSentence) continue;
+                    if (r.width < px || r.height < px) {{
+                        const name = (el.textContent || el.getAttribute("aria-label") || el.name || "").trim().slice(0, 40);
+                        small.push(`${{el.localName}}${{el.id ? "#" + el.id : ""}} "${{name}}": ${{r.width.toFixed(1)}}×${{r.height.toFixed(1)}} px`);
+                    }}
+                }}
+                return small;
+            }})()"##
+        ));
+        found
+            .as_array()
+            .unwrap_or_else(|| panic!("no targets measured: {found}"))
+            .iter()
+            .map(|t| t.as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+
     /// Lets pages write and read the clipboard, as a person's browser
     /// does after asking them (a "Copy" button's `writeText`), and keeps
     /// this tab focused, as the clipboard needs.
