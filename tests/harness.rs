@@ -428,6 +428,15 @@ fn the_browser_logs_every_request_reads_and_fills_the_page_and_goes_offline() {
     assert_eq!(measures[0].0, "open");
     assert!(measures[0].1 >= 0.0, "{measures:?}");
 
+    // A link to the page shown but for its fragment: no load, a
+    // `hashchange`.
+    b.eval("window.hashes = 0; addEventListener('hashchange', () => window.hashes++); 1");
+    let loads = b.loaded();
+    b.goto(&format!("{origin}#log=AB-_c"));
+    b.wait_for("window.hashes === 1", "the hashchange");
+    assert_eq!(b.eval("location.hash"), "#log=AB-_c");
+    assert_eq!(b.loaded(), loads, "the page was loaded again");
+
     // A phone's screen.
     b.screen(phone());
     b.reload();

@@ -342,9 +342,15 @@ impl Browser {
         }
     }
 
+    /// Goes to `url` and waits for its page. An address that differs from
+    /// the page shown only in its fragment (a player link opened where the
+    /// player is open) loads nothing: the page is told by `hashchange`.
     pub fn goto(&mut self, url: &str) {
         let before = self.loaded();
-        self.call("Page.navigate", json!({ "url": url }));
+        let r = self.call("Page.navigate", json!({ "url": url }));
+        if r.get("loaderId").is_none_or(Value::is_null) && r.get("errorText").is_none() {
+            return;
+        }
         self.wait_load(before);
     }
 
