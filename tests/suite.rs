@@ -5,10 +5,14 @@
 //! `cargo test --test suite GROUP::` (e.g. `mail_imap::`).
 
 mod common;
+mod devtools;
 mod imap_server;
+mod mailto;
 mod players;
 mod served;
 mod smtp_server;
+mod static_server;
+mod web_player;
 
 #[path = "archive.rs"]
 mod archive;
@@ -40,6 +44,8 @@ mod file_safety;
 mod git_game;
 #[path = "golden.rs"]
 mod golden;
+#[path = "harness.rs"]
+mod harness;
 #[path = "history.rs"]
 mod history;
 #[path = "hostile_players.rs"]
