@@ -294,10 +294,7 @@ mod tests {
         let cut: String = a.lines().take(3).map(|l| format!("{l}\n")).collect();
         let text = format!("hi\n{cut}");
         let err = dearmor_all(&text).unwrap_err();
-        assert!(
-            matches!(err, ArmorError::Truncated { line: 2 }),
-            "{err:?}"
-        );
+        assert!(matches!(err, ArmorError::Truncated { line: 2 }), "{err:?}");
         assert!(err.to_string().contains("line 2"));
         assert!(err.to_string().contains("END STARRY LOG"));
 
@@ -340,19 +337,13 @@ mod tests {
     fn padding_in_the_middle() {
         let text = format!("{BEGIN}\nQUJD\nQQ==\nQUJD\n{END}\n");
         let err = dearmor_all(&text).unwrap_err();
-        assert!(
-            matches!(err, ArmorError::Bad { line: 3, .. }),
-            "{err:?}"
-        );
+        assert!(matches!(err, ArmorError::Bad { line: 3, .. }), "{err:?}");
     }
 
     #[test]
     fn empty_block() {
         let err = dearmor_all(&format!("{BEGIN}\n\n{END}\n")).unwrap_err();
-        assert!(
-            matches!(err, ArmorError::Bad { line: 1, .. }),
-            "{err:?}"
-        );
+        assert!(matches!(err, ArmorError::Bad { line: 1, .. }), "{err:?}");
     }
 
     #[test]

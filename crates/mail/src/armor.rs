@@ -32,16 +32,24 @@ mod tests {
         let block = armor(b"one\n");
         let cut: String = block.lines().take(2).map(|l| format!("{l}\n")).collect();
         let err = dearmor_all(&format!("hi\n{cut}")).unwrap_err();
-        assert!(matches!(err, MailError::TruncatedArmor { line: 2 }), "{err:?}");
+        assert!(
+            matches!(err, MailError::TruncatedArmor { line: 2 }),
+            "{err:?}"
+        );
         let core = starry_core::armor::dearmor_all(&format!("hi\n{cut}")).unwrap_err();
         assert_eq!(err.to_string(), core.to_string());
 
         let bad = block.replacen("b25l", "b2#l", 1);
         let err = dearmor_all(&bad).unwrap_err();
-        assert!(matches!(err, MailError::BadArmor { line: 2, .. }), "{err:?}");
+        assert!(
+            matches!(err, MailError::BadArmor { line: 2, .. }),
+            "{err:?}"
+        );
         assert_eq!(
             err.to_string(),
-            starry_core::armor::dearmor_all(&bad).unwrap_err().to_string()
+            starry_core::armor::dearmor_all(&bad)
+                .unwrap_err()
+                .to_string()
         );
         assert_eq!(dearmor_all(&block).unwrap(), vec![b"one\n".to_vec()]);
     }

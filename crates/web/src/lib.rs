@@ -74,8 +74,13 @@ fn answer(request: &[u8]) -> Result<Value, String> {
             MAX_REQUEST_BYTES >> 20
         ));
     }
-    let req: Value = serde_json::from_slice(request)
-        .map_err(|e| format!("the request is not JSON (line {}, column {})", e.line(), e.column()))?;
+    let req: Value = serde_json::from_slice(request).map_err(|e| {
+        format!(
+            "the request is not JSON (line {}, column {})",
+            e.line(),
+            e.column()
+        )
+    })?;
     let op = req.get("op").and_then(Value::as_str).unwrap_or_default();
     let done = match op {
         "identity_new" => ops::identity_new(&req),

@@ -214,7 +214,8 @@ fn merged(stored: Option<&[u8]>, incoming: &[u8], start: u64) -> R<Vec<u8>> {
 
 /// Replays a whole log with the audit's code.
 fn replayed<G: Game>(log: &[u8]) -> R<Replay<G>> {
-    Replay::<G>::from_bytes(log).map_err(|f| Refused(format!("the game's log does not verify: {f}")))
+    Replay::<G>::from_bytes(log)
+        .map_err(|f| Refused(format!("the game's log does not verify: {f}")))
 }
 
 /// `receive`: the kept copy of a game with what was received, verified.
@@ -226,8 +227,7 @@ pub fn receive(req: &Value) -> R<Value> {
         && read_genesis(s).map(|(_, id)| id).ok() != Some(game)
     {
         return Err(Refused(
-            "the stored copy is of another game than the received entries; nothing was kept"
-                .into(),
+            "the stored copy is of another game than the received entries; nothing was kept".into(),
         ));
     }
     let log = merged(stored, &incoming, start)?;
@@ -250,7 +250,10 @@ pub fn receive(req: &Value) -> R<Value> {
 pub fn games(req: &Value) -> R<Value> {
     let me = identity(req)?;
     let empty = Map::new();
-    let all = req.get("games").and_then(Value::as_object).unwrap_or(&empty);
+    let all = req
+        .get("games")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
     let mut out = Vec::new();
     for (id, log) in all {
         let log = log.as_str().unwrap_or_default().as_bytes();
@@ -268,7 +271,10 @@ pub fn games(req: &Value) -> R<Value> {
 fn summary<G: Game>(log: &[u8], me: Option<&Identity>) -> R<Value> {
     let r = replayed::<G>(log)?;
     let (action, who) = r.expected();
-    let mine = me.and_then(|i| r.seat_of_key(&i.public_key()).or_else(|| r.seat_of_email(&i.email)));
+    let mine = me.and_then(|i| {
+        r.seat_of_key(&i.public_key())
+            .or_else(|| r.seat_of_email(&i.email))
+    });
     let id = hex::encode(r.game_id);
     Ok(json!({
         "id": id,
@@ -308,8 +314,14 @@ pub fn act(req: &Value) -> R<Value> {
     let id = identity_in(text(req, "identity")?, STORED_IDENTITY)?;
     let fields = req.get("fields").cloned().unwrap_or(Value::Null);
     let form = Form {
-        what: fields.get("what").and_then(Value::as_str).unwrap_or_default(),
-        notation: fields.get("move").and_then(Value::as_str).unwrap_or_default(),
+        what: fields
+            .get("what")
+            .and_then(Value::as_str)
+            .unwrap_or_default(),
+        notation: fields
+            .get("move")
+            .and_then(Value::as_str)
+            .unwrap_or_default(),
         entries: fields
             .get("entries")
             .and_then(|v| v.as_u64().or_else(|| v.as_str()?.parse().ok())),
@@ -350,9 +362,17 @@ fn act_in<G: Game>(
     let mut after = r.clone();
     after
         .apply_line(r.len(), &line[..line.len() - 1])
-        .map_err(|f| Refused(format!("refusing to write an entry that does not verify: {f}")))?;
+        .map_err(|f| {
+            Refused(format!(
+                "refusing to write an entry that does not verify: {f}"
+            ))
+        })?;
     let last = after.entries.last().expect("just applied");
-    let summary = if last.kind == Kind::Move { last.summary.clone() } else { summary };
+    let summary = if last.kind == Kind::Move {
+        last.summary.clone()
+    } else {
+        summary
+    };
     let me = last.author;
     let mut new_log = log.to_vec();
     new_log.extend_from_slice(&line);
@@ -403,7 +423,10 @@ fn join<G: Game>(
         && b.n == r.len()
         && b.prev.map(|h| h.0) == Some(r.tip())
     {
-        return Ok((bytes.to_vec(), "joined (finishing the join begun earlier)".into()));
+        return Ok((
+            bytes.to_vec(),
+            "joined (finishing the join begun earlier)".into(),
+        ));
     }
     Err(Refused(format!(
         "you joined game {} before (kept in this browser's storage, starry/joined/{}) at \
@@ -529,15 +552,17 @@ fn mail_body<G: Game>(
     let (action, who) = r.expected();
     match who {
         _ if r.is_over() => t.push_str("The game is over.\n\n"),
-        Some(w) => t.push_str(&format!("Next: {} ({}).\n\n", r.name(w), action_words(action))),
+        Some(w) => t.push_str(&format!(
+            "Next: {} ({}).\n\n",
+            r.name(w),
+            action_words(action)
+        )),
         None => {}
     }
     if let Some(l) = link {
         t.push_str(&format!("Play it in your browser:\n{l}\n\n"));
     }
-    t.push_str(
-        "With starry: save this mail and run `starry ingest` on it (or `starry sync`).\n\n",
-    );
+    t.push_str("With starry: save this mail and run `starry ingest` on it (or `starry sync`).\n\n");
     t.push_str(&starry_core::armor::armor(entries));
     t
 }

@@ -102,12 +102,18 @@ fn choosing<G: Game>(
         .intents
         .iter()
         .enumerate()
-        .flat_map(|(i, it)| G::move_clicks(&m.state, it, names).into_iter().map(move |p| (i, p)))
+        .flat_map(|(i, it)| {
+            G::move_clicks(&m.state, it, names)
+                .into_iter()
+                .map(move |p| (i, p))
+        })
         .collect();
     let fits = |picks: &[String]| -> Vec<&(usize, Vec<Click>)> {
         paths
             .iter()
-            .filter(|(_, p)| p.len() >= picks.len() && p.iter().zip(picks).all(|(c, k)| c.key == *k))
+            .filter(|(_, p)| {
+                p.len() >= picks.len() && p.iter().zip(picks).all(|(c, k)| c.key == *k)
+            })
             .collect()
     };
     let mut picks = picks;
@@ -150,7 +156,8 @@ pub fn game_page<G: Game>(
     ask: &Ask,
     now: &str,
 ) -> Result<(String, Markup), String> {
-    let r = Replay::<G>::from_bytes(bytes).map_err(|f| format!("the game's log does not verify: {f}"))?;
+    let r = Replay::<G>::from_bytes(bytes)
+        .map_err(|f| format!("the game's log does not verify: {f}"))?;
     let id = hex::encode(r.game_id);
     let title = format!("{} {}", starry_core::games::title_of(G::NAME), &id[..8]);
     let names = r.names();
@@ -174,11 +181,25 @@ pub fn game_page<G: Game>(
         links.insert(p.clone(), Link::Picked);
     }
     for (c, h) in &options {
-        links.insert(c.key.clone(), Link::To { href: h.clone(), label: c.label.clone() });
+        links.insert(
+            c.key.clone(),
+            Link::To {
+                href: h.clone(),
+                label: c.label.clone(),
+            },
+        );
     }
     let board = match (&mine, r.state.as_ref()) {
-        (Some(m), _) => Some(G::render_svg_linked(&G::view(&m.state, Some(m.seat), Some(&m.own)), &names, &links)),
-        (None, Some(st)) => Some(G::render_svg_linked(&G::view(st, None, None), &names, &links)),
+        (Some(m), _) => Some(G::render_svg_linked(
+            &G::view(&m.state, Some(m.seat), Some(&m.own)),
+            &names,
+            &links,
+        )),
+        (None, Some(st)) => Some(G::render_svg_linked(
+            &G::view(st, None, None),
+            &names,
+            &links,
+        )),
         (None, None) => None,
     };
     let status = match who {
@@ -195,14 +216,22 @@ pub fn game_page<G: Game>(
         Some(m) if !m.intents.is_empty() => G::requests(&m.state, m.seat)
             .iter()
             .filter_map(|i| {
-                let label = G::move_clicks(&m.state, i, &names).first()?.first()?.label.clone();
+                let label = G::move_clicks(&m.state, i, &names)
+                    .first()?
+                    .first()?
+                    .label
+                    .clone();
                 Some((i.to_string(), label))
             })
             .collect(),
         _ => Vec::new(),
     };
     let countersign = r.is_over() && seat.is_some_and(|s| !r.countersigned.contains(&s));
-    let claim = !r.is_over() && seat.is_some() && who.is_some() && who != seat && crate::clock::claim_due(&r, now);
+    let claim = !r.is_over()
+        && seat.is_some()
+        && who.is_some()
+        && who != seat
+        && crate::clock::claim_due(&r, now);
     let body = html! {
         h2 { (title) }
         p.status role="status" { (status) }

@@ -60,8 +60,10 @@ fn table<G: Game>(n: usize) -> (Vec<Player>, String) {
     let anna = Identity::from_master_secret("Anna", "anna@example.org", [1; 32]);
     let read = ok(json!({"op": "identity_read", "file": anna.file_text()}));
     assert_eq!(read["email"], "anna@example.org");
-    let ben = ok(json!({"op": "identity_new", "name": "Ben", "email": "ben@example.org",
-        "random": random(99)}));
+    let ben = ok(
+        json!({"op": "identity_new", "name": "Ben", "email": "ben@example.org",
+        "random": random(99)}),
+    );
     let ben = Identity::from_file("b".into(), ben["file"].as_str().unwrap().as_bytes()).unwrap();
     let cleo = Identity::from_master_secret("Cleo", "cleo@example.org", [3; 32]);
     let ids = [anna, ben, cleo];
@@ -141,15 +143,25 @@ fn whole_game<G: Game>(n: usize) {
         let me = &players[seat];
         let log = me.log.clone().expect("the player holds the game");
         // The page shows the game before every entry, without a refusal.
-        let page = ok(json!({"op": "page", "log": log, "identity": me.file, "query": "",
-            "now": time(step)}));
-        assert!(page["html"].as_str().unwrap().contains("<form"), "an action is offered");
+        let page = ok(
+            json!({"op": "page", "log": log, "identity": me.file, "query": "",
+            "now": time(step)}),
+        );
+        assert!(
+            page["html"].as_str().unwrap().contains("<form"),
+            "an action is offered"
+        );
         let done = ok(json!({"op": "act", "log": log, "identity": me.file,
             "fields": fields::<G>(&log, &ids[seat], step), "now": time(step),
             "random": random(step), "joined": me.joined, "player_url": URL}));
         let me = &mut players[seat];
         assert_eq!(done["entry"], r.len());
-        assert!(done["log"].as_str().unwrap().ends_with(done["new"].as_str().unwrap()));
+        assert!(
+            done["log"]
+                .as_str()
+                .unwrap()
+                .ends_with(done["new"].as_str().unwrap())
+        );
         me.log = Some(done["log"].as_str().unwrap().into());
         if let Some(j) = done["joined"].as_str() {
             me.joined = Some(j.into());
@@ -161,7 +173,12 @@ fn whole_game<G: Game>(n: usize) {
         mails += 1;
         let body = send["body"].as_str().unwrap();
         assert!(send["mailto"].as_str().unwrap().starts_with("mailto:"));
-        assert!(send["subject"].as_str().unwrap().contains(&format!("[starry] {}", title_of(G::NAME))));
+        assert!(
+            send["subject"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("[starry] {}", title_of(G::NAME)))
+        );
         for id in &ids {
             let file: Value = serde_json::from_str(&id.file_text()).unwrap();
             let secret = file["secret"].as_str().unwrap();
@@ -171,21 +188,32 @@ fn whole_game<G: Game>(n: usize) {
         let input = if mails % 2 == 0 {
             body.to_string()
         } else {
-            body.lines().find(|l| l.starts_with(URL)).expect("a player link").to_string()
+            body.lines()
+                .find(|l| l.starts_with(URL))
+                .expect("a player link")
+                .to_string()
         };
         let to: Vec<String> = serde_json::from_value(send["to"].clone()).unwrap();
-        assert!(!to.contains(&players[seat].email), "nobody mails themselves");
+        assert!(
+            !to.contains(&players[seat].email),
+            "nobody mails themselves"
+        );
         for p in players.iter_mut().filter(|p| to.contains(&p.email)) {
             take(p, &input);
         }
     }
     let logs: Vec<String> = players.iter().map(|p| p.log.clone().unwrap()).collect();
-    assert!(logs.iter().all(|l| *l == logs[0]), "the copies end identical");
+    assert!(
+        logs.iter().all(|l| *l == logs[0]),
+        "the copies end identical"
+    );
     let r = Replay::<G>::from_bytes(logs[0].as_bytes()).unwrap();
     assert!(r.is_over());
     assert_eq!(r.countersigned.len(), n);
-    let games = ok(json!({"op": "games", "games": {hex::encode(r.game_id): logs[0]},
-        "identity": players[0].file}));
+    let games = ok(
+        json!({"op": "games", "games": {hex::encode(r.game_id): logs[0]},
+        "identity": players[0].file}),
+    );
     assert_eq!(games["games"][0]["over"], true);
     assert_eq!(games["games"][0]["players"].as_array().unwrap().len(), n);
 }
@@ -228,7 +256,8 @@ fn a_damaged_link_a_fork_and_a_gap_are_refused() {
     assert!(e.contains("no copy of the game"), "{e}");
     // A damaged armored block names its line.
     let block = starry_core::armor::armor(genesis.as_bytes());
-    let e = refused(json!({"op": "receive", "input": block.replacen("\n", "\n#", 2), "stored": null}));
+    let e =
+        refused(json!({"op": "receive", "input": block.replacen("\n", "\n#", 2), "stored": null}));
     assert!(e.contains("damaged on line"), "{e}");
     // A tampered entry fails the audit's replay.
     let tampered = genesis.replacen("Anna", "Anne", 1);
@@ -240,8 +269,10 @@ fn a_damaged_link_a_fork_and_a_gap_are_refused() {
 fn the_wrong_identity_a_stale_copy_and_a_second_join_are_refused() {
     let (players, genesis) = table::<StarryNight>(2);
     let cleo = Identity::from_master_secret("Cleo", "cleo@example.org", [3; 32]);
-    let e = refused(json!({"op": "act", "log": genesis, "identity": cleo.file_text(),
-        "fields": {"what": "join"}, "now": time(1), "random": random(1), "joined": null}));
+    let e = refused(
+        json!({"op": "act", "log": genesis, "identity": cleo.file_text(),
+        "fields": {"what": "join"}, "now": time(1), "random": random(1), "joined": null}),
+    );
     assert!(e.contains("no seat"), "{e}");
     assert!(!e.contains("secret"), "{e}");
     let anna = &players[0];
@@ -270,7 +301,11 @@ fn the_wrong_identity_a_stale_copy_and_a_second_join_are_refused() {
 fn the_page_escapes_what_the_log_says() {
     let evil = "<script>alert(1)</script>";
     let anna = Identity::from_master_secret("Anna", "anna@example.org", [1; 32]);
-    let mut ben = SeatInfo::of(&Identity::from_master_secret("B", "ben@example.org", [2; 32]));
+    let mut ben = SeatInfo::of(&Identity::from_master_secret(
+        "B",
+        "ben@example.org",
+        [2; 32],
+    ));
     ben.name = evil.into();
     let setup = Setup {
         seats: vec![SeatInfo::of(&anna), ben],
@@ -278,8 +313,10 @@ fn the_page_escapes_what_the_log_says() {
         extra: None,
     };
     let genesis = write::genesis::<StarryNight>(&anna, setup, None, time(0), [7; 32]).unwrap();
-    let page = ok(json!({"op": "page", "log": String::from_utf8(genesis).unwrap(),
-        "identity": null, "query": "pick=<b>", "now": time(1)}));
+    let page = ok(
+        json!({"op": "page", "log": String::from_utf8(genesis).unwrap(),
+        "identity": null, "query": "pick=<b>", "now": time(1)}),
+    );
     let html = page["html"].as_str().unwrap();
     assert!(!html.contains("<script"), "{html}");
     assert!(!html.contains("<b>"), "{html}");

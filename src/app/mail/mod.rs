@@ -22,13 +22,13 @@ use super::{Output, history, short_id};
 use crate::crypto::identity::{self, Identity, IdentityError};
 use crate::error::{Error, Result};
 use crate::games::{Game, Seat};
-use starry_core::tell::Role;
 use crate::log::replay::{read_genesis, split_lines};
 use crate::log::{Action, Replay, file};
 use crate::mail::transport::TransportKind;
 use crate::mail::{MailConfig, MailError, Sent, TurnMail, compose};
 use crate::text;
 use crate::with_game;
+use starry_core::tell::Role;
 
 mod body;
 use body::{body_html, body_text, public_text};
