@@ -321,3 +321,51 @@ fn the_page_escapes_what_the_log_says() {
     assert!(!html.contains("<script"), "{html}");
     assert!(!html.contains("<b>"), "{html}");
 }
+
+#[test]
+fn a_move_chosen_by_clicks_on_the_page_is_signed_by_its_form() {
+    let (players, genesis) = table::<StarryNight>(2);
+    let mut log = genesis;
+    // Both join and get ready (Ben joins last, so he readies first).
+    for (seat, what) in [(0, "join"), (1, "join"), (1, "ready"), (0, "ready")] {
+        let done = ok(
+            json!({"op": "act", "log": log, "identity": players[seat].file,
+            "fields": {"what": what}, "now": time(1), "random": random(seat as u64 + 1),
+            "joined": null}),
+        );
+        log = done["log"].as_str().unwrap().into();
+    }
+    let r = Replay::<StarryNight>::from_bytes(log.as_bytes()).unwrap();
+    let (Action::Move, Some(seat)) = r.expected() else {
+        panic!("a move is due")
+    };
+    let me = &players[seat];
+    let mut query = String::new();
+    let notation = loop {
+        let page = ok(
+            json!({"op": "page", "log": log, "identity": me.file, "query": query,
+            "now": time(2)}),
+        );
+        let html = page["html"].as_str().unwrap().to_string();
+        let field = "name=\"move\" value=\"";
+        if let Some(at) = html.find(field) {
+            let rest = &html[at + field.len()..];
+            break rest[..rest.find('"').unwrap()].to_string();
+        }
+        let at = html
+            .find("href=\"?game=")
+            .expect("a next click on the page");
+        let href = &html[at + 7..];
+        query = href[1..href.find('"').unwrap()].replace("&amp;", "&");
+        assert!(query.len() < 2000, "the picks end in a move");
+    };
+    let done = ok(json!({"op": "act", "log": log, "identity": me.file,
+        "fields": {"what": "move", "move": notation, "entries": r.len()}, "now": time(3),
+        "random": random(9), "joined": null}));
+    assert_eq!(done["entry"], r.len());
+    // The same form again, on the copy that moved on: the stale-copy guard.
+    let e = refused(json!({"op": "act", "log": done["log"], "identity": me.file,
+        "fields": {"what": "move", "move": notation, "entries": r.len()}, "now": time(4),
+        "random": random(10), "joined": null}));
+    assert!(e.contains("moved on"), "{e}");
+}

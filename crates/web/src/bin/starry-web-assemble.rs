@@ -87,3 +87,53 @@ fn main() -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one inline script and the one inline style are exactly those the
+    /// policy allows, and nothing else may run or connect.
+    #[test]
+    fn the_policy_names_the_inline_script_and_style_by_their_hashes() {
+        let page = index_html(b"\0asm\x01\0\0\0");
+        let inline = |open: &str, close: &str| -> Vec<String> {
+            page.split(open)
+                .skip(1)
+                .map(|rest| rest.split(close).next().unwrap().to_string())
+                .collect()
+        };
+        let scripts = inline("<script>", "</script>");
+        let styles = inline("<style>", "</style>");
+        assert_eq!((scripts.len(), styles.len()), (1, 1));
+        let policy = csp(&scripts[0], &styles[0]);
+        assert!(page.contains(&format!("content=\"{policy}\"")), "{policy}");
+        assert!(policy.contains("default-src 'none'") && policy.contains("'wasm-unsafe-eval'"));
+        assert!(!policy.contains("connect-src") && !policy.contains("unsafe-inline"));
+        assert!(
+            page.contains(&STANDARD.encode(b"\0asm\x01\0\0\0")),
+            "the module inline"
+        );
+        assert!(!page.contains("{{"), "every placeholder filled");
+        for id in [
+            "identity-new",
+            "identity-import",
+            "identity-export",
+            "receive-text",
+            "receive-file",
+            "receive-go",
+            "games",
+            "game",
+            "send",
+            "mail-it",
+            "copy",
+            "download",
+            "problem",
+        ] {
+            assert!(
+                page.contains(&format!("id=\"{id}\"")),
+                "#{id} is on the page"
+            );
+        }
+    }
+}
