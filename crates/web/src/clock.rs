@@ -1,5 +1,5 @@
 //! TEMPORARY: the two clock rules an entry needs, as src/app/clock.rs has
-//! them (`late_answer_at`, `check_claim_due`). The "pages" helper of issue
+//! them (`late_answer_at`, `check_claim_due`, `refuse_ahead`). The "pages" helper of issue
 //! 34 moves the pure parts of src/app/clock.rs into starry-core; at the
 //! merge these give way to the core's, so that there is one implementation.
 
@@ -58,4 +58,24 @@ pub fn claim_not_due<G: Game>(r: &Replay<G>, now: &str) -> Option<String> {
 /// Whether a claim is due now (the page offers the button only then).
 pub fn claim_due<G: Game>(r: &Replay<G>, now: &str) -> bool {
     clock_or_default(r).is_some() && claim_not_due(r, now).is_none()
+}
+
+/// How far ahead of the browser's clock an entry may be dated (src/error.rs,
+/// `CLOCK_SLACK`).
+const CLOCK_SLACK: i64 = 600;
+
+/// Why nothing may be written on a log holding an entry dated more than
+/// [`CLOCK_SLACK`] after `now` (src/app/clock.rs, `refuse_ahead`): a claim
+/// that a player stopped answering depends on these times.
+pub fn ahead<G: Game>(r: &Replay<G>, now: &str) -> Option<String> {
+    let (entry, time) = r.ahead_of(now, CLOCK_SLACK)?;
+    let author = r.entries[entry as usize].author;
+    Some(format!(
+        "entry {entry}, written by {}, is dated {time}, more than {} ahead of this device's \
+         clock ({now}). Either this clock is slow (check it in the device's settings) or \
+         theirs was fast: ask them to set it right. A claim that a player stopped answering \
+         depends on these times, so nothing is written on this game now. Nothing was written",
+        r.seat_label(author),
+        span_text(CLOCK_SLACK as u64),
+    ))
 }

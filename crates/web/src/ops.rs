@@ -353,6 +353,9 @@ fn act_in<G: Game>(
             r.len()
         )));
     }
+    if let Some(why) = crate::clock::ahead(&r, now) {
+        return Err(Refused(why));
+    }
     let time = r.entry_time(now.to_string());
     let (line, summary) = if form.what == "join" {
         join(&r, id, time, nonce, joined)?

@@ -279,6 +279,10 @@ fn the_wrong_identity_a_stale_copy_and_a_second_join_are_refused() {
     let e = refused(json!({"op": "act", "log": genesis, "identity": anna.file,
         "fields": {"what": "join", "entries": "3"}, "now": time(1), "random": random(1)}));
     assert!(e.contains("moved on"), "{e}");
+    // A log dated ahead of the device's clock: its claims could come early.
+    let e = refused(json!({"op": "act", "log": genesis, "identity": anna.file,
+        "fields": {"what": "join"}, "now": "2026-11-23T09:00:00Z", "random": random(1)}));
+    assert!(e.contains("ahead of this device's clock"), "{e}");
     // A join kept from another copy is not written again at another point.
     let first = ok(json!({"op": "act", "log": genesis, "identity": anna.file,
         "fields": {"what": "join"}, "now": time(1), "random": random(1), "joined": null}));
