@@ -1,0 +1,81 @@
+//! TEMPORARY: the two clock rules an entry needs, as src/app/clock.rs has
+//! them (`late_answer_at`, `check_claim_due`, `refuse_ahead`). The "pages" helper of issue
+//! 34 moves the pure parts of src/app/clock.rs into starry-core; at the
+//! merge these give way to the core's, so that there is one implementation.
+
+use starry_core::games::{Game, Seat};
+use starry_core::log::entry::DEFAULT_DEADLINE;
+use starry_core::log::replay::{Clock, Ending, span_text, time_seconds, time_text};
+use starry_core::log::{Kind, Replay};
+
+fn clock_or_default<G: Game>(r: &Replay<G>) -> Option<Clock> {
+    match r.clock() {
+        Some(c) => Some(c),
+        None if r.genesis.protocol < 3 => r.clock_for(DEFAULT_DEADLINE),
+        None => None,
+    }
+}
+
+/// Where `me` may still answer the claims that ended the game with it
+/// placed last (src/app/clock.rs, `late_answer_at`).
+pub fn late_answer_at<G: Game>(r: &Replay<G>, me: Seat) -> Option<u64> {
+    let Some(Ending::Abandoned { seat, awaited }) = r.ending() else {
+        return None;
+    };
+    let settled = if r.genesis.protocol >= 3 {
+        r.countersigned.contains(&me)
+    } else {
+        !r.countersigned.is_empty()
+    };
+    let only_claims = r.entries.get(awaited as usize..).is_some_and(|tail| {
+        tail.iter()
+            .all(|e| e.author != me && matches!(e.kind, Kind::Abandon | Kind::Countersign))
+    });
+    (seat == me && !settled && only_claims).then_some(awaited)
+}
+
+/// Why a claim that the awaited seat stopped answering is not due at
+/// `now`, in `starry abandon`'s words; None when it is.
+pub fn claim_not_due<G: Game>(r: &Replay<G>, now: &str) -> Option<String> {
+    let clock = clock_or_default(r)?;
+    let now_s = time_seconds(&r.entry_time(now.to_string())).unwrap_or(i64::MAX);
+    if now_s >= clock.due {
+        return None;
+    }
+    let t = time_text(clock.due);
+    Some(format!(
+        "{} has until {} {} UTC ({} from now) to write their entry: the game's deadline is {} \
+         from entry {}. A claim before then would not be valid; nothing was written",
+        r.name(clock.seat),
+        &t[..10],
+        &t[11..16],
+        span_text((clock.due - now_s) as u64),
+        span_text(clock.deadline),
+        clock.since,
+    ))
+}
+
+/// Whether a claim is due now (the page offers the button only then).
+pub fn claim_due<G: Game>(r: &Replay<G>, now: &str) -> bool {
+    clock_or_default(r).is_some() && claim_not_due(r, now).is_none()
+}
+
+/// How far ahead of the browser's clock an entry may be dated (src/error.rs,
+/// `CLOCK_SLACK`).
+const CLOCK_SLACK: i64 = 600;
+
+/// Why nothing may be written on a log holding an entry dated more than
+/// [`CLOCK_SLACK`] after `now` (src/app/clock.rs, `refuse_ahead`): a claim
+/// that a player stopped answering depends on these times.
+pub fn ahead<G: Game>(r: &Replay<G>, now: &str) -> Option<String> {
+    let (entry, time) = r.ahead_of(now, CLOCK_SLACK)?;
+    let author = r.entries[entry as usize].author;
+    Some(format!(
+        "entry {entry}, written by {}, is dated {time}, more than {} ahead of this device's \
+         clock ({now}). Either this clock is slow (check it in the device's settings) or \
+         theirs was fast: ask them to set it right. A claim that a player stopped answering \
+         depends on these times, so nothing is written on this game now. Nothing was written",
+        r.seat_label(author),
+        span_text(CLOCK_SLACK as u64),
+    ))
+}
