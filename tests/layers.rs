@@ -1,7 +1,8 @@
 //! The crates are the layers, and an arrow may only point down:
 //! starry-core (the protocol, the rules, the games, their bots and
-//! pictures), then starry-mail, then starry (the command line, the use
-//! cases, files, `serve`). Cargo refuses a cycle between crates by itself;
+//! pictures), starry-pages (what a game page shows, for `starry serve` and
+//! the web player), then starry-mail, then starry (the command line, the
+//! use cases, files, `serve`). Cargo refuses a cycle between crates by itself;
 //! these tests refuse what Cargo would accept: an upper layer reached from
 //! a lower one, and I/O creeping into the core, by a dependency or by a
 //! call into the standard library's I/O.
@@ -12,7 +13,7 @@ use std::process::Command;
 use serde_json::Value;
 
 /// The workspace's crates, lowest layer first.
-const LAYERS: [&str; 3] = ["starry-core", "starry-mail", "starry"];
+const LAYERS: [&str; 4] = ["starry-core", "starry-pages", "starry-mail", "starry"];
 
 /// Crates the core must never depend on, even through another crate:
 /// files, processes, the network, terminals, threads, clocks and the
@@ -120,21 +121,52 @@ fn every_arrow_between_the_crates_points_down() {
     );
 }
 
+/// The game pages draw from the core alone: no other layer of the
+/// workspace (the core in turn depends on none, as the arrows say).
+#[test]
+fn the_pages_depend_on_the_core_only() {
+    let meta: Value =
+        serde_json::from_str(&cargo(&["metadata", "--format-version", "1", "--no-deps"])).unwrap();
+    let ours = |name: &str| LAYERS.contains(&name);
+    for (crate_, allowed) in [
+        ("starry-pages", &["starry-core"][..]),
+        ("starry-core", &[][..]),
+    ] {
+        let p = meta["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == crate_)
+            .unwrap_or_else(|| panic!("{crate_} is in the workspace"));
+        let mut deps: Vec<&str> = p["dependencies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["kind"].is_null())
+            .map(|d| d["name"].as_str().unwrap())
+            .filter(|d| ours(d) && *d != crate_)
+            .collect();
+        deps.sort();
+        deps.dedup();
+        assert_eq!(
+            deps, allowed,
+            "{crate_} depends on these layers of the workspace"
+        );
+    }
+}
+
 #[test]
 fn the_core_depends_on_nothing_that_does_io() {
     // The core alone, as the browser build gets it (no features), for this
     // machine and for the browser.
     let mut tree = String::new();
-    for target in [&[][..], &["--target", "wasm32-unknown-unknown"][..]] {
-        let mut args = vec![
-            "tree",
-            "-p",
-            "starry-core",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-        ];
+    for (crate_, target) in [
+        ("starry-core", &[][..]),
+        ("starry-core", &["--target", "wasm32-unknown-unknown"][..]),
+        ("starry-pages", &[][..]),
+        ("starry-pages", &["--target", "wasm32-unknown-unknown"][..]),
+    ] {
+        let mut args = vec!["tree", "-p", crate_, "-e", "normal", "--prefix", "none"];
         args.extend_from_slice(target);
         tree += &cargo(&args);
     }
@@ -145,8 +177,8 @@ fn the_core_depends_on_nothing_that_does_io() {
         .collect();
     assert!(
         found.is_empty(),
-        "starry-core depends on {found:?}, which does I/O; keep it in the shells \
-         (starry, starry-mail), or behind one of the core's optional features"
+        "starry-core or starry-pages depends on {found:?}, which does I/O; keep it in the \
+         shells (starry, starry-mail), or behind one of the core's optional features"
     );
     // And the tree was read at all.
     assert!(tree.contains("ed25519-dalek"), "{tree}");
@@ -155,8 +187,13 @@ fn the_core_depends_on_nothing_that_does_io() {
 #[test]
 fn the_core_code_does_no_io() {
     let mut found = Vec::new();
-    let test_files = test_module_files(&repo().join("crates/core/src"));
-    let mut stack = vec![repo().join("crates/core/src")];
+    let mut test_files = test_module_files(&repo().join("crates/core/src"));
+    test_files.extend(test_module_files(&repo().join("crates/pages/src")));
+    // The game pages are as pure as the core they draw from.
+    let mut stack = vec![
+        repo().join("crates/core/src"),
+        repo().join("crates/pages/src"),
+    ];
     while let Some(dir) = stack.pop() {
         for e in std::fs::read_dir(&dir).unwrap() {
             let path = e.unwrap().path();

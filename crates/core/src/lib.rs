@@ -9,14 +9,18 @@
 //! and locking, mail, `starry serve`) live in the crates above this one.
 
 pub mod bot;
+pub mod clock;
 pub mod crypto;
 pub mod draw;
 pub mod error;
 pub mod games;
+pub mod history;
 pub mod link;
 pub mod log;
+pub mod own;
 pub mod picture;
 pub mod schemas;
+pub mod status;
 pub mod text;
 
 /// The repository's root, where the tests find the examples, the vectors
