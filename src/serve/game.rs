@@ -14,8 +14,7 @@ use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use starry_core::own::Dry;
-use starry_pages::{Ask, DryRun, PageError, event_line};
+use starry_pages::{Ask, Dry, DryRun, PageError, event_line};
 
 use super::pages::{back_with, blocking, notice_of, page_html, problem};
 use super::{Notice, Server};

@@ -39,9 +39,11 @@ use starry_core::games::{Click, Game, Seat};
 use starry_core::history::{self, Event};
 use starry_core::log::Replay;
 use starry_core::log::replay::Action;
-use starry_core::own::{self, Dry, OwnMoves};
+use starry_core::own::{self, OwnMoves};
 use starry_core::picture::{Link, Links};
 use starry_core::status::{self, StatusReport};
+
+pub use starry_core::own::Dry;
 
 /// The one stylesheet of `starry serve` and the web player.
 pub const STYLE: &str = include_str!("style.css");
