@@ -66,9 +66,7 @@ impl From<crate::games::registry::UnknownGame> for Error {
     }
 }
 
-/// How far ahead of the local clock an entry may be dated: clocks of
-/// honest machines disagree by seconds, rarely by minutes.
-pub const CLOCK_SLACK: i64 = 600;
+pub use starry_core::clock::CLOCK_SLACK;
 
 impl Error {
     pub fn exit_code(&self) -> i32 {

@@ -1,8 +1,10 @@
 //! The crates are the layers, and an arrow may only point down:
 //! starry-core (the protocol, the rules, the games, their bots and
-//! pictures), then starry-mail, then the web player (starry-web: the
-//! core in WebAssembly, beside the command line, never under it), then
-//! starry (the command line, the use cases, files, `serve`). Cargo refuses a cycle between crates by itself;
+//! pictures), starry-pages (what a game page shows, for `starry serve` and
+//! the web player), then starry-mail, then the web player (starry-web: the
+//! core and the pages in WebAssembly, beside the command line, never under
+//! it), then starry (the command line, the use cases, files, `serve`). Cargo
+//! refuses a cycle between crates by itself;
 //! these tests refuse what Cargo would accept: an upper layer reached from
 //! a lower one, and I/O creeping into the core, by a dependency or by a
 //! call into the standard library's I/O.
@@ -13,7 +15,13 @@ use std::process::Command;
 use serde_json::Value;
 
 /// The workspace's crates, lowest layer first.
-const LAYERS: [&str; 4] = ["starry-core", "starry-mail", "starry-web", "starry"];
+const LAYERS: [&str; 5] = [
+    "starry-core",
+    "starry-pages",
+    "starry-mail",
+    "starry-web",
+    "starry",
+];
 
 /// Crates the core must never depend on, even through another crate:
 /// files, processes, the network, terminals, threads, clocks and the
@@ -122,10 +130,10 @@ fn every_arrow_between_the_crates_points_down() {
 }
 
 /// The web player runs in a browser: of the workspace it holds the core
-/// alone (no mail transport, nothing of the command line), and neither
-/// the command line nor the mail layer depends on it.
+/// and the pages alone (no mail transport, nothing of the command line),
+/// and neither the command line nor the mail layer depends on it.
 #[test]
-fn the_web_player_holds_only_the_core() {
+fn the_web_player_holds_only_the_core_and_the_pages() {
     let meta: Value =
         serde_json::from_str(&cargo(&["metadata", "--format-version", "1", "--no-deps"])).unwrap();
     let mut arrows = Vec::new();
@@ -140,9 +148,43 @@ fn the_web_player_holds_only_the_core() {
     }
     assert_eq!(
         arrows,
-        ["starry-web -> starry-core"],
+        ["starry-web -> starry-core", "starry-web -> starry-pages"],
         "the web player's arrows"
     );
+}
+
+/// The game pages draw from the core alone: no other layer of the
+/// workspace (the core in turn depends on none, as the arrows say).
+#[test]
+fn the_pages_depend_on_the_core_only() {
+    let meta: Value =
+        serde_json::from_str(&cargo(&["metadata", "--format-version", "1", "--no-deps"])).unwrap();
+    let ours = |name: &str| LAYERS.contains(&name);
+    for (crate_, allowed) in [
+        ("starry-pages", &["starry-core"][..]),
+        ("starry-core", &[][..]),
+    ] {
+        let p = meta["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == crate_)
+            .unwrap_or_else(|| panic!("{crate_} is in the workspace"));
+        let mut deps: Vec<&str> = p["dependencies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["kind"].is_null())
+            .map(|d| d["name"].as_str().unwrap())
+            .filter(|d| ours(d) && *d != crate_)
+            .collect();
+        deps.sort();
+        deps.dedup();
+        assert_eq!(
+            deps, allowed,
+            "{crate_} depends on these layers of the workspace"
+        );
+    }
 }
 
 #[test]
@@ -150,16 +192,13 @@ fn the_core_depends_on_nothing_that_does_io() {
     // The core alone, as the browser build gets it (no features), for this
     // machine and for the browser.
     let mut tree = String::new();
-    for target in [&[][..], &["--target", "wasm32-unknown-unknown"][..]] {
-        let mut args = vec![
-            "tree",
-            "-p",
-            "starry-core",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-        ];
+    for (crate_, target) in [
+        ("starry-core", &[][..]),
+        ("starry-core", &["--target", "wasm32-unknown-unknown"][..]),
+        ("starry-pages", &[][..]),
+        ("starry-pages", &["--target", "wasm32-unknown-unknown"][..]),
+    ] {
+        let mut args = vec!["tree", "-p", crate_, "-e", "normal", "--prefix", "none"];
         args.extend_from_slice(target);
         tree += &cargo(&args);
     }
@@ -170,8 +209,8 @@ fn the_core_depends_on_nothing_that_does_io() {
         .collect();
     assert!(
         found.is_empty(),
-        "starry-core depends on {found:?}, which does I/O; keep it in the shells \
-         (starry, starry-mail), or behind one of the core's optional features"
+        "starry-core or starry-pages depends on {found:?}, which does I/O; keep it in the \
+         shells (starry, starry-mail), or behind one of the core's optional features"
     );
     // And the tree was read at all.
     assert!(tree.contains("ed25519-dalek"), "{tree}");
@@ -180,8 +219,13 @@ fn the_core_depends_on_nothing_that_does_io() {
 #[test]
 fn the_core_code_does_no_io() {
     let mut found = Vec::new();
-    let test_files = test_module_files(&repo().join("crates/core/src"));
-    let mut stack = vec![repo().join("crates/core/src")];
+    let mut test_files = test_module_files(&repo().join("crates/core/src"));
+    test_files.extend(test_module_files(&repo().join("crates/pages/src")));
+    // The game pages are as pure as the core they draw from.
+    let mut stack = vec![
+        repo().join("crates/core/src"),
+        repo().join("crates/pages/src"),
+    ];
     while let Some(dir) = stack.pop() {
         for e in std::fs::read_dir(&dir).unwrap() {
             let path = e.unwrap().path();

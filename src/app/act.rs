@@ -993,13 +993,7 @@ fn entry_output<G: Bot>(
         ));
     }
     if let Some((k, was)) = dropped {
-        text.push_str(&format!(
-            "This entry answers the claims that you had stopped answering (entries {k} to {}): \
-             it takes their place, so the claims lapse and the game goes on. It wins against \
-             any copy holding the claims (docs/protocol.md, §7, a lapsed claim): mail it on, and \
-             the others' starry takes it in place of theirs.\n",
-            was - 1
-        ));
+        text.push_str(&starry_core::own::answers_claims_text(k, was));
     }
     let head = text.len();
     text.push_str(&status_text(&status));
@@ -1155,7 +1149,7 @@ fn build_entry<G: Bot>(
             let not_due = super::clock::check_claim_due(r, &time)
                 .err()
                 .map(|e| e.to_string());
-            w.claim(not_due, &deadline_passed(r, &time))
+            w.claim(not_due, &super::clock::deadline_passed(r, &time))
         }
         Do::Ready => w.ready(),
         Do::Reveal => w.reveal(),
@@ -1173,22 +1167,6 @@ fn build_entry<G: Bot>(
         }
     };
     Ok(written?)
-}
-
-/// What a claim's summary says of the awaited seat's deadline at `time`:
-/// when it passed (empty without a deadline).
-fn deadline_passed<G: Game>(r: &Replay<G>, time: &str) -> String {
-    super::clock::clock_or_default(r)
-        .0
-        .and_then(|c| {
-            let now = crate::log::replay::time_seconds(time)?;
-            Some(format!(
-                "; their deadline passed {} ago, at {}",
-                crate::log::replay::span_text(now.saturating_sub(c.due) as u64),
-                super::clock::shown_time(c.due)
-            ))
-        })
-        .unwrap_or_default()
 }
 
 /// The computer's move at `level` from `seed` (none: drawn from `chooser`),

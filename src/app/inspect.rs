@@ -1,6 +1,7 @@
 //! Commands that only read: status, view, audit.
 
 use crate::crypto::identity::Stored as _;
+pub(crate) use starry_core::status::{picture_title, waiting_picture};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -232,50 +233,4 @@ fn view_game<G: Game>(
             .map(|e| format!("{} — {}", history::short_time(&e.time), e.text))
             .collect(),
     })
-}
-
-/// The title of a view's picture: the game, how far, whose view.
-pub(crate) fn picture_title<G: Game>(
-    r: &Replay<G>,
-    status: &StatusReport,
-    seat: Option<usize>,
-) -> String {
-    format!(
-        "{} — game {} — after entry {} — {}",
-        history::title(G::NAME),
-        &status.game_id[..16],
-        r.len() - 1,
-        match seat {
-            Some(s) => format!("{}'s view", r.name(s)),
-            None => "spectator view".into(),
-        }
-    )
-}
-
-/// Before the setup there is no board yet: the picture lists the seats and
-/// says whom the game waits for.
-pub(crate) fn waiting_picture(title: &str, s: &StatusReport) -> String {
-    use crate::picture::{INK, Svg, seat_legend};
-    let names: Vec<String> = s.seats.iter().map(|x| x.name.clone()).collect();
-    let extra: Vec<String> = s
-        .seats
-        .iter()
-        .map(|x| {
-            if x.joined {
-                " — joined".into()
-            } else {
-                " — not joined yet".into()
-            }
-        })
-        .collect();
-    let mut svg = Svg::new(560, 90 + 26 * names.len() as i32);
-    svg.bold(20, 30, 16, "start", INK, &crate::picture::clip(title, 60));
-    let y = seat_legend(&mut svg, 20, 64, 26, &names, &extra);
-    let waiting = format!(
-        "Waiting for {} to {}.",
-        s.to_act_name.as_deref().unwrap_or("nobody"),
-        s.action.as_str()
-    );
-    svg.text(20, y + 4, 13, "start", INK, &waiting);
-    svg.finish(title, &waiting)
 }

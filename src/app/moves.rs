@@ -137,43 +137,16 @@ fn list<G: Game>(
     Ok(report)
 }
 
-/// The legal moves of a player whose move it is, in the position their
-/// own program sees.
-pub struct OwnMoves<G: Game> {
-    pub seat: crate::games::Seat,
-    /// With the random events their next entry resolves (a Star Map
-    /// draw), which only their program knows.
-    pub state: G::State,
-    pub intents: Vec<G::Intent>,
-}
+pub use starry_core::own::OwnMoves;
 
 /// [`OwnMoves`] for `id`, when the game waits for a move of theirs; the
-/// one list `moves`, `play` and `starry serve` all take moves from.
+/// one list `moves`, `play` and `starry serve` all take moves from
+/// ([`starry_core::own::own_moves`]).
 pub fn own_moves<G: Game>(
     r: &Replay<G>,
     id: &crate::crypto::identity::Identity,
 ) -> Result<Option<OwnMoves<G>>> {
-    let (action, to_act) = r.expected();
-    let (Some(seat), Some(state), Action::Move) = (to_act, r.state.as_ref(), action) else {
-        return Ok(None);
-    };
-    if r.seat_of_key(&id.public_key()) != Some(seat) {
-        return Ok(None);
-    }
-    let secret = r
-        .game_secret(id, seat)
-        .expect("the seat's key is this identity's");
-    let own = r.own_hidden(&secret, seat).map_err(Error::Other)?;
-    // The random events this seat's next entry resolves are part of the
-    // position it moves in (a Star Map draw): only its program knows them.
-    let preview = r.next_link(&secret, seat).and_then(|l| r.preview(seat, &l));
-    let state = preview.unwrap_or_else(|| state.clone());
-    let intents = G::intents(&state, seat, &own);
-    Ok(Some(OwnMoves {
-        seat,
-        state,
-        intents,
-    }))
+    starry_core::own::own_moves(r, id).map_err(Error::Other)
 }
 
 /// What to do instead, when there is no list: whose turn it is, or which

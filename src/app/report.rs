@@ -6,7 +6,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::Fault;
-use crate::log::{Action, Ending};
+
+pub use starry_core::status::{
+    ClaimsReport, CountersignReport, EndingReport, SeatReport, StandingReport, StatusReport,
+};
 
 /// `starry id new` / `starry id show`.
 #[derive(Serialize, JsonSchema, Debug)]
@@ -20,127 +23,6 @@ pub struct IdReport {
     /// `Name <EMAIL> key:HEX`: what a game's creator puts in `--players`
     /// to pin this player's seat to this key.
     pub players_entry: String,
-}
-
-/// A seat in a report.
-#[derive(Serialize, JsonSchema, Debug, Clone)]
-pub struct SeatReport {
-    /// The seat: its place in turn order, 0-based (see docs/json.md); seat 0
-    /// is the creator.
-    pub seat: u32,
-    pub name: String,
-    pub email: String,
-    pub joined: bool,
-    pub countersigned: bool,
-    /// The seat's public key (hex): the one it joined with, or the one it
-    /// is pinned to before it joins; null for an unpinned seat not joined.
-    pub key: Option<String>,
-    /// The key's short form (first 16 hex digits), for players to compare
-    /// with what `starry id show` prints.
-    pub fingerprint: Option<String>,
-    /// Whether the genesis pins the seat to a key (seat 0 always is).
-    pub pinned: bool,
-    /// A computer seat: the seat, 0-based, of the person whose machine
-    /// plays it, as the genesis names it (docs/protocol.md section 3.4).
-    /// That person can see its face-down tokens and signs its moves.
-    /// Absent for a person.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub operator: Option<u32>,
-}
-
-/// Claims in progress that the awaited player has stopped answering.
-#[derive(Serialize, JsonSchema, Debug, Clone)]
-pub struct ClaimsReport {
-    /// Seat of the player waited for, 0-based (see docs/json.md).
-    pub silent: u32,
-    /// The entry at which the game began waiting for them.
-    pub awaited: u64,
-    /// Seats that have claimed it, 0-based (see docs/json.md).
-    pub by: Vec<u32>,
-    /// How many claims are still needed to end the game.
-    pub missing: u32,
-}
-
-/// A line of the standings.
-#[derive(Serialize, JsonSchema, Debug, Clone)]
-pub struct StandingReport {
-    pub rank: u32,
-    /// Seat, 0-based (see docs/json.md).
-    pub seat: u32,
-    pub name: String,
-    pub email: String,
-    /// The game's score: coins (Starry Sky), seas or half squares of sea
-    /// (Starry Night), points (Star Map).
-    pub score: i64,
-    /// What `score` counts: `coins`, `seas`, `half squares`, `points`.
-    pub unit: String,
-    /// In a team game (Star Map with four players), the team, numbered
-    /// 0-based (see docs/json.md): team 0 is seats 0 and 2, team 1 seats 1
-    /// and 3. `score` is then the team's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub team: Option<u32>,
-}
-
-/// `starry status`.
-#[derive(Serialize, JsonSchema, Debug, Clone)]
-pub struct StatusReport {
-    pub game: String,
-    /// Hex id of the game (hash of the genesis line).
-    pub game_id: String,
-    pub entries: u64,
-    pub over: bool,
-    /// E-mail of the one player who must write the next entry, or null.
-    pub to_act: Option<String>,
-    /// Their name.
-    pub to_act_name: Option<String>,
-    /// Their seat, 0-based (see docs/json.md).
-    pub to_act_seat: Option<u32>,
-    /// What the next entry must be.
-    pub action: Action,
-    /// Time of the last entry: the game has waited since then.
-    pub waiting_since: String,
-    /// Random events requested and not yet resolved (they resolve with the next entry by another player).
-    pub pending_events: u32,
-    pub seats: Vec<SeatReport>,
-    /// The game's per-move deadline in seconds (protocol 3), or null for
-    /// none.
-    pub deadline: Option<u64>,
-    /// The clock of the player the game waits for, at the time of the
-    /// report; null without a deadline, before everyone joined, or once
-    /// the game is over.
-    pub clock: Option<super::clock::ClockReport>,
-    /// The same in words: "Ben has 3 days 4 hours (until …)".
-    pub time_left: Option<String>,
-    /// Claims that the awaited player stopped answering, while not all
-    /// other players have made one.
-    pub claims: Option<ClaimsReport>,
-    /// How the game ended, once over.
-    pub ending: Option<EndingReport>,
-    /// Standings (final once over).
-    pub standings: Vec<StandingReport>,
-    /// What else happened that the game tells about (Starry Night: who
-    /// chose who moves first, takebacks asked and how they were answered).
-    pub notes: Vec<String>,
-    /// Once the game is over (`to_act` is then null): who countersigns
-    /// next, and who has not countersigned yet. Null before the end and
-    /// once every player has countersigned.
-    pub countersign: Option<CountersignReport>,
-}
-
-/// The countersignatures a finished game still waits for. Every player
-/// countersigns the result; starry's mails name one player at a time (so
-/// that no two countersignatures are written at once and fork the log),
-/// and the others wait for a mail that names them.
-#[derive(Serialize, JsonSchema, Debug, Clone)]
-pub struct CountersignReport {
-    /// The seat named to countersign now, 0-based (see docs/json.md).
-    pub next_seat: u32,
-    /// Their name.
-    pub next_name: String,
-    /// Their e-mail address.
-    pub next_email: String,
-    /// Every seat that has not countersigned yet, 0-based, in seat order.
-    pub missing: Vec<u32>,
 }
 
 /// The first fault of an invalid log.
@@ -543,40 +425,4 @@ pub struct DemoReport {
     pub entries: u64,
     pub moves: u64,
     pub audit: AuditFileReport,
-}
-
-/// How a game ended, with seats numbered from 0 as everywhere (docs/json.md).
-#[derive(Serialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case", tag = "how")]
-pub enum EndingReport {
-    /// Played to the end under the rules.
-    Finished,
-    /// Nobody could move any more.
-    Stalled,
-    /// This seat resigned.
-    Resigned {
-        /// The seat, 0-based (see docs/json.md).
-        seat: u32,
-    },
-    /// Every other seat claimed that this seat stopped answering; the game
-    /// had waited for its entry since entry `awaited`.
-    Abandoned {
-        /// The seat, 0-based (see docs/json.md).
-        seat: u32,
-        awaited: u64,
-    },
-}
-
-impl From<Ending> for EndingReport {
-    fn from(e: Ending) -> Self {
-        match e {
-            Ending::Finished => EndingReport::Finished,
-            Ending::Stalled => EndingReport::Stalled,
-            Ending::Resigned { seat } => EndingReport::Resigned { seat: seat as u32 },
-            Ending::Abandoned { seat, awaited } => EndingReport::Abandoned {
-                seat: seat as u32,
-                awaited,
-            },
-        }
-    }
 }

@@ -7,13 +7,13 @@ use axum::Form;
 use axum::extract::{Path as UrlPath, RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use maud::{DOCTYPE, Markup, PreEscaped, html};
+use maud::{DOCTYPE, Markup, html};
 use serde::Deserialize;
 
 use super::{Notice, Server};
 use crate::games::registry;
 
-pub(super) const STYLE: &str = include_str!("assets/style.css");
+pub(super) use starry_pages::STYLE;
 const SCRIPT: &str = include_str!("assets/app.js");
 const ICON: &str = include_str!("assets/icon.svg");
 
@@ -40,12 +40,7 @@ pub fn problem(status: StatusCode, text: &str) -> Response {
     (status, page_html("Problem", None, None, None, body)).into_response()
 }
 
-/// Text from a log, a mail or an error, safe to show: every control or
-/// bidirectional-override character written as a visible escape (maud
-/// escapes the HTML).
-pub fn shown(text: &str) -> String {
-    crate::text::terminal(text).into_owned()
-}
+pub use starry_pages::shown;
 
 /// The frame of every page: `live` is the address of its change events
 /// (the script reloads the page when they say the game changed).
@@ -618,11 +613,6 @@ pub async fn not_found() -> Response {
         page_html("No such page", None, None, None, body),
     )
         .into_response()
-}
-
-/// Inline SVG from the picture code, which escapes everything it writes.
-pub fn svg(markup: &str) -> PreEscaped<&str> {
-    PreEscaped(markup)
 }
 
 #[cfg(test)]

@@ -10,14 +10,18 @@
 
 pub mod armor;
 pub mod bot;
+pub mod clock;
 pub mod crypto;
 pub mod draw;
 pub mod error;
 pub mod games;
+pub mod history;
 pub mod link;
 pub mod log;
+pub mod own;
 pub mod picture;
 pub mod schemas;
+pub mod status;
 pub mod tell;
 pub mod text;
 

@@ -73,24 +73,8 @@ pub fn subject(game: &str, id16: &str, role: Role) -> String {
     }
 }
 
-/// Who countersigns next, once the game is over: the first seat in seat
-/// order that has not countersigned and did not write the last entry.
-/// Countersignatures written at once on two copies fork the log (the
-/// protocol settles it, but everyone has to mail again), so every mail
-/// after the end names this one player, the others wait for a mail that
-/// names them, and no honest game forks. None before the end, and once
-/// everyone has countersigned.
-pub fn next_countersigner<G: Game>(r: &Replay<G>) -> Option<Seat> {
-    if !r.is_over() {
-        return None;
-    }
-    let last = r.entries.last().map(|e| e.author);
-    let open = |s: &Seat| !r.countersigned.contains(s);
-    (0..r.seat_count())
-        .filter(open)
-        .find(|&s| Some(s) != last)
-        .or_else(|| (0..r.seat_count()).find(open))
-}
+/// Who countersigns next (the status says it too, and mails name them).
+pub use crate::status::next_countersigner;
 
 #[cfg(test)]
 mod tests {

@@ -39,16 +39,18 @@
 //!   `{games: [{id, game, title, players, entries, action, to_act, yours,
 //!   over}]}`
 //! - `page` `{log, identity, query, now}` → `{title, html}`
-//! - `act` `{log, identity, fields: {what, move, entries}, now, random,
+//! - `act` `{log, identity, fields: {what, move, entries, confirm}, now, random,
 //!   joined, player_url}` (`joined`: the join line kept for this game or
 //!   null; `player_url`: this page's address or null) → `{log, new, entry,
-//!   summary, joined, send}`; `send` is null when nobody is to be told, or
+//!   summary, joined, send}`, or `{confirm: "resign"|"abandon"}` for a
+//!   resignation or claim not yet confirmed (`confirm=yes`): the page to
+//!   show is the question (query `confirm=…`); `send` is null when nobody is to be told, or
 //!   `{to, names, subject, body, entries, file_name, mailto}`.
 //!
 //! A refusal changes nothing: the page stores only what an `ok` reply
 //! returns.
 
-mod clock;
+mod ahead;
 pub mod ops;
 pub mod page;
 

@@ -79,7 +79,8 @@ fn identity_reply(id: &Identity) -> Value {
         "file": id.file_text(),
         "name": id.name,
         "email": id.email,
-        "key": fingerprint(&id.public_key()),
+        "key": hex::encode(id.public_key()),
+        "fingerprint": fingerprint(&id.public_key()),
     })
 }
 
@@ -293,10 +294,11 @@ fn summary<G: Game>(log: &[u8], me: Option<&Identity>) -> R<Value> {
 pub fn page(req: &Value) -> R<Value> {
     let log = text(req, "log")?.as_bytes();
     let me = identity(req)?;
-    let ask = crate::page::Ask::parse(opt_text(req, "query").unwrap_or_default());
+    let ask = starry_pages::Ask::parse(opt_text(req, "query").unwrap_or_default());
     let now = now(req)?;
     let (genesis, _) = read_genesis(log)?;
-    let (title, html) = with_game!(genesis.game.as_str(), G => crate::page::game_page::<G>(log, me.as_ref(), &ask, now).map_err(Refused))?;
+    let notices = maud::html! {};
+    let (title, html) = with_game!(genesis.game.as_str(), G => starry_pages::game_page::<G>(&crate::page::Player, log, me.as_ref(), &ask, now, notices.clone()).map_err(|e| Refused(e.to_string())))?;
     Ok(json!({ "title": title, "html": html.into_string() }))
 }
 
@@ -305,6 +307,8 @@ struct Form<'a> {
     what: &'a str,
     notation: &'a str,
     entries: Option<u64>,
+    /// `confirm=yes`: a resignation or claim the player confirmed.
+    confirmed: bool,
 }
 
 /// `act`: the entry a form asks for, signed, checked by the audit's rules,
@@ -325,7 +329,13 @@ pub fn act(req: &Value) -> R<Value> {
         entries: fields
             .get("entries")
             .and_then(|v| v.as_u64().or_else(|| v.as_str()?.parse().ok())),
+        confirmed: fields.get("confirm").and_then(Value::as_str) == Some("yes"),
     };
+    // A resignation or a claim is asked about first, as `starry serve`
+    // does (the pages' form contract): the page to show is the question.
+    if matches!(form.what, "resign" | "abandon") && !form.confirmed {
+        return Ok(json!({ "confirm": form.what }));
+    }
     let now = now(req)?;
     let nonce = random(req)?;
     let joined = opt_text(req, "joined");
@@ -353,7 +363,7 @@ fn act_in<G: Game>(
             r.len()
         )));
     }
-    if let Some(why) = crate::clock::ahead(&r, now) {
+    if let Some(why) = crate::ahead::ahead(&r, now) {
         return Err(Refused(why));
     }
     let time = r.entry_time(now.to_string());
@@ -449,21 +459,21 @@ fn written<G: Game>(r: &Replay<G>, id: &Identity, form: &Form<'_>, time: String)
         "resign" => w.resign()?,
         "countersign" | "concede" => w.countersign(
             form.what == "concede",
-            crate::clock::late_answer_at(r, w.seat()),
+            starry_core::clock::late_answer_at(r, w.seat()),
         )?,
         "abandon" => {
-            let not_due = crate::clock::claim_not_due(r, &time);
+            let not_due = starry_core::clock::claim_not_due(r, &time);
             w.claim(not_due, "")?
         }
-        "move" if !form.notation.trim().is_empty() => {
+        "play" if !form.notation.trim().is_empty() => {
             let at = w.position()?;
             let intent = at.typed(form.notation.trim())?;
             w.play(&at, &intent)?
         }
-        "move" => return Err(Refused("no move was chosen; nothing was written".into())),
+        "play" => return Err(Refused("no move was chosen; nothing was written".into())),
         other => {
             return Err(Refused(format!(
-                "the form asks for `{}`, which is none of join, ready, move, reveal, resign, \
+                "the form asks for `{}`, which is none of join, ready, play, reveal, resign, \
                  abandon, countersign or concede; nothing was written",
                 starry_core::text::inline(other)
             )));

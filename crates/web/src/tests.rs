@@ -108,7 +108,7 @@ fn fields<G: Game>(log: &str, id: &Identity, n: u64) -> Value {
             let w = Writer::new(&r, id, time(n)).unwrap();
             let at = w.position().unwrap();
             let first = G::intents(&at.state, at.seat, &at.own).remove(0);
-            return json!({"what": "move", "move": first.to_string(), "entries": r.len()});
+            return json!({"what": "play", "move": first.to_string(), "entries": r.len()});
         }
     };
     json!({"what": what, "entries": r.len().to_string()})
@@ -364,12 +364,12 @@ fn a_move_chosen_by_clicks_on_the_page_is_signed_by_its_form() {
         assert!(query.len() < 2000, "the picks end in a move");
     };
     let done = ok(json!({"op": "act", "log": log, "identity": me.file,
-        "fields": {"what": "move", "move": notation, "entries": r.len()}, "now": time(3),
+        "fields": {"what": "play", "move": notation, "entries": r.len()}, "now": time(3),
         "random": random(9), "joined": null}));
     assert_eq!(done["entry"], r.len());
     // The same form again, on the copy that moved on: the stale-copy guard.
     let e = refused(json!({"op": "act", "log": done["log"], "identity": me.file,
-        "fields": {"what": "move", "move": notation, "entries": r.len()}, "now": time(4),
+        "fields": {"what": "play", "move": notation, "entries": r.len()}, "now": time(4),
         "random": random(10), "joined": null}));
     assert!(e.contains("moved on"), "{e}");
 }

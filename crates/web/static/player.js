@@ -142,6 +142,7 @@
       now: now(), random: randomHex(), joined: localStorage.getItem(JOINED + id), player_url: playerUrl(),
     });
     if (r.error) { problem(r.error); return; }
+    if (r.ok.confirm) { showGame(id, "confirm=" + encodeURIComponent(r.ok.confirm)); return; }
     // The join first: a join kept and not written is written again, never
     // a second one with a fresh nonce.
     if (r.ok.joined) localStorage.setItem(JOINED + id, r.ok.joined);

@@ -19,7 +19,9 @@ use sha2::{Digest, Sha256};
 
 const INDEX: &str = include_str!("../../static/index.html");
 const SCRIPT: &str = include_str!("../../static/player.js");
-const STYLE: &str = include_str!("../../static/player.css");
+/// What the player's own parts (identity, receiving, sending) add to the
+/// one style sheet of the game pages (`starry_pages::STYLE`).
+const PLAYER_STYLE: &str = include_str!("../../static/player.css");
 const SW: &str = include_str!("../../static/sw.js");
 const MANIFEST: &str = include_str!("../../static/manifest.webmanifest");
 const ICON: &str = include_str!("../../static/icon.svg");
@@ -42,11 +44,17 @@ fn csp(script: &str, style: &str) -> String {
     )
 }
 
+/// The page's one style: the game pages', then the player's own parts'.
+fn style() -> String {
+    format!("{}\n{PLAYER_STYLE}", starry_pages::STYLE)
+}
+
 /// index.html with the style, the script and the WebAssembly inline.
 fn index_html(wasm: &[u8]) -> String {
+    let style = style();
     INDEX
-        .replace("{{CSP}}", &csp(SCRIPT, STYLE))
-        .replace("{{STYLE}}", STYLE)
+        .replace("{{CSP}}", &csp(SCRIPT, &style))
+        .replace("{{STYLE}}", &style)
         .replace("{{WASM}}", &STANDARD.encode(wasm))
         .replace("{{SCRIPT}}", SCRIPT)
 }
