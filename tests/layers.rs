@@ -1,7 +1,8 @@
 //! The crates are the layers, and an arrow may only point down:
 //! starry-core (the protocol, the rules, the games, their bots and
-//! pictures), then starry-mail, then starry (the command line, the use
-//! cases, files, `serve`). Cargo refuses a cycle between crates by itself;
+//! pictures), then starry-mail, then the web player (starry-web: the
+//! core in WebAssembly, beside the command line, never under it), then
+//! starry (the command line, the use cases, files, `serve`). Cargo refuses a cycle between crates by itself;
 //! these tests refuse what Cargo would accept: an upper layer reached from
 //! a lower one, and I/O creeping into the core, by a dependency or by a
 //! call into the standard library's I/O.
@@ -12,7 +13,7 @@ use std::process::Command;
 use serde_json::Value;
 
 /// The workspace's crates, lowest layer first.
-const LAYERS: [&str; 3] = ["starry-core", "starry-mail", "starry"];
+const LAYERS: [&str; 4] = ["starry-core", "starry-mail", "starry-web", "starry"];
 
 /// Crates the core must never depend on, even through another crate:
 /// files, processes, the network, terminals, threads, clocks and the
@@ -117,6 +118,30 @@ fn every_arrow_between_the_crates_points_down() {
         wrong.is_empty(),
         "arrows pointing up the layers {LAYERS:?}: {wrong:?}; move what the lower crate \
          needs down into it instead"
+    );
+}
+
+/// The web player runs in a browser: of the workspace it holds the core
+/// alone (no mail transport, nothing of the command line), and neither
+/// the command line nor the mail layer depends on it.
+#[test]
+fn the_web_player_holds_only_the_core() {
+    let meta: Value =
+        serde_json::from_str(&cargo(&["metadata", "--format-version", "1", "--no-deps"])).unwrap();
+    let mut arrows = Vec::new();
+    for p in meta["packages"].as_array().unwrap() {
+        let name = p["name"].as_str().unwrap();
+        for d in p["dependencies"].as_array().unwrap() {
+            let dep = d["name"].as_str().unwrap();
+            if LAYERS.contains(&dep) && (name == "starry-web" || dep == "starry-web") {
+                arrows.push(format!("{name} -> {dep}"));
+            }
+        }
+    }
+    assert_eq!(
+        arrows,
+        ["starry-web -> starry-core"],
+        "the web player's arrows"
     );
 }
 

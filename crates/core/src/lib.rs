@@ -8,6 +8,7 @@
 //! `wasm32-unknown-unknown`. The program's shells (the command line, files
 //! and locking, mail, `starry serve`) live in the crates above this one.
 
+pub mod armor;
 pub mod bot;
 pub mod crypto;
 pub mod draw;
@@ -17,6 +18,7 @@ pub mod link;
 pub mod log;
 pub mod picture;
 pub mod schemas;
+pub mod tell;
 pub mod text;
 
 /// The repository's root, where the tests find the examples, the vectors

@@ -22,13 +22,13 @@ use super::{Output, history, short_id};
 use crate::crypto::identity::{self, Identity, IdentityError};
 use crate::error::{Error, Result};
 use crate::games::{Game, Seat};
-use crate::log::entry::Notify;
 use crate::log::replay::{read_genesis, split_lines};
 use crate::log::{Action, Replay, file};
 use crate::mail::transport::TransportKind;
 use crate::mail::{MailConfig, MailError, Sent, TurnMail, compose};
 use crate::text;
 use crate::with_game;
+use starry_core::tell::Role;
 
 mod body;
 use body::{body_html, body_text, public_text};
@@ -307,17 +307,6 @@ enum Picture {
     Failed(String),
 }
 
-/// Who gets a mail, and as what.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Role {
-    /// Must write the next entry.
-    Act(Action),
-    /// Another player: a short report of the move.
-    Info,
-    /// The game is over.
-    Over,
-}
-
 /// Mails the log `bytes` (read from `path`) to whoever it concerns;
 /// `paint` draws the board.
 fn send_game<G: Game>(
@@ -432,45 +421,21 @@ fn reminded<G: Game>(
     }
 }
 
-/// Who hears of the log's last entry, and as what: after the end, every
-/// other player; before, the player who must act next and the others who
-/// asked for every move. The note says when the next turn is the sender's
-/// own.
+/// Who hears of the log's last entry ([`starry_core::tell::told`]), and
+/// the note when the next turn is the sender's own.
 fn told<G: Game>(
     r: &Replay<G>,
     me: Option<Seat>,
     how: Sending,
 ) -> (Vec<(Seat, Role)>, Option<String>) {
-    let (action, who) = r.expected();
-    let mut targets = Vec::new();
-    let mut note = None;
-    if r.is_over() {
-        targets.extend(
-            (0..r.seat_count())
-                .filter(|&s| Some(s) != me)
-                .map(|s| (s, Role::Over)),
-        );
-    } else if let Some(w) = who {
-        if Some(w) == me {
-            note = Some(format!(
-                "It is your own turn again ({}): there is nobody to mail yet. Next: {}",
-                action.as_str(),
-                next_command(r, action, &short_id(&r.game_id))
-            ));
-        } else {
-            targets.push((w, Role::Act(action)));
-        }
-        // The others hear of the move, unless they asked for their turns
-        // only; a seat that has not joined yet has asked nothing.
-        targets.extend(
-            (0..r.seat_count())
-                .filter(|&s| Some(s) != me && s != w)
-                .filter(|&s| {
-                    how.to_all || (r.seats[s].key.is_some() && r.seats[s].notify == Notify::All)
-                })
-                .map(|s| (s, Role::Info)),
-        );
-    }
+    let (targets, own_turn) = starry_core::tell::told(r, me, how.to_all);
+    let note = own_turn.map(|action| {
+        format!(
+            "It is your own turn again ({}): there is nobody to mail yet. Next: {}",
+            action.as_str(),
+            next_command(r, action, &short_id(&r.game_id))
+        )
+    });
     (targets, note)
 }
 
@@ -672,39 +637,12 @@ impl Thread {
     }
 }
 
-/// `[starry] Starry Sky 3f2a9c1e`: the same for every mail of a game, and
-/// true for every one of them, whoever it is for — what is asked of the
-/// recipient is the first line of the text, never the subject. Mail
-/// programs that thread by subject (Gmail, which ignores `Re: `) keep the
-/// game together, as those that thread by References do. The turn mail is
-/// a message of its own in the thread; reports and the mails after the end
-/// are replies.
+/// The game's thread subject ([`starry_core::tell::subject`]).
 fn subject<G: Game>(id16: &str, role: Role) -> String {
-    let base = format!("[starry] {} {}", history::title(G::NAME), &id16[..8]);
-    match role {
-        Role::Act(_) => base,
-        Role::Info | Role::Over => format!("Re: {base}"),
-    }
+    starry_core::tell::subject(G::NAME, id16, role)
 }
 
-/// Who countersigns next, once the game is over: the first seat in seat
-/// order that has not countersigned and did not write the last entry.
-/// Countersignatures written at once on two copies fork the log (the
-/// protocol settles it, but everyone has to mail again), so every mail
-/// after the end names this one player, the others wait for a mail that
-/// names them, and no honest game forks. None before the end, and once
-/// everyone has countersigned.
-pub fn next_countersigner<G: Game>(r: &Replay<G>) -> Option<Seat> {
-    if !r.is_over() {
-        return None;
-    }
-    let last = r.entries.last().map(|e| e.author);
-    let open = |s: &Seat| !r.countersigned.contains(s);
-    (0..r.seat_count())
-        .filter(open)
-        .find(|&s| Some(s) != last)
-        .or_else(|| (0..r.seat_count()).find(open))
-}
+pub use starry_core::tell::next_countersigner;
 
 /// "first" before any countersignature, "next" after one.
 fn first_or_next<G: Game>(r: &Replay<G>) -> &'static str {

@@ -1,0 +1,323 @@
+//! The ops driven through [`crate::call`]'s JSON, as the page drives them.
+
+use serde_json::{Value, json};
+use starry_core::crypto::identity::Identity;
+use starry_core::games::prelude::*;
+use starry_core::games::starry_night::StarryNight;
+use starry_core::games::starry_sky::StarrySky;
+use starry_core::games::title_of;
+use starry_core::log::entry::SeatInfo;
+use starry_core::log::write::{self, Setup, Writer};
+use starry_core::log::{Action, Replay};
+
+const URL: &str = "https://example.org/starry/";
+
+fn call(req: Value) -> Value {
+    serde_json::from_slice(&crate::call(req.to_string().as_bytes())).expect("a JSON reply")
+}
+
+fn ok(req: Value) -> Value {
+    let reply = call(req.clone());
+    match reply.get("ok") {
+        Some(v) => v.clone(),
+        None => panic!("{} refused: {}", req["op"], reply["error"]),
+    }
+}
+
+fn refused(req: Value) -> String {
+    let reply = call(req.clone());
+    match reply.get("error").and_then(Value::as_str) {
+        Some(e) => e.to_string(),
+        None => panic!("{} was not refused: {reply}", req["op"]),
+    }
+}
+
+fn time(n: u64) -> String {
+    format!(
+        "2026-11-23T{:02}:{:02}:{:02}Z",
+        10 + n / 3600,
+        n / 60 % 60,
+        n % 60
+    )
+}
+
+fn random(n: u64) -> String {
+    format!("{:064x}", n * 7919 + 13)
+}
+
+/// One player of the test: their identity file and their browser's store.
+struct Player {
+    file: String,
+    email: String,
+    log: Option<String>,
+    joined: Option<String>,
+}
+
+/// Anna creates a game of `G` for herself and `n - 1` others (the web
+/// player creates no games: `starry new` does); her identity is read from
+/// its file, Ben's made by `identity_new`.
+fn table<G: Game>(n: usize) -> (Vec<Player>, String) {
+    let anna = Identity::from_master_secret("Anna", "anna@example.org", [1; 32]);
+    let read = ok(json!({"op": "identity_read", "file": anna.file_text()}));
+    assert_eq!(read["email"], "anna@example.org");
+    let ben = ok(
+        json!({"op": "identity_new", "name": "Ben", "email": "ben@example.org",
+        "random": random(99)}),
+    );
+    let ben = Identity::from_file("b".into(), ben["file"].as_str().unwrap().as_bytes()).unwrap();
+    let cleo = Identity::from_master_secret("Cleo", "cleo@example.org", [3; 32]);
+    let ids = [anna, ben, cleo];
+    let setup = Setup {
+        seats: ids[..n].iter().map(SeatInfo::of).collect(),
+        pairs: &[],
+        extra: None,
+    };
+    let genesis = write::genesis::<G>(&ids[0], setup, Some(86_400), time(0), [7; 32]).unwrap();
+    let players = ids[..n]
+        .iter()
+        .map(|id| Player {
+            file: id.file_text(),
+            email: id.email.clone(),
+            log: None,
+            joined: None,
+        })
+        .collect();
+    (players, String::from_utf8(genesis).unwrap())
+}
+
+/// Takes `input` into `p`'s store as the page does: `game_of`, then
+/// `receive` with the kept copy.
+fn take(p: &mut Player, input: &str) -> Value {
+    let game = ok(json!({"op": "game_of", "input": input}))["game"].clone();
+    let got = ok(json!({"op": "receive", "input": input, "stored": p.log}));
+    assert_eq!(got["game"], game);
+    p.log = Some(got["log"].as_str().unwrap().into());
+    got
+}
+
+/// The form the seat's turn asks for, the move being the first legal one.
+fn fields<G: Game>(log: &str, id: &Identity, n: u64) -> Value {
+    let r = Replay::<G>::from_bytes(log.as_bytes()).unwrap();
+    let (action, _) = r.expected();
+    let what = match action {
+        Action::Join => "join",
+        Action::Ready => "ready",
+        Action::Reveal => "reveal",
+        Action::Over => "countersign",
+        Action::Move => {
+            let w = Writer::new(&r, id, time(n)).unwrap();
+            let at = w.position().unwrap();
+            let first = G::intents(&at.state, at.seat, &at.own).remove(0);
+            return json!({"what": "move", "move": first.to_string(), "entries": r.len()});
+        }
+    };
+    json!({"what": what, "entries": r.len().to_string()})
+}
+
+/// A whole game of `G` between `n` browsers, every entry written by
+/// `act` and carried to the others by the mail it offers (alternately its
+/// armored block and its player link) through `receive`.
+fn whole_game<G: Game>(n: usize) {
+    let (mut players, genesis) = table::<G>(n);
+    let ids: Vec<Identity> = players
+        .iter()
+        .map(|p| Identity::from_file("x".into(), p.file.as_bytes()).unwrap())
+        .collect();
+    players[0].log = Some(genesis.clone());
+    // The others open the invitation's .jsonl.
+    for p in &mut players[1..] {
+        assert_eq!(take(p, &genesis)["added"], 1);
+    }
+    let mut mails = 0;
+    for step in 1..5000u64 {
+        let anna_log = players[0].log.clone().unwrap();
+        let r = Replay::<G>::from_bytes(anna_log.as_bytes()).unwrap();
+        let seat = match r.expected() {
+            (Action::Over, _) => match (0..n).find(|s| !r.countersigned.contains(s)) {
+                Some(s) => s,
+                None => break,
+            },
+            (_, Some(s)) => s,
+            (a, None) => panic!("nobody to {a:?}"),
+        };
+        let me = &players[seat];
+        let log = me.log.clone().expect("the player holds the game");
+        // The page shows the game before every entry, without a refusal.
+        let page = ok(
+            json!({"op": "page", "log": log, "identity": me.file, "query": "",
+            "now": time(step)}),
+        );
+        assert!(
+            page["html"].as_str().unwrap().contains("<form"),
+            "an action is offered"
+        );
+        let done = ok(json!({"op": "act", "log": log, "identity": me.file,
+            "fields": fields::<G>(&log, &ids[seat], step), "now": time(step),
+            "random": random(step), "joined": me.joined, "player_url": URL}));
+        let me = &mut players[seat];
+        assert_eq!(done["entry"], r.len());
+        assert!(
+            done["log"]
+                .as_str()
+                .unwrap()
+                .ends_with(done["new"].as_str().unwrap())
+        );
+        me.log = Some(done["log"].as_str().unwrap().into());
+        if let Some(j) = done["joined"].as_str() {
+            me.joined = Some(j.into());
+        }
+        let send = &done["send"];
+        if send.is_null() {
+            continue;
+        }
+        mails += 1;
+        let body = send["body"].as_str().unwrap();
+        assert!(send["mailto"].as_str().unwrap().starts_with("mailto:"));
+        assert!(
+            send["subject"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("[starry] {}", title_of(G::NAME)))
+        );
+        for id in &ids {
+            let file: Value = serde_json::from_str(&id.file_text()).unwrap();
+            let secret = file["secret"].as_str().unwrap();
+            assert!(!body.contains(secret) && !send["mailto"].as_str().unwrap().contains(secret));
+        }
+        // Alternately by the armored block in the mail and by its link.
+        let input = if mails % 2 == 0 {
+            body.to_string()
+        } else {
+            body.lines()
+                .find(|l| l.starts_with(URL))
+                .expect("a player link")
+                .to_string()
+        };
+        let to: Vec<String> = serde_json::from_value(send["to"].clone()).unwrap();
+        assert!(
+            !to.contains(&players[seat].email),
+            "nobody mails themselves"
+        );
+        for p in players.iter_mut().filter(|p| to.contains(&p.email)) {
+            take(p, &input);
+        }
+    }
+    let logs: Vec<String> = players.iter().map(|p| p.log.clone().unwrap()).collect();
+    assert!(
+        logs.iter().all(|l| *l == logs[0]),
+        "the copies end identical"
+    );
+    let r = Replay::<G>::from_bytes(logs[0].as_bytes()).unwrap();
+    assert!(r.is_over());
+    assert_eq!(r.countersigned.len(), n);
+    let games = ok(
+        json!({"op": "games", "games": {hex::encode(r.game_id): logs[0]},
+        "identity": players[0].file}),
+    );
+    assert_eq!(games["games"][0]["over"], true);
+    assert_eq!(games["games"][0]["players"].as_array().unwrap().len(), n);
+}
+
+#[test]
+fn a_whole_game_of_starry_sky_between_three_browsers_through_call_json() {
+    whole_game::<StarrySky>(3);
+}
+
+#[test]
+fn a_whole_game_of_starry_night_between_two_browsers_through_call_json() {
+    whole_game::<StarryNight>(2);
+}
+
+#[test]
+fn a_damaged_link_a_fork_and_a_gap_are_refused() {
+    let (mut players, genesis) = table::<StarryNight>(2);
+    take(&mut players[1], &genesis);
+    let kept = players[1].log.clone();
+    let link = starry_core::link::link_of(URL, genesis.as_bytes());
+    let cut = format!("{}%{}", &link[..link.len() - 10], &link[link.len() - 9..]);
+    let e = refused(json!({"op": "receive", "input": cut, "stored": kept}));
+    assert!(e.contains("damaged"), "{e}");
+
+    // Anna's join, and her join with another nonce (a second browser of
+    // hers): two different entries at position 1 are a fork.
+    let anna = &players[0];
+    let done = ok(json!({"op": "act", "log": genesis, "identity": anna.file,
+        "fields": {"what": "join"}, "now": time(1), "random": random(1), "joined": null}));
+    let entries = done["new"].as_str().unwrap().to_string();
+    // The same seat's join with another nonce: two entries at position 1.
+    let other = ok(json!({"op": "act", "log": genesis, "identity": anna.file,
+        "fields": {"what": "join"}, "now": time(1), "random": random(2), "joined": null}));
+    let forked = format!("{genesis}{}", other["new"].as_str().unwrap());
+    let e = refused(json!({"op": "receive", "input": entries, "stored": forked}));
+    assert!(e.contains("fork"), "{e}");
+
+    // Entries after a gap.
+    let e = refused(json!({"op": "receive", "input": entries, "stored": null}));
+    assert!(e.contains("no copy of the game"), "{e}");
+    // A damaged armored block names its line.
+    let block = starry_core::armor::armor(genesis.as_bytes());
+    let e =
+        refused(json!({"op": "receive", "input": block.replacen("\n", "\n#", 2), "stored": null}));
+    assert!(e.contains("damaged on line"), "{e}");
+    // A tampered entry fails the audit's replay.
+    let tampered = genesis.replacen("Anna", "Anne", 1);
+    let e = refused(json!({"op": "receive", "input": tampered, "stored": null}));
+    assert!(e.contains("does not verify"), "{e}");
+}
+
+#[test]
+fn the_wrong_identity_a_stale_copy_and_a_second_join_are_refused() {
+    let (players, genesis) = table::<StarryNight>(2);
+    let cleo = Identity::from_master_secret("Cleo", "cleo@example.org", [3; 32]);
+    let e = refused(
+        json!({"op": "act", "log": genesis, "identity": cleo.file_text(),
+        "fields": {"what": "join"}, "now": time(1), "random": random(1), "joined": null}),
+    );
+    assert!(e.contains("no seat"), "{e}");
+    assert!(!e.contains("secret"), "{e}");
+    let anna = &players[0];
+    let e = refused(json!({"op": "act", "log": genesis, "identity": anna.file,
+        "fields": {"what": "join", "entries": "3"}, "now": time(1), "random": random(1)}));
+    assert!(e.contains("moved on"), "{e}");
+    // A join kept from another copy is not written again at another point.
+    let first = ok(json!({"op": "act", "log": genesis, "identity": anna.file,
+        "fields": {"what": "join"}, "now": time(1), "random": random(1), "joined": null}));
+    let again = ok(json!({"op": "act", "log": genesis, "identity": anna.file,
+        "fields": {"what": "join"}, "now": time(2), "random": random(2), "joined": first["joined"]}));
+    assert_eq!(again["new"], first["new"], "the same join, never a second");
+    let mut other_point = first["joined"].as_str().unwrap().to_string();
+    other_point = other_point.replacen("\"n\":1", "\"n\":2", 1);
+    let e = refused(json!({"op": "act", "log": genesis, "identity": anna.file,
+        "fields": {"what": "join"}, "now": time(2), "random": random(2), "joined": other_point}));
+    assert!(e.contains("fork"), "{e}");
+    // A damaged identity file is refused without quoting it.
+    let e = refused(json!({"op": "identity_read", "file": "{\"secret\": \"hunter2\"}"}));
+    assert!(e.contains("corrupt") && !e.contains("hunter2"), "{e}");
+    let e = refused(json!({"op": "nope"}));
+    assert!(e.contains("unknown op"), "{e}");
+}
+
+#[test]
+fn the_page_escapes_what_the_log_says() {
+    let evil = "<script>alert(1)</script>";
+    let anna = Identity::from_master_secret("Anna", "anna@example.org", [1; 32]);
+    let mut ben = SeatInfo::of(&Identity::from_master_secret(
+        "B",
+        "ben@example.org",
+        [2; 32],
+    ));
+    ben.name = evil.into();
+    let setup = Setup {
+        seats: vec![SeatInfo::of(&anna), ben],
+        pairs: &[],
+        extra: None,
+    };
+    let genesis = write::genesis::<StarryNight>(&anna, setup, None, time(0), [7; 32]).unwrap();
+    let page = ok(
+        json!({"op": "page", "log": String::from_utf8(genesis).unwrap(),
+        "identity": null, "query": "pick=<b>", "now": time(1)}),
+    );
+    let html = page["html"].as_str().unwrap();
+    assert!(!html.contains("<script"), "{html}");
+    assert!(!html.contains("<b>"), "{html}");
+}
