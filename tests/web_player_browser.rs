@@ -182,6 +182,21 @@ fn browser_turn(b: &mut Browser) -> &'static str {
     done
 }
 
+/// What axe-core (serious and critical) and the 24 px target check find
+/// on a phone's screen while the player chooses a move (the board, its
+/// choices and the action forms), or an empty list (a loud skip without
+/// axe-core: STARRY_SKIP_AXE_TESTS).
+fn choosing_a_move_on_a_phone(b: &mut Browser) -> Vec<String> {
+    let Some(axe) = axe_or_skip() else {
+        return Vec::new();
+    };
+    b.screen(phone());
+    let mut found = axe_serious(b, &axe);
+    found.extend(b.small_targets(24.0));
+    b.screen(desktop());
+    found
+}
+
 /// Every way the secrets of the browser's identity (its exported file)
 /// and of its seat in the game (its game secret, next beacon link and
 /// face-down tokens' salts) may be written.
@@ -204,7 +219,8 @@ fn assert_no_secret(what: &str, text: &str, secrets: &[String]) {
 /// the browser and Ben with the CLI, from the invitation (a link) through
 /// join, ready and Anna's first move, each of her entries sent by her
 /// page's "Mail it" and taken by Ben's `starry ingest`, each of his by a
-/// link in her page. No request leaves for anywhere but the player's own
+/// link in her page; the copy and download fallbacks carry the same
+/// entries. No request leaves for anywhere but the player's own
 /// files; no secret of hers (nor a face-down token's salt) is in any page,
 /// link or mail; the copies end identical and audit-valid.
 #[test]
@@ -226,10 +242,14 @@ fn a_turn_exchange_with_a_cli_player_makes_no_request_elsewhere_and_shows_no_sec
     open(&mut b, &origin);
     create_identity(&mut b, "Anna", anna_email);
     let identity_file = storage(&mut b)["starry/identity"].clone();
+    b.allow_clipboard();
+    let saved = tempfile::tempdir().unwrap();
+    b.download_into(saved.path());
     let mut links = Vec::new();
     let mut mails = Vec::new();
     let mut pages = Vec::new();
     let mut anna_moved = false;
+    let mut axe_checked = None;
     for _ in 0..40 {
         let log = std::fs::read(&bens).unwrap();
         let kept = storage(&mut b)
@@ -259,6 +279,9 @@ fn a_turn_exchange_with_a_cli_player_makes_no_request_elsewhere_and_shows_no_sec
         let st = status(ben, &bens);
         if st["to_act_seat"] == 1 {
             pages.push(b.page_text());
+            if b.exists("#game .choices a") && axe_checked.is_none() {
+                axe_checked = Some(choosing_a_move_on_a_phone(&mut b));
+            }
             let done = browser_turn(&mut b);
             anna_moved = done == "move";
             pages.push(b.page_text());
@@ -283,6 +306,25 @@ fn a_turn_exchange_with_a_cli_player_makes_no_request_elsewhere_and_shows_no_sec
                 kept,
                 "Ben's copy after {done}: {v}"
             );
+            // The fallbacks: the mail's text copied, and the new entries
+            // downloaded as the armored block carries them.
+            b.press("#copy");
+            b.wait_for(
+                "document.getElementById('notice').textContent === \"The mail's text is copied.\"",
+                "the copy",
+            );
+            assert_eq!(
+                b.clipboard().replace("\r\n", "\n"),
+                m.body.replace("\r\n", "\n")
+            );
+            let name = b.attr("#download", "download").unwrap();
+            assert!(
+                name.starts_with(&id[..16]) && name.ends_with(".jsonl"),
+                "{name}"
+            );
+            b.press("#download");
+            let armored = starry_core::armor::dearmor_all(&m.body).unwrap();
+            assert_eq!(b.downloaded(saved.path(), &name), armored[0], "{name}");
             mails.push(href);
         } else {
             let cli = if st["to_act_seat"] == 2 { cleo } else { ben };
@@ -291,6 +333,7 @@ fn a_turn_exchange_with_a_cli_player_makes_no_request_elsewhere_and_shows_no_sec
         }
     }
     assert!(anna_moved, "Anna never got to move");
+    assert_eq!(axe_checked, Some(Vec::new()), "choosing a move on a phone");
     let log = std::fs::read(&bens).unwrap();
     let audit = ben.run(&["audit", bens.to_str().unwrap()]);
     assert!(audit.status.success(), "{}", stdout(&audit));
