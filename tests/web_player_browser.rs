@@ -682,6 +682,29 @@ fn games_are_received_and_bad_input_is_refused_with_nothing_kept_changed() {
         "a tampered entry changed what is kept"
     );
 
+    // Entries of a game not kept, without its beginning; the same
+    // entries twice (nothing new, nothing changed).
+    paste(
+        &mut b,
+        &starry_core::link::link_of(&origin, &entries_from(&std::fs::read(&bens2).unwrap(), 1)),
+    );
+    let said = refusal(&mut b);
+    assert!(
+        said.contains("begin at entry 1") && said.contains("whole log"),
+        "{said}"
+    );
+    assert_eq!(storage(&mut b), kept, "a gap changed what is kept");
+    paste(&mut b, &starry_core::armor::armor(&log));
+    b.wait_for(
+        "document.getElementById('notice').textContent.includes('nothing new')",
+        "nothing new",
+    );
+    assert_eq!(
+        storage(&mut b),
+        kept,
+        "entries taken twice changed what is kept"
+    );
+
     // A file that is no log, and nothing at all.
     let nolog = dir_t.path().join("notes.jsonl");
     std::fs::write(&nolog, "Dear Anna, see you Tuesday.\n").unwrap();
