@@ -577,7 +577,6 @@ fn the_player_build_takes_turns_and_a_failure_says_why() {
 
 /// The built player: its files, each served with its type.
 #[test]
-#[ignore = "needs the web player (crates/web/build.sh, or STARRY_WEB_DIR) not yet in this tree"]
 fn the_built_player_is_served_with_its_types() {
     let dir = web_player();
     let s = StaticServer::start(&dir);

@@ -120,3 +120,5 @@ mod starry_night_mail;
 mod time_controls;
 #[path = "vectors.rs"]
 mod vectors;
+#[path = "web_player_browser.rs"]
+mod web_player_browser;

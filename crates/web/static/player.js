@@ -187,6 +187,9 @@
         problem("");
         showIdentity();
       };
+      // The chosen file is taken once: a text pasted later is not
+      // overridden by a file chosen before.
+      form.elements.pick.value = "";
       if (picked) picked.text().then(take); else take(form.elements.file.value);
     });
     $("receive-go").addEventListener("click", () => {
