@@ -95,6 +95,7 @@ pub const ENV_VARS: &[&str] = &[
     "STARRY_IMAP_TIMEOUT",
     "STARRY_IMAP_INBOX",
     "STARRY_IMAP_FOLDER",
+    "STARRY_PLAYER_URL",
 ];
 
 /// How messages leave.
