@@ -392,11 +392,18 @@ fn mail_setup_sets_the_player_url_alone() {
             .output()
             .unwrap()
     };
-    for bad in ["http://example.org/", "https://example.org/#x", "javascript:alert(1)"] {
+    for bad in [
+        "http://example.org/",
+        "https://example.org/#x",
+        "javascript:alert(1)",
+    ] {
         let out = setup(bad);
         let e = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{e}");
-        assert!(e.contains(&format!("--player-url {bad}: the player address ")), "{e}");
+        assert!(
+            e.contains(&format!("--player-url {bad}: the player address ")),
+            "{e}"
+        );
         assert!(e.contains("nothing was changed"), "{e}");
         assert!(!settings.exists());
     }
@@ -407,16 +414,30 @@ fn mail_setup_sets_the_player_url_alone() {
         std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o600)).unwrap();
     }
     let out = setup("https://example.org/starry/");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let said = String::from_utf8_lossy(&out.stdout);
-    assert!(said.contains("player_url set to https://example.org/starry/"), "{said}");
+    assert!(
+        said.contains("player_url set to https://example.org/starry/"),
+        "{said}"
+    );
     let written: toml::Table = std::fs::read_to_string(&settings).unwrap().parse().unwrap();
-    assert_eq!(written["player_url"].as_str(), Some("https://example.org/starry/"));
+    assert_eq!(
+        written["player_url"].as_str(),
+        Some("https://example.org/starry/")
+    );
     assert_eq!(written["from"].as_str(), Some("Anna <anna@example.org>"));
     assert!(written.get("smtp").is_none(), "{written}");
 
     let out = setup("");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let written: toml::Table = std::fs::read_to_string(&settings).unwrap().parse().unwrap();
     assert!(written.get("player_url").is_none(), "{written}");
     assert_eq!(written["from"].as_str(), Some("Anna <anna@example.org>"));

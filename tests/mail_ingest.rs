@@ -800,7 +800,14 @@ fn a_damaged_attachment_beside_an_intact_armored_block_gives_way_to_it() {
 /// of the new entries only; no attachment, no X-Starry header. Its lines
 /// are wrapped at `width` columns and each begins with `quote`, as mail
 /// programs do to text.
-fn web_mail(to: &str, subject: &str, link: &str, entries: &[u8], width: usize, quote: &str) -> Vec<u8> {
+fn web_mail(
+    to: &str,
+    subject: &str,
+    link: &str,
+    entries: &[u8],
+    width: usize,
+    quote: &str,
+) -> Vec<u8> {
     let armor = starry::mail::armor(entries);
     let mut body = format!("I played in {subject}. Play in your browser, nothing to install:\n");
     for chunk in link.as_bytes().chunks(width) {

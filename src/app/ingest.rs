@@ -1,4 +1,5 @@
-//! `starry ingest`: take a received turn mail (or a pasted armored block),
+//! `starry ingest`: take a received turn mail (or a pasted armored block,
+//! or a player link: docs/mail.md, "Player links"),
 //! verify the log in it completely, and fast-forward the local copy of that
 //! game — never anything but a fast-forward.
 //!
@@ -218,8 +219,9 @@ fn read_input(input: Option<&Path>, name: &str) -> Result<Vec<u8>> {
     if stdin && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         let _ = writeln!(
             std::io::stderr(),
-            "Paste the turn mail or the armored block (from -----BEGIN STARRY LOG----- to \
-             -----END STARRY LOG-----), then press Ctrl-D on a line of its own."
+            "Paste the turn mail, the armored block (from -----BEGIN STARRY LOG----- to \
+             -----END STARRY LOG-----) or a player link (…#log=…), then press Ctrl-D on a line \
+             of its own."
         );
     }
     match input {
@@ -266,9 +268,9 @@ fn pick_log(raw: &[u8], name: &str) -> Result<Vec<u8>> {
     let logs = find_logs(raw, LIMIT).map_err(bad)?;
     if logs.is_empty() {
         return match link_entries(raw) {
-            Some(entries) => entries.map_err(|e| {
-                Error::Input(format!("{name}: {e}; nothing was changed"))
-            }),
+            Some(entries) => {
+                entries.map_err(|e| Error::Input(format!("{name}: {e}; nothing was changed")))
+            }
             None => Err(bad(MailError::NoLog)),
         };
     }

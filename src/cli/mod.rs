@@ -583,8 +583,9 @@ pub struct ServeArgs {
 
 #[derive(Args, Debug)]
 pub struct IngestArgs {
-    /// The received mail (.eml, or one mbox message), a text holding the armored block, or another
-    /// copy of the log itself;
+    /// The received mail (.eml, or one mbox message), a text holding the armored block or a
+    /// player link, a player link itself (`https://…#log=…`, in quotes), or another copy of the
+    /// log itself;
     /// `-` or nothing reads standard input (paste, then Ctrl-D).
     pub input: Option<PathBuf>,
     /// Your copy of the game, instead of $STARRY_HOME/games/GAME-ID.jsonl (created if missing).

@@ -399,7 +399,10 @@ mod tests {
                 .find_map(|f| starry_core::link::entries_of(&f).ok())
         };
         assert_eq!(decode(link.as_bytes()).as_deref(), Some(&entries[..]));
-        assert_eq!(decode(format!(" {link}\n").as_bytes()).as_deref(), Some(&entries[..]));
+        assert_eq!(
+            decode(format!(" {link}\n").as_bytes()).as_deref(),
+            Some(&entries[..])
+        );
         // Wrapped at 30 columns and quoted, then a word after a blank line.
         let (head, frag) = link.split_at(40);
         let wrapped: Vec<String> = frag
@@ -430,7 +433,10 @@ mod tests {
         let with_words = mail(&format!(
             "Good luck!\r\n\r\nI played. Play in your browser:\r\n{link}\r\n"
         ));
-        assert_eq!(personal_note(with_words.as_bytes()).as_deref(), Some("Good luck!"));
+        assert_eq!(
+            personal_note(with_words.as_bytes()).as_deref(),
+            Some("Good luck!")
+        );
     }
     use crate::armor::armor;
     use base64::Engine as _;

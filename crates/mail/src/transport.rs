@@ -466,12 +466,8 @@ fn player_url(
     if url.is_empty() {
         return Ok(None);
     }
-    starry_core::link::check_player_url(url).map_err(|e| {
-        MailError::Config(format!(
-            "{place} is `{}`: {e}",
-            text::excerpt(url)
-        ))
-    })?;
+    starry_core::link::check_player_url(url)
+        .map_err(|e| MailError::Config(format!("{place} is `{}`: {e}", text::excerpt(url))))?;
     Ok(Some(url.to_string()))
 }
 
@@ -1921,7 +1917,10 @@ mod tests {
     fn a_player_url_is_checked_where_it_is_given() {
         let home = home_with(Some("player_url = \"https://example.org/starry/\"\n"));
         let cfg = load_with_env(home.path(), &env_of(&[])).unwrap();
-        assert_eq!(cfg.player_url.as_deref(), Some("https://example.org/starry/"));
+        assert_eq!(
+            cfg.player_url.as_deref(),
+            Some("https://example.org/starry/")
+        );
         // The variable wins; an empty one leaves the file's.
         let cfg = load_with_env(
             home.path(),
@@ -1930,7 +1929,10 @@ mod tests {
         .unwrap();
         assert_eq!(cfg.player_url.as_deref(), Some("http://localhost:8000/"));
         let cfg = load_with_env(home.path(), &env_of(&[("STARRY_PLAYER_URL", " ")])).unwrap();
-        assert_eq!(cfg.player_url.as_deref(), Some("https://example.org/starry/"));
+        assert_eq!(
+            cfg.player_url.as_deref(),
+            Some("https://example.org/starry/")
+        );
 
         let err = load_with_env(
             home.path(),
@@ -1938,12 +1940,20 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(err.starts_with("mail settings: STARRY_PLAYER_URL is `http://example.org/`"), "{err}");
+        assert!(
+            err.starts_with("mail settings: STARRY_PLAYER_URL is `http://example.org/`"),
+            "{err}"
+        );
         assert!(err.contains("https://"), "{err}");
         let home = home_with(Some("player_url = \"https://example.org/#x\"\n"));
-        let err = load_with_env(home.path(), &env_of(&[])).unwrap_err().to_string();
+        let err = load_with_env(home.path(), &env_of(&[]))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("`player_url` in "), "{err}");
-        assert!(err.contains("mail.toml is `https://example.org/#x`"), "{err}");
+        assert!(
+            err.contains("mail.toml is `https://example.org/#x`"),
+            "{err}"
+        );
         assert!(err.contains("`#` part"), "{err}");
         let home = home_with(Some("player_url = \"\"\n"));
         let cfg = load_with_env(home.path(), &env_of(&[])).unwrap();
