@@ -476,21 +476,16 @@ fn player_links_add_nothing_to_the_score() {
         assert!(m.text.contains(&format!("{url}#log=")), "{}", m.text);
         kinds.entry(kind(s, m)).or_default().push(i);
     }
-    let mut chosen = BTreeSet::new();
-    for all in kinds.values() {
-        let len = |&&i: &&usize| mails[i].text.len();
-        chosen.insert(*all.iter().min_by_key(len).unwrap());
-        chosen.insert(*all.iter().max_by_key(len).unwrap());
-    }
-    let chosen: Vec<usize> = chosen.into_iter().collect();
+    // Every mail is scored, not the shortest and the longest of each
+    // kind: what a link can hit depends on its length (SpamAssassin cuts a
+    // paragraph every 2048 characters, and a short last piece of a link
+    // alone is `TRACKER_ID`), and the lengths differ from mail to mail.
     let scores = score(
         &spamassassin,
-        &chosen
-            .iter()
-            .map(|&i| sent[i].eml.as_slice())
-            .collect::<Vec<_>>(),
+        &sent.iter().map(|s| s.eml.as_slice()).collect::<Vec<_>>(),
     );
-    for (&i, (points, report)) in chosen.iter().zip(&scores) {
+    assert!(kinds.len() >= 6, "{:?}", kinds.keys());
+    for (i, (points, report)) in scores.iter().enumerate() {
         assert!(
             *points <= 0.0,
             "{points} points with a player link: {} to {}\n{report}",
