@@ -269,7 +269,7 @@ fn since_list(since: &[history::Event], id16: &str) -> Block {
 pub(super) const PLAY_IN_BROWSER: &str = "Play in your browser, nothing to install:";
 
 /// The words after a player link.
-const LINK_CARRIES: &str = "The link carries the entries of the attached file, after its `#`: \
+pub(super) const LINK_CARRIES: &str = "The link carries the entries of the attached file, after its `#`: \
                             a browser never sends that part to the site.";
 
 /// The steps of "What to do now", numbered as they come.

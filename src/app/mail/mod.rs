@@ -414,6 +414,18 @@ fn player_link(cfg: &MailConfig, log: &[u8]) -> Option<String> {
         .then(|| starry_core::link::link_of(url, log))
 }
 
+/// The player link of a mail that carries `log` and has no body of
+/// [`body`]'s (the robot's): the same paragraph, as text, ending in a
+/// newline; none without `player_url`.
+pub fn link_paragraph(cfg: &MailConfig, log: &[u8]) -> Option<String> {
+    let link = player_link(cfg, log)?;
+    Some(format!(
+        "{}{link}\n{}",
+        text::wrap(&format!("{}\n", body::PLAY_IN_BROWSER), 72, ""),
+        text::wrap(&format!("{}\n", body::LINK_CARRIES), 72, "")
+    ))
+}
+
 /// The reminder's one recipient: the player the game waits for. Refused
 /// when the sender holds no seat, is the one awaited, or the game is over.
 fn reminded<G: Game>(
@@ -1054,6 +1066,21 @@ mod tests {
                 assert!(!String::from_utf8_lossy(&log).contains(&secret));
             }
         }
+    }
+
+    #[test]
+    fn the_robots_paragraph_carries_the_link_only_with_a_player_url() {
+        let log = b"{\"body\":{}}\n";
+        assert_eq!(link_paragraph(&MailConfig::default(), log), None);
+        let cfg = MailConfig {
+            player_url: Some("https://example.org/p/".into()),
+            ..MailConfig::default()
+        };
+        let p = link_paragraph(&cfg, log).unwrap();
+        let link = starry_core::link::link_of("https://example.org/p/", log);
+        assert!(p.starts_with(body::PLAY_IN_BROWSER), "{p}");
+        assert!(p.contains(&format!("\n{link}\nThe link carries")), "{p}");
+        assert!(p.ends_with("to the site.\n"), "{p}");
     }
 
     #[test]
