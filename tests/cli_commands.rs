@@ -375,3 +375,70 @@ fn completions_and_the_manual_page_are_printed() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("the commands are id, new"));
 }
+
+/// `starry mail setup --player-url`: alone, it sets only `player_url` (no
+/// server asked for, nothing tried), keeps the other settings, refuses a
+/// bad address with the reason and nothing written, and "" removes it.
+#[test]
+fn mail_setup_sets_the_player_url_alone() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join("mail.toml");
+    let setup = |url: &str| {
+        assert_cmd::Command::cargo_bin("starry")
+            .unwrap()
+            .env("STARRY_HOME", home.path())
+            .env_remove("STARRY_PLAYER_URL")
+            .args(["mail", "setup", "--player-url", url])
+            .output()
+            .unwrap()
+    };
+    for bad in [
+        "http://example.org/",
+        "https://example.org/#x",
+        "javascript:alert(1)",
+    ] {
+        let out = setup(bad);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{e}");
+        assert!(
+            e.contains(&format!("--player-url {bad}: the player address ")),
+            "{e}"
+        );
+        assert!(e.contains("nothing was changed"), "{e}");
+        assert!(!settings.exists());
+    }
+    std::fs::write(&settings, "from = \"Anna <anna@example.org>\"\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let out = setup("https://example.org/starry/");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("player_url set to https://example.org/starry/"),
+        "{said}"
+    );
+    let written: toml::Table = std::fs::read_to_string(&settings).unwrap().parse().unwrap();
+    assert_eq!(
+        written["player_url"].as_str(),
+        Some("https://example.org/starry/")
+    );
+    assert_eq!(written["from"].as_str(), Some("Anna <anna@example.org>"));
+    assert!(written.get("smtp").is_none(), "{written}");
+
+    let out = setup("");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written: toml::Table = std::fs::read_to_string(&settings).unwrap().parse().unwrap();
+    assert!(written.get("player_url").is_none(), "{written}");
+    assert_eq!(written["from"].as_str(), Some("Anna <anna@example.org>"));
+}

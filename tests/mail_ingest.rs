@@ -793,3 +793,117 @@ fn a_damaged_attachment_beside_an_intact_armored_block_gives_way_to_it() {
         "the intact copy was taken"
     );
 }
+
+/// The mail the web player composes (docs/mail.md, "Player links"), as the
+/// player's own mail program sends it from a `mailto:`: a Subject, a
+/// plain-text body with a sentence, the player link and the armored block
+/// of the new entries only; no attachment, no X-Starry header. Its lines
+/// are wrapped at `width` columns and each begins with `quote`, as mail
+/// programs do to text.
+fn web_mail(
+    to: &str,
+    subject: &str,
+    link: &str,
+    entries: &[u8],
+    width: usize,
+    quote: &str,
+) -> Vec<u8> {
+    let armor = starry::mail::armor(entries);
+    let mut body = format!("I played in {subject}. Play in your browser, nothing to install:\n");
+    for chunk in link.as_bytes().chunks(width) {
+        body.push_str(std::str::from_utf8(chunk).unwrap());
+        body.push('\n');
+    }
+    body.push('\n');
+    for line in armor.lines() {
+        for chunk in line.as_bytes().chunks(width) {
+            body.push_str(std::str::from_utf8(chunk).unwrap());
+            body.push('\n');
+        }
+    }
+    let body: String = body.lines().map(|l| format!("{quote}{l}\r\n")).collect();
+    format!(
+        "From: Web Player <web@example.org>\r\nTo: {to}\r\nSubject: {subject}\r\n\
+         Date: Fri, 27 Nov 2026 10:00:00 +0000\r\nMessage-ID: <w1@example.org>\r\n\
+         MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\
+         Content-Transfer-Encoding: 8bit\r\n\r\n{body}"
+    )
+    .into_bytes()
+}
+
+#[test]
+fn the_web_players_mail_and_link_are_taken_and_the_game_goes_on() {
+    let g = play_outbox(10);
+    let ps = &g.players.p;
+    let id16 = g.id16();
+    // Everyone at the same entry first (a bare copy of the log).
+    let (_, r, _, log) = g.turn_mail();
+    let shared = write(g.players.dir.path(), "shared.jsonl", &log);
+    for p in ps {
+        p.json(&["ingest", shared.to_str().unwrap(), "--json"]);
+        assert_eq!(std::fs::read(p.copy_of(&g.game_id)).unwrap(), log);
+    }
+    // The player to act plays in the web player: the entry is written,
+    // and their mail carries it alone, line-wrapped (and, to one of the
+    // others, quoted).
+    ps[r].json(&["play", id16, "--auto", "--json"]);
+    let after = std::fs::read(ps[r].copy_of(&g.game_id)).unwrap();
+    let new = entries_from(&after, entries_in(&log));
+    assert_eq!(entries_in(&new), 1);
+    let subject = game_subject("starry-sky", &g.game_id);
+    let link = starry_core::link::link_of("https://example.org/starry/", &new);
+    let others: Vec<usize> = (0..3).filter(|&s| s != r).collect();
+
+    // By `starry ingest`, wrapped at 60 columns and quoted.
+    let q = others[0];
+    let mail = web_mail(&ps[q].email, &subject, &link, &new, 60, "> ");
+    assert!(!String::from_utf8_lossy(&mail).contains("X-Starry"));
+    let file = write(&ps[q].home, "web.eml", &mail);
+    let out = ps[q].json(&["ingest", file.to_str().unwrap(), "--json"]);
+    assert_eq!(out["outcome"], "fast-forwarded", "{out}");
+    assert_eq!(std::fs::read(ps[q].copy_of(&g.game_id)).unwrap(), after);
+
+    // By `starry sync` from a maildir, wrapped at 40 columns: taken and
+    // filed away, the sentence and the link no one's note.
+    let s = others[1];
+    let maildir = ps[s].home.join("Mail");
+    for sub in ["new", "cur", "tmp"] {
+        std::fs::create_dir_all(maildir.join(sub)).unwrap();
+    }
+    let mail = web_mail(&ps[s].email, &subject, &link, &new, 40, "");
+    write(&maildir.join("new"), "1764237600.web.host", &mail);
+    let out = ps[s].json(&["sync", "--maildir", maildir.to_str().unwrap(), "--json"]);
+    assert_eq!(out["mails"][0]["outcome"], "taken", "{out}");
+    assert!(out["mails"][0].get("note").is_none(), "{out}");
+    assert_eq!(std::fs::read(ps[s].copy_of(&g.game_id)).unwrap(), after);
+
+    // The game goes on from the CLI, whose turn mails now carry a link;
+    // the web player (here a CLI player too) takes the link alone, as an
+    // argument.
+    let status = ps[q].json(&["status", id16, "--json"]);
+    let next = g.players.seat_of(status["to_act"].as_str().unwrap());
+    let url = "https://example.org/starry/";
+    let out = ps[next].run_env(
+        &[("STARRY_PLAYER_URL", url)],
+        &["play", id16, "--auto", "--mail", "--json"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let latest = std::fs::read(ps[next].copy_of(&g.game_id)).unwrap();
+    let mut linked = false;
+    for f in sent_paths(&report) {
+        let eml = std::fs::read(f).unwrap();
+        let (to, _, _) = mail_headers(&eml);
+        let t = text_of(&eml);
+        let at = t.find(url).expect("the mail carries a player link");
+        let their_link = t[at..].lines().next().unwrap().to_string();
+        let who = g.players.seat_of(&to);
+        let before = std::fs::read(ps[who].copy_of(&g.game_id)).unwrap();
+        let out = ps[who].json(&["ingest", &their_link, "--json"]);
+        assert_eq!(out["outcome"], "fast-forwarded", "{out}");
+        assert_eq!(std::fs::read(ps[who].copy_of(&g.game_id)).unwrap(), latest);
+        assert!(before.len() < latest.len());
+        linked = true;
+    }
+    assert!(linked);
+}

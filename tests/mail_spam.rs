@@ -65,7 +65,19 @@ struct Sent {
 /// `remind_at` entries is reminded, and the log is mailed again with
 /// `--full`. Returns every mail, oldest first.
 fn play_by_mail(game: &'static str, n: usize, extra: &[&str], remind_at: usize) -> Vec<Sent> {
-    let players = Players::new(n);
+    play_by_mail_with(game, n, extra, remind_at, &[])
+}
+
+/// [`play_by_mail`] with the variables `env` set for every player.
+fn play_by_mail_with(
+    game: &'static str,
+    n: usize,
+    extra: &[&str],
+    remind_at: usize,
+    env: &[(&str, &str)],
+) -> Vec<Sent> {
+    let mut players = Players::new(n);
+    players.set_env(env);
     let ps = &players.p;
     let mut args = vec!["new", game, "--players"];
     let emails = players.emails();
@@ -442,6 +454,43 @@ fn every_kind_of_mail_scores_low_with_spamassassin() {
         assert!(
             all.contains(expected),
             "no mail of the kind {expected:?} in\n{all}"
+        );
+    }
+}
+
+/// With `player_url` set, every mail carries a player link: a long address
+/// (a whole log in its fragment, with `--full`) in the text and the HTML.
+/// It adds nothing to any mail's score, and the two parts still carry the
+/// same words.
+#[test]
+fn player_links_add_nothing_to_the_score() {
+    let Some(spamassassin) = spamassassin_or_skip() else {
+        return;
+    };
+    let url = "https://example.org/starry/";
+    let sent = play_by_mail_with("starry-sky", 3, &[], 12, &[("STARRY_PLAYER_URL", url)]);
+    let mails: Vec<Mail> = sent.iter().map(|s| parse_mail(&s.eml)).collect();
+    let mut kinds: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, (s, m)) in sent.iter().zip(&mails).enumerate() {
+        same_words(m);
+        assert!(m.text.contains(&format!("{url}#log=")), "{}", m.text);
+        kinds.entry(kind(s, m)).or_default().push(i);
+    }
+    // Every mail is scored, not the shortest and the longest of each
+    // kind: what a link can hit depends on its length (SpamAssassin cuts a
+    // paragraph every 2048 characters, and a short last piece of a link
+    // alone is `TRACKER_ID`), and the lengths differ from mail to mail.
+    let scores = score(
+        &spamassassin,
+        &sent.iter().map(|s| s.eml.as_slice()).collect::<Vec<_>>(),
+    );
+    assert!(kinds.len() >= 6, "{:?}", kinds.keys());
+    for (i, (points, report)) in scores.iter().enumerate() {
+        assert!(
+            *points <= 0.0,
+            "{points} points with a player link: {} to {}\n{report}",
+            kind(&sent[i], &mails[i]),
+            mails[i].to
         );
     }
 }

@@ -1,4 +1,5 @@
-//! `starry ingest`: take a received turn mail (or a pasted armored block),
+//! `starry ingest`: take a received turn mail (or a pasted armored block,
+//! or a player link: docs/mail.md, "Player links"),
 //! verify the log in it completely, and fast-forward the local copy of that
 //! game — never anything but a fast-forward.
 //!
@@ -40,6 +41,14 @@ pub const LIMIT: usize = crate::mail::parse::DEFAULT_LIMIT;
 /// `starry ingest [FILE|-] [--into FILE]`.
 pub fn ingest(input: Option<&Path>, into: Option<&Path>) -> Result<Output> {
     let home = identity::home_dir()?;
+    // A player link given as the argument, not a file: its entries.
+    if let Some(link) = input
+        .and_then(|p| p.to_str())
+        .filter(|p| p.contains(&format!("#{}", starry_core::link::KEY)))
+        .filter(|p| !Path::new(p).exists())
+    {
+        return ingest_bytes(&home, link.as_bytes(), "the player link", into);
+    }
     let name = match input {
         None => "-".to_string(),
         Some(p) => p.display().to_string(),
@@ -210,8 +219,9 @@ fn read_input(input: Option<&Path>, name: &str) -> Result<Vec<u8>> {
     if stdin && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         let _ = writeln!(
             std::io::stderr(),
-            "Paste the turn mail or the armored block (from -----BEGIN STARRY LOG----- to \
-             -----END STARRY LOG-----), then press Ctrl-D on a line of its own."
+            "Paste the turn mail, the armored block (from -----BEGIN STARRY LOG----- to \
+             -----END STARRY LOG-----) or a player link (…#log=…), then press Ctrl-D on a line \
+             of its own."
         );
     }
     match input {
@@ -257,7 +267,12 @@ fn pick_log(raw: &[u8], name: &str) -> Result<Vec<u8>> {
     }
     let logs = find_logs(raw, LIMIT).map_err(bad)?;
     if logs.is_empty() {
-        return Err(bad(MailError::NoLog));
+        return match link_entries(raw) {
+            Some(entries) => {
+                entries.map_err(|e| Error::Input(format!("{name}: {e}; nothing was changed")))
+            }
+            None => Err(bad(MailError::NoLog)),
+        };
     }
     let count = logs.len();
     if let Some(one) = longest_of_prefixes(logs.clone()) {
@@ -275,6 +290,24 @@ fn pick_log(raw: &[u8], name: &str) -> Result<Vec<u8>> {
         Some(one) => Ok(one),
         None => Err(bad(MailError::SeveralLogs { count })),
     }
+}
+
+/// The entries of the player link in `raw` (docs/mail.md, "Player
+/// links"), when there is one: a link alone, or a mail that carries one
+/// but no log (the attachment and the armored block, when there, are the
+/// same entries and win). A link wrapped by a mail program is joined.
+fn link_entries(raw: &[u8]) -> Option<std::result::Result<Vec<u8>, starry_core::link::LinkError>> {
+    let candidates = crate::mail::parse::find_link(raw);
+    let mut first_error = None;
+    for fragment in candidates {
+        match starry_core::link::entries_of(&fragment) {
+            Ok(entries) => return Some(Ok(entries)),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    first_error.map(Err)
 }
 
 /// The longest of `logs` if every other one is a prefix of it.

@@ -118,6 +118,34 @@ pub struct Setup {
     pub ca_file: Option<PathBuf>,
     /// Write the settings without trying the connections.
     pub no_test: bool,
+    /// `--player-url`: the web player's address; empty removes it.
+    pub player_url: Option<String>,
+}
+
+impl Setup {
+    /// Only `--player-url` is given (`--no-test` aside): nothing about the
+    /// servers changes, so nothing is asked or tried.
+    fn only_player_url(&self) -> bool {
+        self.player_url.is_some() && self.same_servers(&Setup::default())
+    }
+
+    /// Whether every field about the servers and the login is as in `other`.
+    fn same_servers(&self, other: &Setup) -> bool {
+        self.email == other.email
+            && self.provider == other.provider
+            && self.smtp_host == other.smtp_host
+            && self.smtp_port == other.smtp_port
+            && self.smtp_security == other.smtp_security
+            && self.imap_host == other.imap_host
+            && self.imap_port == other.imap_port
+            && self.imap_security == other.imap_security
+            && self.user == other.user
+            && self.password_command == other.password_command
+            && self.password_stdin == other.password_stdin
+            && self.token_command == other.token_command
+            && self.auth == other.auth
+            && self.ca_file == other.ca_file
+    }
 }
 
 /// `starry mail setup`.
@@ -125,6 +153,12 @@ pub fn run(a: &Setup) -> Result<Output> {
     let home = identity::home_dir()?;
     let path = home.join(CONFIG_FILE);
     let mut table = read_settings(&path)?;
+    if let Some(url) = &a.player_url {
+        set_player_url(&mut table, url)?;
+        if a.only_player_url() {
+            return keep_player_url(&home, &path, &table, url);
+        }
+    }
     let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let mut ask = Asker { terminal };
     let servers = servers(a, &table, &home, &mut ask)?;
@@ -168,6 +202,53 @@ pub fn run(a: &Setup) -> Result<Output> {
         return Ok(failed);
     }
     keep(&home, &path, &text_of_settings, report)
+}
+
+/// Sets (or, when empty, removes) `player_url` in the settings, refused
+/// with the reason when it is no player address.
+fn set_player_url(table: &mut toml::Table, url: &str) -> Result<()> {
+    let url = url.trim();
+    if url.is_empty() {
+        table.remove("player_url");
+        return Ok(());
+    }
+    starry_core::link::check_player_url(url).map_err(|e| {
+        Error::Usage(format!(
+            "--player-url {}: {e}; nothing was changed",
+            text::excerpt(url)
+        ))
+    })?;
+    table.insert("player_url".into(), url.into());
+    Ok(())
+}
+
+/// Writes the settings with only `player_url` changed, after checking
+/// that they still load (the other settings as they were).
+fn keep_player_url(home: &Path, path: &Path, table: &toml::Table, url: &str) -> Result<Output> {
+    let settings = toml::to_string(table)
+        .map_err(|e| Error::Other(format!("cannot write the settings: {e}")))?;
+    let scratch =
+        tempfile::tempdir().map_err(|e| Error::io("cannot create", "a temporary folder", e))?;
+    write_private(&scratch.path().join(CONFIG_FILE), settings.as_bytes())?;
+    load_with_env(scratch.path(), &|n| std::env::var(n).ok())
+        .map_err(|e| Error::Usage(format!("{e}; nothing was changed")))?;
+    let report = SetupReport {
+        file: path.display().to_string(),
+        written: false,
+        backup: None,
+        smtp: None,
+        imap: None,
+        notes: vec![if url.trim().is_empty() {
+            "player_url removed: turn mails carry no player link".into()
+        } else {
+            format!(
+                "player_url set to {}: every turn mail now carries a link to play in the \
+                 browser there",
+                url.trim()
+            )
+        }],
+    };
+    keep(home, path, &settings, report)
 }
 
 /// The settings file as it is; empty when there is none.

@@ -433,7 +433,8 @@ With none, mails are written as .eml files into $STARRY_HOME/outbox/ (nothing le
   STARRY_SMTP_HOST, STARRY_SMTP_PORT, STARRY_SMTP_SECURITY (starttls|tls|none), STARRY_SMTP_USER,\n\
   STARRY_SMTP_PASSWORD or STARRY_SMTP_PASSWORD_COMMAND (or, for OAuth 2.0, STARRY_SMTP_TOKEN_COMMAND\n\
   and STARRY_SMTP_AUTH), STARRY_SMTP_CA_FILE, STARRY_SMTP_TIMEOUT,\n\
-  STARRY_MAIL_TRANSPORT (outbox|smtp|sendmail), STARRY_SENDMAIL, STARRY_MAIL_FROM;\n\
+  STARRY_MAIL_TRANSPORT (outbox|smtp|sendmail), STARRY_SENDMAIL, STARRY_MAIL_FROM,\n\
+  STARRY_PLAYER_URL (a web player: turn mails then carry a link to play there);\n\
   STARRY_IMAP_HOST, STARRY_IMAP_PORT, STARRY_IMAP_SECURITY (tls|starttls|none), STARRY_IMAP_USER, ...\n\
 A password in mail.toml is read only while the file is readable by you alone (chmod 600); a password\n\
 is never printed. `starry mail setup` writes the settings and tries them.\n\n\
@@ -484,7 +485,8 @@ pub enum MailAction {
                             starry mail setup --provider outlook --email ann@outlook.com \
                             --token-command \"oama access ann@outlook.com\"\n  \
                             starry mail setup --email ann@example.org --smtp-host smtp.example.org\n  \
-                            starry mail setup --password-command \"pass show mail\" --no-test"
+                            starry mail setup --password-command \"pass show mail\" --no-test\n  \
+                            starry mail setup --player-url https://example.org/starry/"
     )]
     Setup(MailSetupArgs),
 }
@@ -539,6 +541,11 @@ pub struct MailSetupArgs {
     /// Write the settings without trying the connections.
     #[arg(long)]
     pub no_test: bool,
+    /// The address of a web player (https://…): your turn mails then carry a link that opens
+    /// the game there, for players with nothing installed. Given alone, only this is set
+    /// (nothing else is asked or tried); "" removes it.
+    #[arg(long, value_name = "URL")]
+    pub player_url: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -576,8 +583,9 @@ pub struct ServeArgs {
 
 #[derive(Args, Debug)]
 pub struct IngestArgs {
-    /// The received mail (.eml, or one mbox message), a text holding the armored block, or another
-    /// copy of the log itself;
+    /// The received mail (.eml, or one mbox message), a text holding the armored block or a
+    /// player link, a player link itself (`https://…#log=…`, in quotes), or another copy of the
+    /// log itself;
     /// `-` or nothing reads standard input (paste, then Ctrl-D).
     pub input: Option<PathBuf>,
     /// Your copy of the game, instead of $STARRY_HOME/games/GAME-ID.jsonl (created if missing).

@@ -301,6 +301,7 @@ fn setup(a: MailSetupArgs) -> app::setup::Setup {
         auth: a.auth,
         ca_file: a.ca_file,
         no_test: a.no_test,
+        player_url: a.player_url,
     }
 }
 

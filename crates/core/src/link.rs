@@ -110,7 +110,8 @@ pub fn check_player_url(url: &str) -> Result<(), LinkError> {
             url.strip_prefix(p)
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with([':', '/']))
         });
-    if !(local || url.starts_with("https://") && url.len() > "https://".len()) {
+    let https = url.starts_with("https://") && url.len() > "https://".len();
+    if !https && !local {
         return why(
             "must begin with `https://` (or `http://localhost` for a player served on this \
              machine), as in `https://example.org/starry/`",

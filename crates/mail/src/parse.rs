@@ -198,6 +198,68 @@ fn is_starry_made(message: &Message<'_>) -> bool {
             .is_some_and(|ua| ua.trim_start().starts_with("starry/"))
 }
 
+/// The fragment (`log=…`, ready for [`starry_core::link::entries_of`]) of
+/// the first player link in `raw` — a mail (its text parts, decoded) or a
+/// text (a link alone, or a message holding one) — or none. A link that a
+/// mail program wrapped, with or without quote markers, is joined again:
+/// candidates come longest first, the caller keeps the first that decodes.
+/// Bounded by the input's size.
+pub fn find_link(raw: &[u8]) -> Vec<String> {
+    let texts: Vec<String> = match mail_bytes(raw) {
+        Some(mail) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            MessageParser::default()
+                .parse(mail)
+                .map(|m| {
+                    (0..m.text_body_count())
+                        .filter_map(|i| m.body_text(i).map(|t| t.into_owned()))
+                        .collect()
+                })
+                .unwrap_or_default()
+        }))
+        .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    // The input as text too: a link alone (`https://…` looks like a header
+    // field to a mail parser).
+    texts
+        .iter()
+        .find_map(|t| link_in(t))
+        .or_else(|| link_in(&String::from_utf8_lossy(raw)))
+        .unwrap_or_default()
+}
+
+/// [`find_link`] in one text: the link as it stands, and, when its line
+/// ends with it and the lines after it are of the fragment's alphabet
+/// alone, joined with them.
+fn link_in(text: &str) -> Option<Vec<String>> {
+    let key = starry_core::link::KEY;
+    let at = text.find(&format!("#{key}"))? + 1;
+    let alphabet = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    let rest = &text[at + key.len()..];
+    let end = rest.find(|c: char| !alphabet(c)).unwrap_or(rest.len());
+    let alone = format!("{key}{}", &rest[..end]);
+    let mut joined = alone.clone();
+    let mut lines = rest[end..].split('\n');
+    // The link's own line must end with it (blanks and a `\r` aside).
+    if lines.next().is_some_and(|l| l.trim().is_empty()) {
+        for line in lines {
+            let mut l = line.trim();
+            while let Some(r) = l.strip_prefix('>') {
+                l = r.trim_start();
+            }
+            if l.is_empty() || !l.chars().all(alphabet) {
+                break;
+            }
+            joined.push_str(l);
+        }
+    }
+    Some(if joined.len() > alone.len() {
+        vec![joined, alone]
+    } else {
+        vec![alone]
+    })
+}
+
 /// Longest note [`personal_note`] returns, in characters.
 pub const NOTE_CHARS: usize = 300;
 
@@ -218,16 +280,29 @@ pub fn personal_note(raw: &[u8]) -> Option<String> {
         let message = MessageParser::default().parse(mail)?;
         let mut words: Vec<String> = Vec::new();
         let mut chars = 0;
+        // Where the paragraph being read began in `words`.
+        let mut paragraph = 0;
+        let link_key = format!("#{}", starry_core::link::KEY);
         'parts: for i in 0..message.text_body_count() {
             let Some(text) = message.body_text(i) else {
                 continue;
             };
             for line in text.lines() {
                 let line = line.trim();
+                // A player link and the words that bring it (the web
+                // player's mail, docs/mail.md) are no one's note.
+                if line.contains(&link_key) {
+                    words.truncate(paragraph);
+                    break 'parts;
+                }
                 if ends_the_note(line) {
                     break 'parts;
                 }
-                if line.is_empty() || line.starts_with('>') {
+                if line.is_empty() {
+                    paragraph = words.len();
+                    continue;
+                }
+                if line.starts_with('>') {
                     continue;
                 }
                 chars += line.chars().count() + 1;
@@ -313,6 +388,56 @@ fn collect(message: &Message<'_>, found: &mut Found, depth: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_player_link_is_found_even_wrapped_and_is_nobody_s_note() {
+        let entries = b"{\"body\":{\"n\":1}}\n{\"body\":{\"n\":2}}\n";
+        let link = starry_core::link::link_of("https://example.org/p/", entries);
+        let decode = |raw: &[u8]| {
+            find_link(raw)
+                .into_iter()
+                .find_map(|f| starry_core::link::entries_of(&f).ok())
+        };
+        assert_eq!(decode(link.as_bytes()).as_deref(), Some(&entries[..]));
+        assert_eq!(
+            decode(format!(" {link}\n").as_bytes()).as_deref(),
+            Some(&entries[..])
+        );
+        // Wrapped at 30 columns and quoted, then a word after a blank line.
+        let (head, frag) = link.split_at(40);
+        let wrapped: Vec<String> = frag
+            .as_bytes()
+            .chunks(30)
+            .map(|c| format!("> {}", std::str::from_utf8(c).unwrap()))
+            .collect();
+        let text = format!("> Your move:\n> {head}\n{}\n\nThanks\n", wrapped.join("\n"));
+        assert_eq!(decode(text.as_bytes()).as_deref(), Some(&entries[..]));
+        // A word right under the link is not part of it.
+        let text = format!("{link}\nThanks\n");
+        assert_eq!(decode(text.as_bytes()).as_deref(), Some(&entries[..]));
+        assert!(find_link(b"no link here").is_empty());
+
+        // In a mail: its sentence and link are not a note; words above are.
+        let mail = |body: &str| {
+            format!(
+                "From: Ann <ann@example.org>\r\nTo: ben@example.org\r\nSubject: [starry] \
+                 Starry Sky 3f2a9c1e\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; \
+                 charset=utf-8\r\n\r\n{body}"
+            )
+        };
+        let plain = mail(&format!(
+            "I played. Play in your browser, nothing to install:\r\n{link}\r\n"
+        ));
+        assert_eq!(personal_note(plain.as_bytes()), None);
+        assert_eq!(decode(plain.as_bytes()).as_deref(), Some(&entries[..]));
+        let with_words = mail(&format!(
+            "Good luck!\r\n\r\nI played. Play in your browser:\r\n{link}\r\n"
+        ));
+        assert_eq!(
+            personal_note(with_words.as_bytes()).as_deref(),
+            Some("Good luck!")
+        );
+    }
     use crate::armor::armor;
     use base64::Engine as _;
     use base64::engine::general_purpose::STANDARD;

@@ -95,6 +95,7 @@ pub const ENV_VARS: &[&str] = &[
     "STARRY_IMAP_TIMEOUT",
     "STARRY_IMAP_INBOX",
     "STARRY_IMAP_FOLDER",
+    "STARRY_PLAYER_URL",
 ];
 
 /// How messages leave.
@@ -256,6 +257,10 @@ pub struct MailConfig {
     pub sendmail: Option<String>,
     /// IMAP settings (used by `starry sync` and `starry robot --imap`).
     pub imap: ImapSettings,
+    /// The address of a web player (`player_url`, `STARRY_PLAYER_URL`),
+    /// checked by [`starry_core::link::check_player_url`]: when set, every
+    /// turn mail carries a player link to it (docs/mail.md, "Player links").
+    pub player_url: Option<String>,
     /// Where the settings came from, for messages.
     pub source: Option<PathBuf>,
 }
@@ -265,6 +270,7 @@ pub struct MailConfig {
 struct FileConfig {
     transport: Option<TransportKind>,
     from: Option<String>,
+    player_url: Option<String>,
     #[serde(default)]
     smtp: FileSmtp,
     #[serde(default)]
@@ -410,6 +416,7 @@ pub fn load_with_env(
     if let Some(v) = env("STARRY_SENDMAIL") {
         sendmail = Some(v);
     }
+    let player_url = player_url(file.player_url, &path, &env)?;
     if smtp.port == Some(0) {
         return Err(MailError::Config("the SMTP port cannot be 0".into()));
     }
@@ -433,10 +440,35 @@ pub fn load_with_env(
         smtp,
         sendmail,
         imap,
+        player_url,
         source: path.exists().then_some(path),
     };
     validate(&cfg)?;
     Ok(cfg)
+}
+
+/// The web player's address: `STARRY_PLAYER_URL` over `player_url` in
+/// mail.toml, checked, surrounding blanks dropped (an empty value in the
+/// file, as for the variable, means none).
+fn player_url(
+    file: Option<String>,
+    path: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<String>, MailError> {
+    let (url, place) = match env("STARRY_PLAYER_URL") {
+        Some(v) => (v, "STARRY_PLAYER_URL".to_string()),
+        None => match file {
+            Some(v) => (v, format!("`player_url` in {}", path.display())),
+            None => return Ok(None),
+        },
+    };
+    let url = url.trim();
+    if url.is_empty() {
+        return Ok(None);
+    }
+    starry_core::link::check_player_url(url)
+        .map_err(|e| MailError::Config(format!("{place} is `{}`: {e}", text::excerpt(url))))?;
+    Ok(Some(url.to_string()))
 }
 
 /// The IMAP settings: `[imap]` and `STARRY_IMAP_*`, the account's user,
@@ -1879,6 +1911,53 @@ mod tests {
         let cfg = load_with_env(home.path(), &env_of(&[])).unwrap();
         assert_eq!(cfg.transport, TransportKind::Outbox);
         assert_eq!(cfg, MailConfig::default());
+    }
+
+    #[test]
+    fn a_player_url_is_checked_where_it_is_given() {
+        let home = home_with(Some("player_url = \"https://example.org/starry/\"\n"));
+        let cfg = load_with_env(home.path(), &env_of(&[])).unwrap();
+        assert_eq!(
+            cfg.player_url.as_deref(),
+            Some("https://example.org/starry/")
+        );
+        // The variable wins; an empty one leaves the file's.
+        let cfg = load_with_env(
+            home.path(),
+            &env_of(&[("STARRY_PLAYER_URL", " http://localhost:8000/ ")]),
+        )
+        .unwrap();
+        assert_eq!(cfg.player_url.as_deref(), Some("http://localhost:8000/"));
+        let cfg = load_with_env(home.path(), &env_of(&[("STARRY_PLAYER_URL", " ")])).unwrap();
+        assert_eq!(
+            cfg.player_url.as_deref(),
+            Some("https://example.org/starry/")
+        );
+
+        let err = load_with_env(
+            home.path(),
+            &env_of(&[("STARRY_PLAYER_URL", "http://example.org/")]),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("mail settings: STARRY_PLAYER_URL is `http://example.org/`"),
+            "{err}"
+        );
+        assert!(err.contains("https://"), "{err}");
+        let home = home_with(Some("player_url = \"https://example.org/#x\"\n"));
+        let err = load_with_env(home.path(), &env_of(&[]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`player_url` in "), "{err}");
+        assert!(
+            err.contains("mail.toml is `https://example.org/#x`"),
+            "{err}"
+        );
+        assert!(err.contains("`#` part"), "{err}");
+        let home = home_with(Some("player_url = \"\"\n"));
+        let cfg = load_with_env(home.path(), &env_of(&[])).unwrap();
+        assert_eq!(cfg.player_url, None);
     }
 
     #[test]

@@ -169,6 +169,18 @@ enum Block {
     /// The board picture, in the HTML only: both parts show the same game
     /// in words ([`Block::Pre`]).
     Picture { cid: String, alt: String },
+    /// A sentence, a link on a line of its own (the player link: too long
+    /// to wrap, and a mail program makes a whole line of it clickable),
+    /// then a sentence about it, all one paragraph. The words after the
+    /// link are not only for the reader: SpamAssassin cuts a paragraph into
+    /// pieces of 2048 characters, and the last piece of a link alone, when
+    /// 24 to 84 characters long, looks to it like a tracking number
+    /// (`TRACKER_ID`).
+    Link {
+        text: String,
+        url: String,
+        after: String,
+    },
 }
 
 /// A plain paragraph.
@@ -208,6 +220,13 @@ fn blocks<G: Game>(about: &About<'_, G>, to: &Recipient<'_>) -> Vec<Block> {
         Picture::Failed(why) => b.push(para(no_picture(why, id16))),
         Picture::NoBoard => {}
     }
+    if let Some(url) = &to.link {
+        b.push(Block::Link {
+            text: PLAY_IN_BROWSER.into(),
+            url: url.clone(),
+            after: LINK_CARRIES.into(),
+        });
+    }
     b.push(Block::Heading("What to do now".into()));
     let mut steps = Steps { b, n: 0 };
     if invited {
@@ -245,6 +264,13 @@ fn since_list(since: &[history::Event], id16: &str) -> Block {
         items,
     }
 }
+
+/// The words before a player link (docs/mail.md, "Player links").
+pub(super) const PLAY_IN_BROWSER: &str = "Play in your browser, nothing to install:";
+
+/// The words after a player link.
+pub(super) const LINK_CARRIES: &str = "The link carries the entries of the attached file, after its `#`: \
+                            a browser never sends that part to the site.";
 
 /// The steps of "What to do now", numbered as they come.
 struct Steps {
@@ -525,6 +551,11 @@ fn text_of(blocks: &[Block]) -> String {
             Block::Hint(h) => t.push_str(&wrap(&format!("   {h}\n"), WIDTH, "   ")),
             Block::Pre(p) => t.push_str(&format!("{p}\n")),
             Block::Picture { .. } => {}
+            Block::Link { text, url, after } => {
+                t.push_str(&wrap(&format!("{text}\n"), WIDTH, ""));
+                t.push_str(&format!("{url}\n"));
+                t.push_str(&wrap(&format!("{after}\n"), WIDTH, ""));
+            }
         }
     }
     t
@@ -604,6 +635,17 @@ fn html_of(blocks: &[Block]) -> String {
                 "{P}<img src=\"cid:{}\" alt=\"{}\" style=\"max-width:100%;height:auto\"></p>\n",
                 esc(cid),
                 esc(alt)
+            )),
+            // The address is its own text, as in the text part: the same
+            // words in both (`MPART_ALT_DIFF_COUNT`), and a link whose text
+            // names another address than it leads to is what phishing does.
+            Block::Link { text, url, after } => h.push_str(&format!(
+                "{P}{}<br>\n<a href=\"{}\" style=\"overflow-wrap:anywhere;word-break:break-all\">\
+                 {}</a><br>\n{}</p>\n",
+                esc(text),
+                esc(url),
+                esc(url),
+                esc(after)
             )),
         }
     }

@@ -385,12 +385,34 @@ fn send_game<G: Game>(
             since,
             log_name,
             from_entry,
+            link: player_link(cfg, &log),
         };
         let mail = turn_mail(&about, &to, from, log);
         let outcome = deliver(cfg, home, &mail);
         record(&mut report, path, mail, from_entry, outcome);
     }
     Ok(report)
+}
+
+/// The player link to `cfg.player_url` carrying `log` (the entries of one
+/// mail), or none: without the setting, and for more entries than a link
+/// may carry (the attachment and the commands still bring them).
+fn player_link(cfg: &MailConfig, log: &[u8]) -> Option<String> {
+    let url = cfg.player_url.as_deref()?;
+    (log.len() <= starry_core::link::MAX_ENTRIES_BYTES)
+        .then(|| starry_core::link::link_of(url, log))
+}
+
+/// The player link of a mail that carries `log` and has no body of
+/// [`body`]'s (the robot's): the same paragraph, as text, ending in a
+/// newline; none without `player_url`.
+pub fn link_paragraph(cfg: &MailConfig, log: &[u8]) -> Option<String> {
+    let link = player_link(cfg, log)?;
+    Some(format!(
+        "{}{link}\n{}",
+        text::wrap(&format!("{}\n", body::PLAY_IN_BROWSER), 72, ""),
+        text::wrap(&format!("{}\n", body::LINK_CARRIES), 72, "")
+    ))
 }
 
 /// The reminder's one recipient: the player the game waits for. Refused
@@ -482,6 +504,9 @@ struct Recipient<'a> {
     log_name: String,
     /// The first entry the attached log holds.
     from_entry: usize,
+    /// The player link that carries the attached entries, when the sender
+    /// set `player_url`.
+    link: Option<String>,
 }
 
 /// The mail to `to`, from `from` (name, address), carrying `log`.
@@ -895,6 +920,105 @@ mod tests {
             "{shown}"
         );
         assert!(failure_text(&report).is_none());
+    }
+
+    /// The attachment of each outbox mail of a report.
+    fn attachments_of(report: &MailReport) -> Vec<Vec<u8>> {
+        report
+            .sent
+            .iter()
+            .map(|s| {
+                let eml = std::fs::read(s.path.as_ref().unwrap()).unwrap();
+                let mut logs = crate::mail::find_logs(&eml, 1 << 24).unwrap();
+                assert_eq!(logs.len(), 1);
+                logs.remove(0)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_player_url_puts_a_link_with_the_attached_entries_in_every_mail() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, bytes, sender) = game_with_a_board(dir.path());
+        let plain = MailConfig::default();
+        let url = "https://example.org/starry/";
+        let with_url = MailConfig {
+            player_url: Some(url.into()),
+            ..MailConfig::default()
+        };
+        let secret: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(sender.join(crate::crypto::identity::FILE_NAME)).unwrap(),
+        )
+        .unwrap();
+        let secret = secret["secret"].as_str().unwrap().to_string();
+        assert!(secret.len() >= 32);
+
+        let send = |cfg: &MailConfig| {
+            let how = Sending {
+                resend: true,
+                ..Sending::default()
+            };
+            send_game::<StarrySky>(&path, &bytes, cfg, &sender, how, &draw_png).unwrap()
+        };
+        let without = send(&plain);
+        for (text, html, _) in mails_of(&without) {
+            assert!(!text.contains("#log=") && !html.contains("#log="), "{text}");
+            assert!(!text.contains(body::PLAY_IN_BROWSER), "{text}");
+        }
+        // Every mail, and the full log too (`--full`): the link carries
+        // exactly what the attachment carries, in the text and the HTML.
+        for report in [
+            send(&with_url),
+            send_game::<StarrySky>(
+                &path,
+                &bytes,
+                &with_url,
+                &sender,
+                Sending {
+                    full: true,
+                    resend: true,
+                    ..Sending::default()
+                },
+                &draw_png,
+            )
+            .unwrap(),
+        ] {
+            assert_eq!(report.sent.len(), 2, "{report:?}");
+            let attached = attachments_of(&report);
+            for ((text, html, _), log) in mails_of(&report).into_iter().zip(attached) {
+                let link = starry_core::link::link_of(url, &log);
+                assert!(
+                    text.contains(&format!("{}\n{link}\n", body::PLAY_IN_BROWSER)),
+                    "{text}"
+                );
+                assert!(
+                    html.contains(&format!("<a href=\"{link}\"")),
+                    "the HTML part has the same link"
+                );
+                let (_, fragment) = link.split_once('#').unwrap();
+                assert_eq!(starry_core::link::entries_of(fragment).unwrap(), log);
+                for part in [&text, &html] {
+                    assert!(!part.contains(&secret), "no secret in the mail");
+                }
+                assert!(!link.contains(&secret));
+                assert!(!String::from_utf8_lossy(&log).contains(&secret));
+            }
+        }
+    }
+
+    #[test]
+    fn the_robots_paragraph_carries_the_link_only_with_a_player_url() {
+        let log = b"{\"body\":{}}\n";
+        assert_eq!(link_paragraph(&MailConfig::default(), log), None);
+        let cfg = MailConfig {
+            player_url: Some("https://example.org/p/".into()),
+            ..MailConfig::default()
+        };
+        let p = link_paragraph(&cfg, log).unwrap();
+        let link = starry_core::link::link_of("https://example.org/p/", log);
+        assert!(p.starts_with(body::PLAY_IN_BROWSER), "{p}");
+        assert!(p.contains(&format!("\n{link}\nThe link carries")), "{p}");
+        assert!(p.ends_with("to the site.\n"), "{p}");
     }
 
     #[test]

@@ -166,6 +166,10 @@ impl Robot {
             "\n  1. Save the attached file {file_name} (or this whole mail as turn.eml).\n  \
              2. starry ingest {file_name}\n  3. starry mail {id16}\n\n"
         ));
+        if let Some(p) = crate::app::mail::link_paragraph(&self.cfg, log) {
+            body.push_str(&p);
+            body.push('\n');
+        }
         body.push_str(&text::wrap(
             "`starry mail` sends each player the entries they lack, from you. Once a player has \
              mailed me an entry of theirs, I write to them myself.\n",
