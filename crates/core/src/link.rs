@@ -25,6 +25,12 @@ pub const KEY: &str = "log=";
 /// hundred kilobytes; more is not a game.
 pub const MAX_ENTRIES_BYTES: usize = 4 << 20;
 
+/// The words before a player link in a mail, the CLI's and the web
+/// player's alike (docs/mail.md, "Player links"). A sentence follows the
+/// link in the same paragraph (SpamAssassin takes the end of a long link
+/// standing alone for a tracker).
+pub const PLAY_IN_BROWSER: &str = "Play in your browser, nothing to install:";
+
 /// The longest player address a setting may give.
 pub const MAX_URL_BYTES: usize = 2000;
 

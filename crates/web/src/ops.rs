@@ -573,7 +573,13 @@ fn mail_body<G: Game>(
         None => {}
     }
     if let Some(l) = link {
-        t.push_str(&format!("Play it in your browser:\n{l}\n\n"));
+        // One paragraph, as the CLI's mails write it: `starry sync` takes
+        // the paragraph holding the link for no personal note.
+        t.push_str(&format!(
+            "{}\n{l}\nThe link carries the entries of the block below, after its `#`: a \
+             browser never sends that part to the site.\n\n",
+            starry_core::link::PLAY_IN_BROWSER
+        ));
     }
     t.push_str("With starry: save this mail and run `starry ingest` on it (or `starry sync`).\n\n");
     t.push_str(&starry_core::armor::armor(entries));

@@ -266,7 +266,7 @@ fn since_list(since: &[history::Event], id16: &str) -> Block {
 }
 
 /// The words before a player link (docs/mail.md, "Player links").
-pub(super) const PLAY_IN_BROWSER: &str = "Play in your browser, nothing to install:";
+pub(super) use starry_core::link::PLAY_IN_BROWSER;
 
 /// The words after a player link.
 pub(super) const LINK_CARRIES: &str = "The link carries the entries of the attached file, after its `#`: \
