@@ -1,23 +1,14 @@
 //! ASCII armor for a log: the one implementation is the core's
 //! ([`starry_core::armor`], which the web player shares); here it answers in
-//! the mail layer's error type.
+//! the mail layer's error type ([`MailError::Armor`]).
 
 pub use starry_core::armor::{ArmorError, BEGIN, END, WIDTH, armor};
 
 use super::MailError;
 
-impl From<ArmorError> for MailError {
-    fn from(e: ArmorError) -> MailError {
-        match e {
-            ArmorError::Truncated { line } => MailError::TruncatedArmor { line },
-            ArmorError::Bad { line, reason } => MailError::BadArmor { line, reason },
-        }
-    }
-}
-
 /// Finds and decodes every armored block in `text`, in order
 /// ([`starry_core::armor::dearmor_all`]): a BEGIN line without its END line
-/// is [`MailError::TruncatedArmor`], any damage [`MailError::BadArmor`].
+/// or any damage is [`MailError::Armor`].
 pub fn dearmor_all(text: &str) -> Result<Vec<Vec<u8>>, MailError> {
     Ok(starry_core::armor::dearmor_all(text)?)
 }
@@ -33,7 +24,7 @@ mod tests {
         let cut: String = block.lines().take(2).map(|l| format!("{l}\n")).collect();
         let err = dearmor_all(&format!("hi\n{cut}")).unwrap_err();
         assert!(
-            matches!(err, MailError::TruncatedArmor { line: 2 }),
+            matches!(err, MailError::Armor(ArmorError::Truncated { line: 2 })),
             "{err:?}"
         );
         let core = starry_core::armor::dearmor_all(&format!("hi\n{cut}")).unwrap_err();
@@ -42,7 +33,7 @@ mod tests {
         let bad = block.replacen("b25l", "b2#l", 1);
         let err = dearmor_all(&bad).unwrap_err();
         assert!(
-            matches!(err, MailError::BadArmor { line: 2, .. }),
+            matches!(err, MailError::Armor(ArmorError::Bad { line: 2, .. })),
             "{err:?}"
         );
         assert_eq!(

@@ -49,28 +49,10 @@ pub enum MailError {
         limit: usize,
     },
 
-    /// An armored block starts but never ends.
-    #[error(
-        "the armored starry log that begins on line {line} is cut off: its \
-         `-----END STARRY LOG-----` line is missing; copy the whole block again, from the \
-         BEGIN line to the END line"
-    )]
-    TruncatedArmor {
-        /// 1-based line of the `BEGIN` marker.
-        line: usize,
-    },
-
-    /// An armored block is damaged.
-    #[error(
-        "the armored starry log is damaged on line {line}: {reason}; copy the block again \
-         exactly as received, from the BEGIN line to the END line"
-    )]
-    BadArmor {
-        /// 1-based line where the damage was found.
-        line: usize,
-        /// What is wrong with it.
-        reason: String,
-    },
+    /// An armored block is cut off or damaged (the core's words:
+    /// [`starry_core::armor::ArmorError`]).
+    #[error(transparent)]
+    Armor(#[from] starry_core::armor::ArmorError),
 
     /// An address given to `compose` is not a valid e-mail address.
     #[error("the {field} address `{value}` is not a valid e-mail address ({reason})")]

@@ -30,7 +30,7 @@ pub const DEFAULT_LIMIT: usize = 16 * 1024 * 1024;
 /// are merged. Two different logs give [`MailError::SeveralLogs`], none gives
 /// [`MailError::NoLog`]. An input, or a decoded log, larger than `limit`
 /// bytes gives [`MailError::TooLarge`]. Damaged armor gives
-/// [`MailError::TruncatedArmor`] or [`MailError::BadArmor`]. A mail too
+/// [`MailError::Armor`]. A mail too
 /// damaged for mail-parser gives [`MailError::UnreadableMail`].
 ///
 /// Never panics, whatever the bytes: the few panics left in mail-parser on
@@ -839,7 +839,10 @@ Content-Type: text/plain; charset=iso-8859-1\r\nContent-Transfer-Encoding: 8bit\
         );
         let err = extract_logs(eml.as_bytes(), LIMIT).unwrap_err();
         assert!(
-            matches!(err, MailError::TruncatedArmor { line: 2 }),
+            matches!(
+                err,
+                MailError::Armor(crate::armor::ArmorError::Truncated { line: 2 })
+            ),
             "{err:?}"
         );
     }
@@ -850,7 +853,10 @@ Content-Type: text/plain; charset=iso-8859-1\r\nContent-Transfer-Encoding: 8bit\
         lines[1].replace_range(0..1, "*");
         let err = extract_logs(lines.join("\n").as_bytes(), LIMIT).unwrap_err();
         assert!(
-            matches!(err, MailError::BadArmor { line: 2, .. }),
+            matches!(
+                err,
+                MailError::Armor(crate::armor::ArmorError::Bad { line: 2, .. })
+            ),
             "{err:?}"
         );
     }
