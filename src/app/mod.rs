@@ -14,6 +14,7 @@ pub mod games;
 pub mod generate;
 pub mod git;
 pub mod history;
+pub mod id;
 pub mod ingest;
 pub mod inspect;
 pub mod mail;
