@@ -95,16 +95,16 @@ pub fn install(dir: &Path, id: &Identity, replace: bool) -> Result<Installed, Id
     let _ = fs::remove_file(&tmp);
     write_new_private(&tmp, text.as_bytes()).map_err(|e| write_err(&tmp, e))?;
     let placed = match &backup {
-        None => fs::hard_link(&tmp, &path).map_err(|e| {
-            if e.kind() == ErrorKind::AlreadyExists {
-                IdentityError::Exists {
-                    path: path.clone(),
-                    email: "written meanwhile".into(),
-                }
-            } else {
-                write_err(&path, e)
-            }
-        }),
+        None => match fs::hard_link(&tmp, &path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => Err(IdentityError::Exists {
+                path: path.clone(),
+                email: "written meanwhile".into(),
+            }),
+            // A file system without hard links (a FAT stick): a rename
+            // still never leaves half a file.
+            Err(_) => fs::rename(&tmp, &path).map_err(|e| write_err(&path, e)),
+        },
         Some(_) => fs::rename(&tmp, &path).map_err(|e| write_err(&path, e)),
     };
     let _ = fs::remove_file(&tmp);
