@@ -23,6 +23,7 @@ pub fn all() -> Vec<(&'static str, Value)> {
         ("entry-resign.json", schema::<entry::Resign>()),
         ("entry-abandon.json", schema::<entry::Abandon>()),
         ("id.json", schema::<IdReport>()),
+        ("id-import.json", schema::<crate::app::id::ImportReport>()),
         ("status.json", schema::<StatusReport>()),
         ("audit.json", schema::<AuditGameReport>()),
         ("entry-report.json", schema::<EntryReport>()),

@@ -52,6 +52,8 @@ mod history;
 mod hostile_players;
 #[path = "hostile_text.rs"]
 mod hostile_text;
+#[path = "id_transfer.rs"]
+mod id_transfer;
 #[path = "independent.rs"]
 mod independent;
 #[path = "join_recovery.rs"]

@@ -14,6 +14,7 @@ pub mod games;
 pub mod generate;
 pub mod git;
 pub mod history;
+pub mod id;
 pub mod ingest;
 pub mod inspect;
 pub mod mail;
@@ -262,7 +263,8 @@ pub fn new_identity(name: &str, email: &str) -> Result<Output> {
     let r = id_report(&id, &home);
     Ok(Output::new(
         format!(
-            "Created identity for {} <{}>\nkey  {}\nfile {}\nBack this file up: it is the only secret you need for all your games.",
+            "Created identity for {} <{}>\nkey  {}\nfile {}\nBack this file up: it is the only secret you need for all your games \
+             (`starry id export --output FILE` writes a copy, also for the web player).",
             r.name, r.email, r.key, r.file
         ),
         &r,

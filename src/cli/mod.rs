@@ -35,12 +35,14 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Create or show your identity (one secret file; back it up).
+    /// Create, show, export or import your identity (one secret file; back it up).
     #[command(
         subcommand,
         after_help = "Examples:\n  \
                       starry id new --name Anna --email anna@example.org\n  \
-                      starry id show"
+                      starry id show\n  \
+                      starry id export --output anna-identity.json\n  \
+                      starry id import anna-identity.json"
     )]
     Id(IdCommand),
     /// Start a game; you are the first listed player.
@@ -321,6 +323,42 @@ pub enum IdCommand {
                             starry id show\n  \
                             starry id show --json")]
     Show,
+    /// Write your identity file, secret included, for a backup, for the web player
+    /// ("Import an identity file") or for `starry id import` on another machine.
+    ///
+    /// The file is the one `starry id new` made, in the same format the web player keeps
+    /// and exports. It holds your secret: whoever has it can sign as you. It is written
+    /// to a new file (readable by you only; an existing file is never overwritten) or to
+    /// standard output when that is a pipe or a file, never to a terminal.
+    #[command(after_help = "Examples:\n  \
+                            starry id export --output anna-identity.json\n  \
+                            starry id export > /media/usb/anna-identity.json\n  \
+                            starry id export | ssh laptop starry id import -")]
+    Export {
+        /// The new file to write (mode 600); without it, standard output.
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Make an identity file (from `starry id export` or the web player's "Export")
+    /// this machine's identity.
+    ///
+    /// The file is checked first (format, name, e-mail, a 32-byte secret); a bad one is
+    /// refused and nothing changes. Importing the identity you have already changes
+    /// nothing. Another identity already here is replaced only with `--replace`, and
+    /// then kept as a backup beside it (identity.json.old, readable by you only): the
+    /// games you joined with it still need it.
+    #[command(after_help = "Examples:\n  \
+                            starry id import anna-identity.json\n  \
+                            starry id import - < anna-identity.json\n  \
+                            starry id import --replace anna-identity.json")]
+    Import {
+        /// The identity file, or `-` for standard input.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Replace a different identity already here (it is kept as a backup).
+        #[arg(long)]
+        replace: bool,
+    },
 }
 
 #[derive(Args, Debug)]

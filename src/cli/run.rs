@@ -19,6 +19,8 @@ pub fn run(cli: Cli) -> Result<Output> {
     match cli.command {
         Command::Id(IdCommand::New { name, email }) => app::new_identity(&name, &email),
         Command::Id(IdCommand::Show) => app::show_identity(),
+        Command::Id(IdCommand::Export { output }) => app::id::export(output.as_deref(), json),
+        Command::Id(IdCommand::Import { file, replace }) => app::id::import(&file, replace),
         Command::New(a) => {
             let new = new_game(*a);
             then(new.after, || act::new_game(&new))
