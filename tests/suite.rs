@@ -12,6 +12,7 @@ mod players;
 mod served;
 mod smtp_server;
 mod static_server;
+mod web_play;
 mod web_player;
 
 #[path = "archive.rs"]
@@ -124,3 +125,5 @@ mod time_controls;
 mod vectors;
 #[path = "web_player_browser.rs"]
 mod web_player_browser;
+#[path = "web_player_games.rs"]
+mod web_player_games;
