@@ -213,10 +213,66 @@ fn merged(stored: Option<&[u8]>, incoming: &[u8], start: u64) -> R<Vec<u8>> {
     Ok(out)
 }
 
-/// Replays a whole log with the audit's code.
+/// Replays a whole log with the audit's code (the entries this module
+/// verified before, [`verified`], are not verified again).
 fn replayed<G: Game>(log: &[u8]) -> R<Replay<G>> {
-    Replay::<G>::from_bytes(log)
-        .map_err(|f| Refused(format!("the game's log does not verify: {f}")))
+    let r = Replay::<G>::from_bytes_known(log, verified::known(log))
+        .map_err(|f| Refused(format!("the game's log does not verify: {f}")))?;
+    verified::remember(log, r.len());
+    Ok(r)
+}
+
+/// The logs this module verified in full since the page loaded, as
+/// `app::cache` keeps them for the CLI: opening a game is `receive`, then
+/// `games` and `page` on the same bytes, and a move is `act`, then both
+/// again on its new log. Each verified every signature of the game anew
+/// (three quarters of their time on a 125-entry game; docs/performance.md,
+/// "Web player"). Kept in the module's memory only, by the SHA-256 of the
+/// bytes: a log is known only if its bytes begin with exactly those of one
+/// verified here, and the rules still replay every entry.
+mod verified {
+    use std::cell::RefCell;
+
+    use starry_core::crypto::{Hash, sha256};
+
+    /// More logs than a player holds open at once; the oldest goes first.
+    const KEPT: usize = 16;
+
+    thread_local! {
+        /// (length in bytes, SHA-256, entries) of each verified log.
+        static VERIFIED: RefCell<Vec<(usize, Hash, usize)>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// How many of `log`'s first entries were verified here before.
+    pub fn known(log: &[u8]) -> usize {
+        VERIFIED.with_borrow(|v| {
+            v.iter()
+                .filter(|(len, hash, _)| {
+                    log.get(..*len)
+                        .is_some_and(|p| p.ends_with(b"\n") && sha256(p) == *hash)
+                })
+                .map(|&(_, _, n)| n)
+                .max()
+                .unwrap_or(0)
+        })
+    }
+
+    /// `log`, of `entries` entries, verified in full here.
+    pub fn remember(log: &[u8], entries: u64) {
+        if !log.ends_with(b"\n") {
+            return;
+        }
+        let hash = sha256(log);
+        VERIFIED.with_borrow_mut(|v| {
+            if v.iter().any(|&(len, h, _)| len == log.len() && h == hash) {
+                return;
+            }
+            if v.len() == KEPT {
+                v.remove(0);
+            }
+            v.push((log.len(), hash, entries as usize));
+        });
+    }
 }
 
 /// `receive`: the kept copy of a game with what was received, verified.
@@ -298,8 +354,16 @@ pub fn page(req: &Value) -> R<Value> {
     let now = now(req)?;
     let (genesis, _) = read_genesis(log)?;
     let notices = maud::html! {};
-    let (title, html) = with_game!(genesis.game.as_str(), G => starry_pages::game_page::<G>(&crate::page::Player, log, me.as_ref(), &ask, now, notices.clone()).map_err(|e| Refused(e.to_string())))?;
+    let (title, html) = with_game!(genesis.game.as_str(), G => told::<G>(log).and_then(|told| starry_pages::game_page_told::<G>(&crate::page::Player, log, told, me.as_ref(), &ask, now, notices.clone()).map_err(|e| Refused(e.to_string()))))?;
     Ok(json!({ "title": title, "html": html.into_string() }))
+}
+
+/// The log told for its page, the entries verified before not again.
+fn told<G: Game>(log: &[u8]) -> R<(Replay<G>, Vec<starry_core::history::Event>)> {
+    let told = starry_core::history::tell_known::<G>(log, verified::known(log))
+        .map_err(|e| Refused(starry_pages::PageError::Log(e).to_string()))?;
+    verified::remember(log, told.0.len());
+    Ok(told)
 }
 
 /// What a form asks for (`fields`): `what`, `move`, `entries`.
@@ -389,6 +453,8 @@ fn act_in<G: Game>(
     let me = last.author;
     let mut new_log = log.to_vec();
     new_log.extend_from_slice(&line);
+    // The new entry was verified in full as it was applied.
+    verified::remember(&new_log, after.len());
     let send = send_of(&after, me, &new_log, &summary, player_url)?;
     let line_text = String::from_utf8_lossy(&line).into_owned();
     Ok(json!({

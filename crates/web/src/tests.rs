@@ -373,3 +373,34 @@ fn a_move_chosen_by_clicks_on_the_page_is_signed_by_its_form() {
         "random": random(10), "joined": null}));
     assert!(e.contains("moved on"), "{e}");
 }
+
+/// The logs the module verified are remembered (`ops::verified`) by their
+/// exact bytes only: a copy that differs from one verified before in one
+/// character of a signature, of the same length or one entry longer, is
+/// verified again and refused, by every op that replays it.
+#[test]
+fn a_log_verified_before_is_trusted_byte_for_byte_only() {
+    let whole = include_str!("../../../examples/games/finished-3p-additive-coins.jsonl");
+    let first = |n: usize| -> String { whole.split_inclusive('\n').take(n).collect() };
+    // The last line's signature, its first character changed.
+    let forged = |log: &str| -> String {
+        let at = log.rfind("\"sig\":\"").unwrap() + 7;
+        let c = if log.as_bytes()[at] == b'A' { "B" } else { "A" };
+        format!("{}{c}{}", &log[..at], &log[at + 1..])
+    };
+    let now = "2026-12-01T00:00:00Z";
+    let page = |log: &str| call(json!({"op": "page", "log": log, "query": "", "now": now}));
+    let listed = |log: &str| ok(json!({"op": "games", "games": {"g": log}}))["games"][0].clone();
+    assert_eq!(
+        ok(json!({"op": "receive", "input": first(30)}))["entries"],
+        30
+    );
+    for log in [forged(&first(31)), forged(&first(30))] {
+        assert_eq!(log.len(), first(log.lines().count()).len());
+        let e = page(&log)["error"].as_str().unwrap_or_default().to_string();
+        assert!(e.contains("signature"), "{e}");
+        assert!(listed(&log)["error"].is_string(), "{}", listed(&log));
+    }
+    assert!(page(&first(31)).get("ok").is_some());
+    assert_eq!(listed(&first(31))["entries"], 31);
+}

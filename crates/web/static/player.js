@@ -21,6 +21,8 @@
 
   // One request in, one reply out: {ok: …} or {error: "…"}.
   function call(req) {
+    // Each call's time, for the browser benchmark (benches/web_player.rs).
+    const began = performance.now();
     const enc = new TextEncoder().encode(JSON.stringify(req));
     const p = exports.alloc(enc.length);
     new Uint8Array(exports.memory.buffer, p, enc.length).set(enc);
@@ -38,7 +40,9 @@
     const rl = Number(out & 0xffffffffn);
     const text = new TextDecoder().decode(new Uint8Array(exports.memory.buffer, rp, rl));
     exports.dealloc(rp, rl);
-    return JSON.parse(text);
+    const reply = JSON.parse(text);
+    performance.measure("call " + req.op, { start: began });
+    return reply;
   }
 
   function problem(text) {
