@@ -837,13 +837,25 @@ fn the_players_pages_pass_axe_and_a_phones_targets_are_large_enough() {
     let mut found = Vec::new();
     for (screen, metrics) in screens() {
         let mut b = Browser::start(&chromium);
+        let width = metrics["width"].clone();
         b.screen(metrics);
         open(&mut b, &origin);
         let mut check = |b: &mut Browser, page: &str| {
             for v in axe_serious(b, &axe) {
                 found.push(format!("{screen}, {page}: {v}"));
             }
+            // One h1 (the player's own); a game's title is a heading under it.
+            let h1 = b.eval("document.querySelectorAll('h1').length");
+            if h1 != 1 {
+                found.push(format!("{screen}, {page}: {h1} h1 headings"));
+            }
             if screen == "phone" {
+                // Nothing wider than the screen (a 64-digit key did that):
+                // else the page is zoomed out and its targets shrink.
+                let wide = b.eval("document.documentElement.scrollWidth");
+                if wide != width {
+                    found.push(format!("{screen}, {page}: {wide} px wide"));
+                }
                 for t in b.small_targets(24.0) {
                     found.push(format!("{screen}, {page}: small target {t}"));
                 }
@@ -858,8 +870,11 @@ fn the_players_pages_pass_axe_and_a_phones_targets_are_large_enough() {
         );
         check(&mut b, "an invitation");
         b.goto(&starry_core::link::link_of(&origin, &example));
+        // The invitation's page has a board too: the second game listed is
+        // what says the link was taken (and drawn, in the same turn).
         b.wait_for(
-            "document.querySelector('#game .board svg') !== null",
+            "document.querySelectorAll('#games a[data-game]').length === 2 \
+             && document.querySelector('#game .board svg') !== null",
             "a game is drawn",
         );
         check(&mut b, "a game drawn");

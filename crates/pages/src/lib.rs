@@ -58,6 +58,13 @@ pub trait Site {
     /// Hidden fields every action form carries first (serve: the CSRF
     /// token; the web player: none).
     fn hidden(&self) -> Vec<(&'static str, String)>;
+    /// The level of the page's title: 1 where the game page is a document
+    /// of its own (serve), lower where it is shown under the site's own
+    /// title (the web player: one `h1` per document). Its sections' headings
+    /// are one level below.
+    fn heading_level(&self) -> u8 {
+        1
+    }
     /// The dry run of `what` on the log of `entries` entries the page was
     /// drawn from, where the site has more to check than the core knows
     /// (serve: the player's home, whose record of what they signed in other
@@ -245,7 +252,7 @@ pub fn game_page_told<G: Game>(
     let board = p.board(view.as_ref(), &moves.links, preview.as_ref());
     let text_view = view.as_ref().map(|v| G::render_text(v, &p.r.names()));
     let body = html! {
-        h1 { (title) }
+        (heading(site.heading_level(), None, html! { (title) }))
         (notices)
         (p.status_line())
         (p.happened(&events))
@@ -277,6 +284,14 @@ pub fn game_page_told<G: Game>(
         (p.history(&events))
     };
     Ok((title, body))
+}
+
+/// A heading of `level` (kept to h1–h6), of this id (the page's own, never
+/// from a log) and content (escaped already).
+fn heading(level: u8, id: Option<&str>, content: Markup) -> Markup {
+    let n = level.clamp(1, 6);
+    let id = id.map(|id| format!(" id=\"{id}\"")).unwrap_or_default();
+    PreEscaped(format!("<h{n}{id}>{}</h{n}>", content.into_string()))
 }
 
 fn hex_id<G: Game>(r: &Replay<G>) -> String {
@@ -614,7 +629,7 @@ impl<G: Game> Page<'_, G> {
             }
             @if let Some(Ok(d)) = preview {
                 section.preview aria-labelledby="preview-h" {
-                    h2 id="preview-h" { "Your move: " code { (shown(chosen.unwrap_or(""))) } }
+                    (heading(self.site.heading_level().saturating_add(1), Some("preview-h"), html! { "Your move: " code { (shown(chosen.unwrap_or(""))) } }))
                     pre { (shown(&d.account)) }
                     p { "Nothing is written until you confirm." }
                     (self.form("play", "Confirm the move", chosen.map(|m| ("move", m))))
@@ -642,7 +657,7 @@ impl<G: Game> Page<'_, G> {
         let game_href = &self.game_href;
         html! {
             section.choose aria-labelledby="choose-h" {
-                h2 id="choose-h" { "Your move" }
+                (heading(self.site.heading_level().saturating_add(1), Some("choose-h"), html! { "Your move" }))
                 @if lost { p.error role="alert" { "That choice is not open in this position; choose again." } }
                 @if !picked.is_empty() {
                     p { "Chosen: " @for (i, p) in picked.iter().enumerate() { @if i > 0 { " › " } strong { (shown(&p.label)) } } " — " a href=(game_href) { "start again" } }
@@ -734,7 +749,7 @@ impl<G: Game> Page<'_, G> {
         let back = &self.game_href;
         html! {
             section.confirm aria-labelledby="confirm-h" {
-                h2 id="confirm-h" { (question) }
+                (heading(self.site.heading_level().saturating_add(1), Some("confirm-h"), html! { (question) }))
                 @match &dry {
                     Ok(_) => {
                         form.inline method="post" action=(self.site.action(self.id)) {

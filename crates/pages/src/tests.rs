@@ -73,6 +73,24 @@ impl Site for Web {
     fn hidden(&self) -> Vec<(&'static str, String)> {
         Vec::new()
     }
+    fn heading_level(&self) -> u8 {
+        2
+    }
+}
+
+/// A site of game pages alone (as serve's): the default heading levels.
+struct Alone;
+
+impl Site for Alone {
+    fn game_href(&self, id: &str, ask: &Ask) -> String {
+        Web.game_href(id, ask)
+    }
+    fn action(&self, id: &str) -> String {
+        Web.action(id)
+    }
+    fn hidden(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
 }
 
 const NOW: &str = "2026-11-27T12:00:00Z";
@@ -174,6 +192,21 @@ fn a_game_page_for_another_site_chooses_and_previews_a_move_without_files() {
         "{html}"
     );
     assert!(html.contains(r#"name="what" value="play""#), "{html}");
+    // Under the site's own h1: the title one level down, its sections two.
+    assert!(!html.contains("<h1"), "{html}");
+    assert!(html.starts_with("<h2>Starry Night — game "), "{html}");
+    assert!(
+        html.contains(r#"<h3 id="preview-h">Your move: <code>"#),
+        "{html}"
+    );
+    let (_, alone) =
+        game_page::<StarryNight>(&Alone, &log, Some(mover), &ask, NOW, html! {}).unwrap();
+    let alone = alone.into_string();
+    assert!(alone.starts_with("<h1>Starry Night — game "), "{alone}");
+    assert!(
+        alone.contains(r#"<h2 id="preview-h">Your move: <code>"#),
+        "{alone}"
+    );
     // The other player has no move to choose, and a spectator no form.
     let other = if std::ptr::eq(mover, &ann) {
         &ben

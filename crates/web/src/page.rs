@@ -29,4 +29,10 @@ impl Site for Player {
     fn hidden(&self) -> Vec<(&'static str, String)> {
         Vec::new()
     }
+
+    /// The game's title is a heading under the player's own `h1`
+    /// ("starry"): one `h1` in the document.
+    fn heading_level(&self) -> u8 {
+        2
+    }
 }
