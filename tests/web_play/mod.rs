@@ -15,6 +15,11 @@ use crate::players::{encodings, secrets_in};
 /// Opens the player at `url` and waits until its script is ready.
 pub fn open(b: &mut Browser, url: &str) {
     b.goto(url);
+    ready(b);
+}
+
+/// Waits until the player's script is ready (after a load or a reload).
+pub fn ready(b: &mut Browser) {
     b.wait_for(
         "document.documentElement.dataset.ready === '1'",
         "the player is ready",
