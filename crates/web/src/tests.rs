@@ -404,3 +404,116 @@ fn a_log_verified_before_is_trusted_byte_for_byte_only() {
     assert!(page(&first(31)).get("ok").is_some());
     assert_eq!(listed(&first(31))["entries"], 31);
 }
+
+/// Two browsers' game of `G` played by its first legal moves on one shared
+/// log until `moves` moves are made: the log, the players, and the step.
+fn played<G: Game>(moves: usize) -> (String, Vec<Player>, Vec<Identity>, u64) {
+    let (mut players, mut log) = table::<G>(2);
+    let ids: Vec<Identity> = players
+        .iter()
+        .map(|p| Identity::from_file("x".into(), p.file.as_bytes()).unwrap())
+        .collect();
+    let mut made = 0;
+    for step in 1..200u64 {
+        let r = Replay::<G>::from_bytes(log.as_bytes()).unwrap();
+        let (action, Some(seat)) = r.expected() else {
+            panic!("nobody to act")
+        };
+        if action == Action::Move {
+            if made == moves {
+                return (log, players, ids, step);
+            }
+            made += 1;
+        }
+        let p = &mut players[seat];
+        let done = ok(json!({"op": "act", "log": log, "identity": p.file,
+            "fields": fields::<G>(&log, &ids[seat], step), "now": time(step),
+            "random": random(step), "joined": p.joined}));
+        if let Some(j) = done["joined"].as_str() {
+            p.joined = Some(j.into());
+        }
+        log = done["log"].as_str().unwrap().into();
+    }
+    panic!("{moves} moves were never made")
+}
+
+/// The seat the log waits for.
+fn awaited<G: Game>(log: &str) -> usize {
+    Replay::<G>::from_bytes(log.as_bytes())
+        .unwrap()
+        .expected()
+        .1
+        .unwrap()
+}
+
+#[test]
+fn a_resignation_is_asked_about_first_then_written() {
+    let (log, players, _, step) = played::<StarryNight>(1);
+    let me = &players[awaited::<StarryNight>(&log)];
+    let ask = |confirm: Option<&str>| {
+        json!({"op": "act", "log": log, "identity": me.file,
+        "fields": {"what": "resign", "entries": log.lines().count(), "confirm": confirm},
+        "now": time(step), "random": random(step), "joined": me.joined})
+    };
+    // Unconfirmed: the page to show is the question, and nothing is written.
+    let asked = ok(ask(None));
+    assert_eq!(asked, json!({"confirm": "resign"}));
+    let page = ok(json!({"op": "page", "log": log, "identity": me.file,
+        "query": "confirm=resign", "now": time(step)}));
+    assert!(page["html"].as_str().unwrap().contains("name=\"confirm\" value=\"yes\""));
+    let done = ok(ask(Some("yes")));
+    let r = Replay::<StarryNight>::from_bytes(done["log"].as_str().unwrap().as_bytes()).unwrap();
+    assert!(r.is_over(), "a resignation ends a two-player game");
+}
+
+#[test]
+fn a_claim_is_refused_before_the_deadline_and_written_after_it() {
+    let (log, players, _, step) = played::<StarryNight>(1);
+    let waiting = 1 - awaited::<StarryNight>(&log);
+    let me = &players[waiting];
+    let claim = |now: &str| {
+        json!({"op": "act", "log": log, "identity": me.file,
+        "fields": {"what": "abandon", "entries": log.lines().count(), "confirm": "yes"},
+        "now": now, "random": random(step), "joined": me.joined})
+    };
+    // The game's deadline is a day (table): an hour later is too soon.
+    let e = refused(claim(&time(step + 3600)));
+    assert!(e.contains("has until") && e.contains("nothing was written"), "{e}");
+    let done = ok(claim("2026-11-25T12:00:00Z"));
+    let r = Replay::<StarryNight>::from_bytes(done["log"].as_str().unwrap().as_bytes()).unwrap();
+    assert!(r.is_over(), "the claim ends the game");
+    assert_eq!(r.entries.last().unwrap().author, waiting);
+}
+
+#[test]
+fn a_takeback_request_is_offered_beside_the_board_and_answered() {
+    // Starry Night offers a takeback once two edges are drawn (the first
+    // move says who moves first).
+    let (log, players, ids, step) = played::<StarryNight>(3);
+    let seat = awaited::<StarryNight>(&log);
+    let me = &players[seat];
+    let r = Replay::<StarryNight>::from_bytes(log.as_bytes()).unwrap();
+    let w = Writer::new(&r, &ids[seat], time(step)).unwrap();
+    let at = w.position().unwrap();
+    let request = StarryNight::requests(&at.state, seat)
+        .first()
+        .expect("a takeback request is open")
+        .to_string();
+    let page = ok(json!({"op": "page", "log": log, "identity": me.file, "query": "",
+        "now": time(step)}));
+    assert!(
+        page["html"].as_str().unwrap().contains(&request),
+        "the page offers {request}"
+    );
+    let asked = ok(json!({"op": "act", "log": log, "identity": me.file,
+        "fields": {"what": "play", "move": request, "entries": r.len()},
+        "now": time(step), "random": random(step), "joined": me.joined}));
+    let log = asked["log"].as_str().unwrap().to_string();
+    // The other player answers it: their only moves now are the answers.
+    let other = 1 - seat;
+    assert_eq!(awaited::<StarryNight>(&log), other);
+    let answered = ok(json!({"op": "act", "log": log, "identity": players[other].file,
+        "fields": fields::<StarryNight>(&log, &ids[other], step + 1), "now": time(step + 1),
+        "random": random(step + 1), "joined": players[other].joined}));
+    assert_eq!(answered["entry"], r.len() + 1);
+}
