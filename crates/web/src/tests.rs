@@ -460,7 +460,12 @@ fn a_resignation_is_asked_about_first_then_written() {
     assert_eq!(asked, json!({"confirm": "resign"}));
     let page = ok(json!({"op": "page", "log": log, "identity": me.file,
         "query": "confirm=resign", "now": time(step)}));
-    assert!(page["html"].as_str().unwrap().contains("name=\"confirm\" value=\"yes\""));
+    assert!(
+        page["html"]
+            .as_str()
+            .unwrap()
+            .contains("name=\"confirm\" value=\"yes\"")
+    );
     let done = ok(ask(Some("yes")));
     let r = Replay::<StarryNight>::from_bytes(done["log"].as_str().unwrap().as_bytes()).unwrap();
     assert!(r.is_over(), "a resignation ends a two-player game");
@@ -478,7 +483,10 @@ fn a_claim_is_refused_before_the_deadline_and_written_after_it() {
     };
     // The game's deadline is a day (table): an hour later is too soon.
     let e = refused(claim(&time(step + 3600)));
-    assert!(e.contains("has until") && e.contains("nothing was written"), "{e}");
+    assert!(
+        e.contains("has until") && e.contains("nothing was written"),
+        "{e}"
+    );
     let done = ok(claim("2026-11-25T12:00:00Z"));
     let r = Replay::<StarryNight>::from_bytes(done["log"].as_str().unwrap().as_bytes()).unwrap();
     assert!(r.is_over(), "the claim ends the game");
@@ -499,8 +507,10 @@ fn a_takeback_request_is_offered_beside_the_board_and_answered() {
         .first()
         .expect("a takeback request is open")
         .to_string();
-    let page = ok(json!({"op": "page", "log": log, "identity": me.file, "query": "",
-        "now": time(step)}));
+    let page = ok(
+        json!({"op": "page", "log": log, "identity": me.file, "query": "",
+        "now": time(step)}),
+    );
     assert!(
         page["html"].as_str().unwrap().contains(&request),
         "the page offers {request}"
@@ -512,8 +522,10 @@ fn a_takeback_request_is_offered_beside_the_board_and_answered() {
     // The other player answers it: their only moves now are the answers.
     let other = 1 - seat;
     assert_eq!(awaited::<StarryNight>(&log), other);
-    let answered = ok(json!({"op": "act", "log": log, "identity": players[other].file,
+    let answered = ok(
+        json!({"op": "act", "log": log, "identity": players[other].file,
         "fields": fields::<StarryNight>(&log, &ids[other], step + 1), "now": time(step + 1),
-        "random": random(step + 1), "joined": players[other].joined}));
+        "random": random(step + 1), "joined": players[other].joined}),
+    );
     assert_eq!(answered["entry"], r.len() + 1);
 }
