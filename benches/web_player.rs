@@ -184,22 +184,9 @@ fn open_game(b: &mut Browser, who: &str, log: &str) -> (Vec<f64>, Vec<BTreeMap<S
     for _ in 0..RUNS {
         fresh_page(b, &[("starry/identity", who)]);
         b.set_value("#receive-text", log);
-        let t = b.eval(&format!(
-            r##"(async () => {{
-                const t0 = performance.now();
-                document.getElementById("receive-go").click();
-                {NEXT_PAINT}
-                return performance.now() - t0;
-            }})()"##
-        ));
-        assert_eq!(
-            b.eval("document.getElementById('problem').hidden"),
-            true,
-            "refused: {:?}",
-            b.text("#problem")
-        );
+        let t = timed_click(b, r#"document.getElementById("receive-go")"#);
         assert_eq!(b.entries(), 125, "the game shown has its 125 entries");
-        times.push(t.as_f64().unwrap());
+        times.push(t);
         ops.push(call_measures(b));
     }
     (times, ops)
@@ -258,19 +245,9 @@ fn preview_and_sign(
         let preview = preview.expect("at least one click to the preview");
         b.eval("performance.clearMeasures(); true");
         let before: Value = b.eval("document.getElementById('notice').textContent");
-        let sign = b.eval(&format!(
-            r##"(async () => {{
-                const t0 = performance.now();
-                document.querySelector("#game .preview form button, #game .preview + form button").click();
-                {NEXT_PAINT}
-                return performance.now() - t0;
-            }})()"##
-        ));
-        assert_eq!(
-            b.eval("document.getElementById('problem').hidden"),
-            true,
-            "refused: {:?}",
-            b.text("#problem")
+        let sign = timed_click(
+            b,
+            r##"document.querySelector("#game .preview form button, #game .preview + form button")"##,
         );
         assert_ne!(
             b.eval("document.getElementById('notice').textContent"),
@@ -279,10 +256,30 @@ fn preview_and_sign(
         );
         assert_eq!(b.entries(), 125, "the move is the game's 125th entry");
         previews.push(preview);
-        signs.push(sign.as_f64().unwrap());
+        signs.push(sign);
         ops.push(call_measures(b));
     }
     (previews, signs, ops)
+}
+
+/// The milliseconds from a click on `element` (a JavaScript expression)
+/// to the next frame painted; the page must not refuse it.
+fn timed_click(b: &mut Browser, element: &str) -> f64 {
+    let t = b.eval(&format!(
+        r##"(async () => {{
+            const t0 = performance.now();
+            {element}.click();
+            {NEXT_PAINT}
+            return performance.now() - t0;
+        }})()"##
+    ));
+    assert_eq!(
+        b.eval("document.getElementById('problem').hidden"),
+        true,
+        "refused: {:?}",
+        b.text("#problem")
+    );
+    t.as_f64().expect("a time")
 }
 
 fn median_max(samples: &[f64]) -> (f64, f64) {
