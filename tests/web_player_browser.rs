@@ -753,3 +753,64 @@ fn the_players_pages_pass_axe_and_a_phones_targets_are_large_enough() {
     }
     assert_eq!(found, Vec::<String>::new());
 }
+
+/// The history stepper of the shared game page, in the player: "‹ Back"
+/// shows the position one entry earlier (the board as `starry view --at`
+/// draws it), "Last »" comes back, and stepping writes nothing.
+#[test]
+fn the_history_stepper_walks_back_and_forth_in_the_player() {
+    let Some(chromium) = crate::browser::browser_or_skip() else {
+        return;
+    };
+    let dir = web_player();
+    let s = StaticServer::start(&dir);
+    let example = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/games/in-progress-4p.jsonl"),
+    )
+    .unwrap();
+    let entries = example.iter().filter(|&&b| b == b'\n').count();
+    let mut b = Browser::start(&chromium);
+    open(&mut b, &s.url());
+    b.goto(&starry_core::link::link_of(&s.url(), &example));
+    b.wait_for(
+        "document.querySelector('#game nav.stepper') !== null",
+        "the game and its stepper are shown",
+    );
+    let kept = storage(&mut b);
+    let stepper = |b: &mut Browser| b.text("#game nav.stepper").unwrap_or_default();
+    let last = entries - 1;
+    assert!(
+        stepper(&mut b).contains(&format!("entry {last} of {last}")),
+        "{}",
+        stepper(&mut b)
+    );
+    let click = |b: &mut Browser, label: &str| {
+        let before = b.eval("document.getElementById('game').innerHTML");
+        b.eval(&format!(
+            "[...document.querySelectorAll('#game nav.stepper a')]\
+             .find(a => a.textContent.includes({label:?})).id = 'step-link'; true"
+        ));
+        b.press("#step-link");
+        b.wait_for(
+            &format!(
+                "document.getElementById('game').innerHTML !== {}",
+                serde_json::to_string(&before).unwrap()
+            ),
+            "the step is shown",
+        );
+    };
+    click(&mut b, "Back");
+    let back = stepper(&mut b);
+    assert!(
+        back.contains(&format!("entry {} of {last}", last - 1)),
+        "{back}"
+    );
+    assert!(
+        !b.exists("#game form[method=post]"),
+        "no action is offered in the history"
+    );
+    click(&mut b, "Last");
+    assert!(stepper(&mut b).contains(&format!("entry {last} of {last}")));
+    assert_eq!(storage(&mut b), kept, "stepping wrote nothing");
+    assert_eq!(troubles(&b.console), Vec::<String>::new());
+}
