@@ -523,10 +523,11 @@ fn written<G: Game>(r: &Replay<G>, id: &Identity, form: &Form<'_>, time: String)
         "ready" => w.ready()?,
         "reveal" => w.reveal()?,
         "resign" => w.resign()?,
-        "countersign" | "concede" => w.countersign(
-            form.what == "concede",
-            starry_core::clock::late_answer_at(r, w.seat()),
-        )?,
+        // Never a concession (a countersignature that settles claims
+        // against this very seat, giving up the late answer that still
+        // wins): the page offers none, as `starry serve` does not; only
+        // `starry countersign` asks for it, by hand.
+        "countersign" => w.countersign(false, starry_core::clock::late_answer_at(r, w.seat()))?,
         "abandon" => {
             let not_due = starry_core::clock::claim_not_due(r, &time);
             w.claim(not_due, "")?
@@ -540,7 +541,7 @@ fn written<G: Game>(r: &Replay<G>, id: &Identity, form: &Form<'_>, time: String)
         other => {
             return Err(Refused(format!(
                 "the form asks for `{}`, which is none of join, ready, play, reveal, resign, \
-                 abandon, countersign or concede; nothing was written",
+                 abandon or countersign; nothing was written",
                 starry_core::text::inline(other)
             )));
         }

@@ -491,6 +491,16 @@ fn a_claim_is_refused_before_the_deadline_and_written_after_it() {
     let r = Replay::<StarryNight>::from_bytes(done["log"].as_str().unwrap().as_bytes()).unwrap();
     assert!(r.is_over(), "the claim ends the game");
     assert_eq!(r.entries.last().unwrap().author, waiting);
+    // The seat claimed against keeps its answer: its page countersigns
+    // nothing that would settle the claim, and knows no concession.
+    let claimed = &players[1 - waiting];
+    let log = done["log"].as_str().unwrap();
+    for (what, why) in [("countersign", "still wins"), ("concede", "none of join")] {
+        let e = refused(json!({"op": "act", "log": log, "identity": claimed.file,
+            "fields": {"what": what, "entries": r.len()}, "now": "2026-11-25T12:01:00Z",
+            "random": random(step), "joined": claimed.joined}));
+        assert!(e.contains(why), "{what}: {e}");
+    }
 }
 
 #[test]
